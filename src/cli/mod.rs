@@ -1,0 +1,38 @@
+//! Command-line definitions (one place, with their documentation) and dispatch.
+
+mod resolve;
+
+use clap::{Parser, Subcommand};
+use std::io;
+use std::process::ExitCode;
+
+/// Makes every link in HTML documents and MIME messages absolute, as RFC 1808 defines it.
+#[derive(Debug, Parser)]
+#[command(name = "absolve", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Resolve references against a base URL (RFC 1808 §4), one result per line.
+    Resolve(resolve::ResolveArgs),
+}
+
+/// Parses the command line, runs the subcommand and turns its error into a one-line
+/// message on standard error and a non-zero exit status.
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Resolve(args) => resolve::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("absolve: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
