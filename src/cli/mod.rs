@@ -1,5 +1,8 @@
 //! Command-line definitions (one place, with their documentation) and dispatch.
 
+mod input;
+mod output;
+mod process;
 mod resolve;
 
 use clap::{Parser, Subcommand};
@@ -18,6 +21,10 @@ struct Cli {
 enum Command {
     /// Resolve references against a base URL (RFC 1808 §4), one result per line.
     Resolve(resolve::ResolveArgs),
+    /// Make every link in HTML documents (or MIME messages, mbox archives) absolute.
+    Rewrite(process::RewriteArgs),
+    /// List every link as JSON Lines, with its resolved form and effective base.
+    Links(process::LinksArgs),
 }
 
 /// Parses the command line, runs the subcommand and turns its error into a one-line
@@ -26,6 +33,8 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Resolve(args) => resolve::run(args),
+        Command::Rewrite(args) => return process::rewrite(args),
+        Command::Links(args) => return process::links(args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,116 @@
+//! Where the CLI writes: standard output, a file through a temporary file and an atomic
+//! rename, and the sinks that turn the library's reports into bytes, JSON and warnings.
+
+use absolve::html::{Sink, Warning};
+use absolve::links::Link;
+use serde::Serialize;
+use std::fs;
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Writes `path` through a temporary file in the same directory, renamed over it only
+/// when `write` succeeds; the original's permissions are kept.
+pub fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut io::BufWriter<&mut tempfile::NamedTempFile>) -> io::Result<()>,
+) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let mut temp = tempfile::Builder::new()
+        .prefix(".absolve-")
+        .tempfile_in(dir)?;
+    {
+        let mut out = io::BufWriter::with_capacity(64 * 1024, &mut temp);
+        write(&mut out)?;
+        out.flush()?;
+    }
+    if let Ok(metadata) = fs::metadata(path) {
+        fs::set_permissions(temp.path(), metadata.permissions())?;
+    }
+    temp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// The name an input is reported by.
+pub fn label(path: Option<&Path>) -> String {
+    path.map_or_else(|| "-".to_owned(), |p| p.display().to_string())
+}
+
+/// Prints a warning about `label` on standard error.
+pub fn warn(label: &str, warning: &dyn std::fmt::Display) {
+    eprintln!("absolve: warning: {label}: {warning}");
+}
+
+/// Writes the rewritten bytes; warnings go to standard error.
+pub struct RewriteSink<W: Write> {
+    pub out: W,
+    pub label: String,
+}
+
+impl<W: Write> Sink for RewriteSink<W> {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out.write_all(bytes)
+    }
+    fn warning(&mut self, warning: Warning) {
+        warn(&self.label, &warning);
+    }
+}
+
+/// One line of `absolve links`: the link with where it is.
+#[derive(Serialize)]
+pub struct Record<'a> {
+    pub file: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part: Option<&'a str>,
+    #[serde(flatten)]
+    pub link: &'a Link,
+}
+
+/// Prints each link as a JSON line; the document's bytes are dropped.
+pub struct LinksSink<'a, W: Write> {
+    pub out: W,
+    pub label: &'a str,
+    pub message: Option<usize>,
+    pub part: Option<String>,
+    pub error: Option<io::Error>,
+}
+
+impl<W: Write> LinksSink<'_, W> {
+    fn write_record(&mut self, link: &Link) -> io::Result<()> {
+        let record = Record {
+            file: self.label,
+            message: self.message,
+            part: self.part.as_deref(),
+            link,
+        };
+        serde_json::to_writer(&mut self.out, &record)?;
+        self.out.write_all(b"\n")
+    }
+}
+
+impl<W: Write> Sink for LinksSink<'_, W> {
+    fn output(&mut self, _bytes: &[u8]) -> io::Result<()> {
+        match self.error.take() {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+    fn link(&mut self, link: &Link) {
+        if self.error.is_none()
+            && let Err(error) = self.write_record(link)
+        {
+            self.error = Some(error);
+        }
+    }
+    fn warning(&mut self, warning: Warning) {
+        let context = match (&self.message, &self.part) {
+            (Some(m), Some(p)) => format!(" message {m} part {p}"),
+            _ => String::new(),
+        };
+        warn(&format!("{}{context}", self.label), &warning);
+    }
+}

@@ -1,0 +1,389 @@
+//! URLs in CSS: `url(...)` (quoted or not) and `@import "..."`, found in raw bytes.
+//!
+//! A `<style>` element's bytes may be in any ASCII-compatible charset and must pass through
+//! unchanged outside the URLs, so this is a byte scanner over the subset of CSS Syntax
+//! Level 3 §4 that decides where a URL token is: comments, strings, escapes, `url(` and
+//! `@import`. Every delimiter it looks for is ASCII, which is what makes it charset-safe.
+
+use std::ops::Range;
+
+/// One URL found in CSS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CssUrl {
+    /// The bytes to replace: the string with its quotes, or an unquoted url's content.
+    pub token: Range<usize>,
+    /// The quote character of a quoted URL.
+    pub quote: Option<u8>,
+}
+
+impl CssUrl {
+    /// The raw bytes of the URL inside the token, escapes not yet decoded.
+    pub fn raw<'a>(&self, css: &'a [u8]) -> &'a [u8] {
+        match self.quote {
+            Some(_) => &css[self.token.start + 1..self.token.end - 1],
+            None => &css[self.token.clone()],
+        }
+    }
+}
+
+/// Finds every `url(...)` and `@import "..."` in `css`, in order.
+///
+/// ```
+/// use absolve::css::{urls, unescape};
+///
+/// let css = br#"@import "a.css"; p { background: url( 'b\'c.png' ) } /* url(no) */"#;
+/// let found: Vec<_> = urls(css).map(|u| unescape(std::str::from_utf8(u.raw(css)).unwrap())).collect();
+/// assert_eq!(found, ["a.css", "b'c.png"]);
+/// ```
+pub fn urls(css: &[u8]) -> CssUrls<'_> {
+    CssUrls { css, pos: 0 }
+}
+
+/// The iterator returned by [`urls`].
+pub struct CssUrls<'a> {
+    css: &'a [u8],
+    pos: usize,
+}
+
+impl Iterator for CssUrls<'_> {
+    type Item = CssUrl;
+
+    fn next(&mut self) -> Option<CssUrl> {
+        let css = self.css;
+        while self.pos < css.len() {
+            let start = self.pos;
+            match css[start] {
+                b'/' if css.get(start + 1) == Some(&b'*') => self.pos = comment_end(css, start),
+                b'"' | b'\'' => self.pos = string_end(css, start),
+                b'\\' => self.pos = escape_end(css, start),
+                b'@' if starts_with_ignore_case(&css[start + 1..], b"import") => {
+                    self.pos = start + 7;
+                    if let Some(found) = self.import_string() {
+                        return Some(found);
+                    }
+                }
+                b'(' if is_url_function(css, start) => {
+                    self.pos = start + 1;
+                    if let Some(found) = self.url_contents() {
+                        return Some(found);
+                    }
+                }
+                _ => self.pos += 1,
+            }
+        }
+        None
+    }
+}
+
+impl CssUrls<'_> {
+    /// After `@import`: whitespace and comments, then a string (a `url(` is found later).
+    fn import_string(&mut self) -> Option<CssUrl> {
+        let pos = skip_whitespace_and_comments(self.css, self.pos);
+        let quote = *self.css.get(pos).filter(|b| matches!(b, b'"' | b'\''))?;
+        let end = string_end(self.css, pos);
+        self.pos = end;
+        closed_string(self.css, pos, end).then_some(CssUrl {
+            token: pos..end,
+            quote: Some(quote),
+        })
+    }
+
+    /// After `url(`: a quoted string or an unquoted URL, then `)` (CSS Syntax §4.3.6).
+    fn url_contents(&mut self) -> Option<CssUrl> {
+        let css = self.css;
+        let start = skip_whitespace(css, self.pos);
+        if let Some(&quote) = css.get(start).filter(|b| matches!(b, b'"' | b'\'')) {
+            let end = string_end(css, start);
+            self.pos = end;
+            let close = skip_whitespace(css, end);
+            let complete = closed_string(css, start, end) && css.get(close) == Some(&b')');
+            return complete.then_some(CssUrl {
+                token: start..end,
+                quote: Some(quote),
+            });
+        }
+        let (content_end, after, valid) = unquoted_url_end(css, start);
+        self.pos = after;
+        (valid && content_end > start).then_some(CssUrl {
+            token: start..content_end,
+            quote: None,
+        })
+    }
+}
+
+/// Whether the `(` at `open` ends the function name `url` (case-insensitive), itself not
+/// the tail of a longer identifier.
+fn is_url_function(css: &[u8], open: usize) -> bool {
+    if open < 3 || !css[open - 3..open].eq_ignore_ascii_case(b"url") {
+        return false;
+    }
+    open == 3 || !is_name_byte(css[open - 4])
+}
+
+/// CSS name code points, with every non-ASCII byte counting as one.
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b >= 0x80 || b == b'\\'
+}
+
+fn starts_with_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
+    s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix)
+}
+
+fn is_css_whitespace(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
+}
+
+fn skip_whitespace(css: &[u8], mut pos: usize) -> usize {
+    while css.get(pos).is_some_and(|&b| is_css_whitespace(b)) {
+        pos += 1;
+    }
+    pos
+}
+
+fn skip_whitespace_and_comments(css: &[u8], mut pos: usize) -> usize {
+    loop {
+        pos = skip_whitespace(css, pos);
+        if css[pos..].starts_with(b"/*") {
+            pos = comment_end(css, pos);
+        } else {
+            return pos;
+        }
+    }
+}
+
+/// The end of the comment starting at `start` (or the end of input, unterminated).
+fn comment_end(css: &[u8], start: usize) -> usize {
+    memchr::memmem::find(&css[start + 2..], b"*/").map_or(css.len(), |i| start + 2 + i + 2)
+}
+
+/// The end (after the closing quote) of the string starting at `start`; an unescaped
+/// newline or the end of input ends it early, as a bad string.
+fn string_end(css: &[u8], start: usize) -> usize {
+    let quote = css[start];
+    let mut pos = start + 1;
+    while let Some(&b) = css.get(pos) {
+        match b {
+            b'\\' => pos = escape_end(css, pos),
+            b'\n' | b'\r' | b'\x0c' => return pos,
+            _ if b == quote => return pos + 1,
+            _ => pos += 1,
+        }
+    }
+    css.len()
+}
+
+/// Whether the string token `start..end` ended with its closing quote.
+fn closed_string(css: &[u8], start: usize, end: usize) -> bool {
+    end >= start + 2 && end <= css.len() && css[end - 1] == css[start] && !escaped(css, end - 1)
+}
+
+/// Whether the byte at `pos` is escaped by an odd run of backslashes before it.
+fn escaped(css: &[u8], pos: usize) -> bool {
+    css[..pos].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1
+}
+
+/// An unquoted URL starting at `start`: where its content ends (before trailing
+/// whitespace and `)`), where the token ends (after `)`), and whether it is a valid url
+/// token (no quote, `(`, or whitespace followed by anything but `)`).
+fn unquoted_url_end(css: &[u8], start: usize) -> (usize, usize, bool) {
+    let mut pos = start;
+    while let Some(&b) = css.get(pos) {
+        match b {
+            b')' => return (pos, pos + 1, true),
+            b'\\' => pos = escape_end(css, pos),
+            b'"' | b'\'' | b'(' => return (pos, bad_url_end(css, pos), false),
+            _ if is_css_whitespace(b) => {
+                let after = skip_whitespace(css, pos);
+                return match css.get(after) {
+                    Some(b')') => (pos, after + 1, true),
+                    _ => (pos, bad_url_end(css, after), false),
+                };
+            }
+            _ => pos += 1,
+        }
+    }
+    (css.len(), css.len(), false)
+}
+
+/// CSS Syntax §4.3.14: the remnants of a bad url run to the next unescaped `)`.
+fn bad_url_end(css: &[u8], mut pos: usize) -> usize {
+    while let Some(&b) = css.get(pos) {
+        match b {
+            b')' => return pos + 1,
+            b'\\' => pos = escape_end(css, pos),
+            _ => pos += 1,
+        }
+    }
+    css.len()
+}
+
+/// The end of the escape whose backslash is at `pos` (CSS Syntax §4.3.7): up to six hex
+/// digits and one whitespace after them, or the one character escaped.
+fn escape_end(css: &[u8], pos: usize) -> usize {
+    let mut end = pos + 1;
+    let hex_start = end;
+    while end < css.len() && end - hex_start < 6 && css[end].is_ascii_hexdigit() {
+        end += 1;
+    }
+    if end == hex_start {
+        return (end + 1).min(css.len());
+    }
+    if css.get(end).is_some_and(|&b| is_css_whitespace(b)) {
+        end += 1;
+    }
+    end
+}
+
+/// Decodes CSS escapes (CSS Syntax §4.3.7) in a URL's text.
+///
+/// ```
+/// assert_eq!(absolve::css::unescape(r"a\29 b\)c\\"), "a)b)c\\");
+/// ```
+pub fn unescape(text: &str) -> String {
+    if !text.contains('\\') {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek().copied() {
+            None => {}
+            Some('\n') => {
+                chars.next();
+            }
+            Some(h) if h.is_ascii_hexdigit() => {
+                let mut value = 0u32;
+                for _ in 0..6 {
+                    match chars.peek().and_then(|c| c.to_digit(16)) {
+                        Some(d) => {
+                            value = value * 16 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                if chars.peek().is_some_and(|c| c.is_ascii_whitespace()) {
+                    chars.next();
+                }
+                let decoded = char::from_u32(value).filter(|&c| c != '\0');
+                out.push(decoded.unwrap_or('\u{FFFD}'));
+            }
+            Some(other) => {
+                chars.next();
+                out.push(other);
+            }
+        }
+    }
+    out
+}
+
+/// Writes `url` as the content of a CSS URL token that was quoted with `quote` (or
+/// unquoted), escaping what that form requires. An unquoted URL that would need escapes
+/// is written double-quoted instead.
+///
+/// ```
+/// let mut out = String::new();
+/// absolve::css::write_url(&mut out, "http://h/a b", None);
+/// assert_eq!(out, r#""http://h/a b""#);
+/// ```
+pub fn write_url(out: &mut String, url: &str, quote: Option<u8>) {
+    let needs_quotes = |c: char| c.is_ascii_whitespace() || "\"'()\\".contains(c) || c.is_control();
+    let quote = match quote {
+        None if !url.chars().any(needs_quotes) => {
+            out.push_str(url);
+            return;
+        }
+        None => '"',
+        Some(q) => q as char,
+    };
+    out.push(quote);
+    for c in url.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\a "),
+            '\r' => out.push_str("\\d "),
+            '\x0c' => out.push_str("\\c "),
+            _ if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out.push(quote);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(css: &str) -> Vec<String> {
+        urls(css.as_bytes())
+            .map(|u| unescape(std::str::from_utf8(u.raw(css.as_bytes())).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn url_forms() {
+        assert_eq!(found("a{b:url(x.png)}"), ["x.png"]);
+        assert_eq!(found("a{b:URL( \"y z.png\" )}"), ["y z.png"]);
+        assert_eq!(found("a{b:url( w.png )}"), ["w.png"]);
+        assert_eq!(found("a{b:url('q')}"), ["q"]);
+    }
+
+    #[test]
+    fn import_forms() {
+        assert_eq!(
+            found("@import 'a.css';@IMPORT \"b.css\" screen;"),
+            ["a.css", "b.css"]
+        );
+        assert_eq!(found("@import url(c.css);"), ["c.css"]);
+        assert_eq!(found("@import/**/'d.css';"), ["d.css"]);
+    }
+
+    #[test]
+    fn not_urls() {
+        assert!(found("/* url(a) */").is_empty());
+        assert!(found("a{content:'url(b)'}").is_empty());
+        assert!(found("a{b:myurl(c)}").is_empty());
+        assert!(found("a{b:url(a b)}").is_empty());
+        assert!(found("a{b:url(\"open").is_empty());
+        assert!(found("a{b:url()}").is_empty());
+    }
+
+    #[test]
+    fn token_ranges_cover_quotes_of_quoted_urls_only() {
+        let css = b"x{a:url( 'q' );b:url(r)}";
+        let tokens: Vec<_> = urls(css).map(|u| &css[u.token]).collect();
+        assert_eq!(tokens, [&b"'q'"[..], &b"r"[..]]);
+    }
+
+    #[test]
+    fn escapes_in_unquoted_urls() {
+        assert_eq!(found(r"a{b:url(x\)y)}"), ["x)y"]);
+        assert_eq!(found(r"a{b:url(\66 oo)}"), ["foo"]);
+    }
+
+    #[test]
+    fn writing_back_escapes_what_the_form_needs() {
+        let mut out = String::new();
+        write_url(&mut out, "http://h/a'b", Some(b'\''));
+        assert_eq!(out, r"'http://h/a\'b'");
+        out.clear();
+        write_url(&mut out, "http://h/a(b)", None);
+        assert_eq!(out, "\"http://h/a(b)\"");
+    }
+
+    #[test]
+    fn unterminated_comment_and_truncated_input_do_not_panic() {
+        assert!(found("/* url(a)").is_empty());
+        assert!(found("url(").is_empty());
+        assert!(found("@import").is_empty());
+        assert!(found("\\").is_empty());
+        assert!(found("'\\").is_empty());
+    }
+}

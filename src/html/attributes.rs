@@ -1,0 +1,145 @@
+//! Which attributes hold URLs, on which elements, and in what syntax: a table, not code.
+//!
+//! Sources: the HTML Living Standard's attribute index, HTML 4.01's `%URI` attributes,
+//! SVG 2 (`href`, `xlink:href`) and MathML 3 (`href`, `mglyph src`, `math altimg`).
+//! `usemap` is a hash-name reference and `download` a file name: neither is listed.
+//! `<meta http-equiv=refresh content>` depends on another attribute and is handled apart.
+
+/// How an attribute value holds its URL or URLs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// One URL, potentially surrounded by spaces.
+    Url,
+    /// URLs separated by ASCII whitespace (`ping`, `<object archive>`, `<head profile>`).
+    SpaceList,
+    /// URLs separated by commas (`<applet archive>`).
+    CommaList,
+    /// Image candidate strings (`srcset`, `imagesrcset`).
+    Srcset,
+    /// The content of `<meta http-equiv=refresh>`.
+    Refresh,
+    /// CSS declarations (`style`).
+    Css,
+}
+
+/// A URL-bearing attribute: its syntax, and whether it resolves against the element's
+/// `codebase` (HTML 4.01 `<object>` and `<applet>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UrlAttribute {
+    pub syntax: Syntax,
+    pub against_codebase: bool,
+}
+
+/// The namespace of an element, as far as URL attributes are concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Namespace {
+    Html,
+    Svg,
+    MathMl,
+}
+
+impl Namespace {
+    /// From lol_html's namespace URI.
+    pub fn from_uri(uri: &str) -> Self {
+        match uri {
+            "http://www.w3.org/2000/svg" => Namespace::Svg,
+            "http://www.w3.org/1998/Math/MathML" => Namespace::MathMl,
+            _ => Namespace::Html,
+        }
+    }
+}
+
+/// Every element.
+const ANY: &[&str] = &[];
+
+use Syntax::*;
+
+/// (attribute, elements (empty: any), syntax, against codebase) for HTML elements.
+const HTML: &[(&str, &[&str], Syntax, bool)] = &[
+    ("href", &["a", "area", "link", "base"], Url, false),
+    (
+        "src",
+        &[
+            "audio", "embed", "iframe", "img", "input", "script", "source", "track", "video",
+            "frame", "bgsound",
+        ],
+        Url,
+        false,
+    ),
+    ("srcset", &["img", "source"], Srcset, false),
+    ("imagesrcset", &["link"], Srcset, false),
+    ("ping", &["a", "area"], SpaceList, false),
+    ("cite", &["blockquote", "del", "ins", "q"], Url, false),
+    ("action", &["form", "isindex"], Url, false),
+    ("formaction", &["button", "input"], Url, false),
+    ("poster", &["video"], Url, false),
+    ("manifest", &["html"], Url, false),
+    ("itemid", ANY, Url, false),
+    (
+        "background",
+        &["body", "table", "thead", "tbody", "tfoot", "tr", "td", "th"],
+        Url,
+        false,
+    ),
+    ("longdesc", &["img", "iframe", "frame"], Url, false),
+    ("lowsrc", &["img"], Url, false),
+    ("dynsrc", &["img"], Url, false),
+    ("profile", &["head"], SpaceList, false),
+    ("codebase", &["object", "applet"], Url, false),
+    ("data", &["object"], Url, true),
+    ("classid", &["object"], Url, true),
+    ("archive", &["object"], SpaceList, true),
+    ("archive", &["applet"], CommaList, true),
+    ("style", ANY, Css, false),
+];
+
+/// SVG 2: `href` and the deprecated `xlink:href` on any SVG element.
+const SVG: &[(&str, &[&str], Syntax, bool)] = &[
+    ("href", ANY, Url, false),
+    ("xlink:href", ANY, Url, false),
+    ("style", ANY, Css, false),
+];
+
+/// MathML 3: `href` on presentation elements, `mglyph src`, `math altimg`.
+const MATHML: &[(&str, &[&str], Syntax, bool)] = &[
+    ("href", ANY, Url, false),
+    ("xlink:href", ANY, Url, false),
+    ("src", &["mglyph"], Url, false),
+    ("altimg", &["math"], Url, false),
+    ("style", ANY, Css, false),
+];
+
+/// The URL attribute `attribute` of `element` (both lower case) in `namespace`, if any.
+///
+/// ```
+/// use absolve::html::attributes::{lookup, Namespace, Syntax};
+///
+/// assert_eq!(lookup(Namespace::Html, "img", "srcset").unwrap().syntax, Syntax::Srcset);
+/// assert!(lookup(Namespace::Html, "div", "href").is_none());
+/// assert!(lookup(Namespace::Html, "img", "usemap").is_none());
+/// assert!(lookup(Namespace::Html, "object", "data").unwrap().against_codebase);
+/// assert!(lookup(Namespace::Svg, "use", "xlink:href").is_some());
+/// ```
+pub fn lookup(namespace: Namespace, element: &str, attribute: &str) -> Option<UrlAttribute> {
+    let table = match namespace {
+        Namespace::Html => HTML,
+        Namespace::Svg => SVG,
+        Namespace::MathMl => MATHML,
+    };
+    table
+        .iter()
+        .find(|(name, elements, _, _)| {
+            *name == attribute && (elements.is_empty() || elements.contains(&element))
+        })
+        .map(|&(_, _, syntax, against_codebase)| UrlAttribute {
+            syntax,
+            against_codebase,
+        })
+}
+
+/// Whether any element may carry `attribute` as a URL: a cheap filter before [`lookup`].
+pub fn may_hold_url(attribute: &str) -> bool {
+    [HTML, SVG, MATHML]
+        .iter()
+        .any(|table| table.iter().any(|(name, ..)| *name == attribute))
+}

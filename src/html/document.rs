@@ -1,0 +1,298 @@
+//! What lol_html's handlers record while the document streams through: the bytes not yet
+//! written, the URL-bearing values found in them (by absolute byte offset), the document
+//! base once it is known, and the charset in force.
+//!
+//! lol_html is used as a tokenizer only: nothing is changed through its API, so its
+//! output is the input, and the count of bytes it has written tells how far the document
+//! is settled (every handler for a token runs before the token is written).
+
+use super::attributes::{self, Namespace, Syntax, UrlAttribute};
+use super::{Options, Warning};
+use crate::base::{Base, BaseSource};
+use encoding_rs::Encoding;
+use lol_html::html_content::Element;
+use std::collections::VecDeque;
+use std::ops::Range;
+
+/// A value to resolve when the base is known, at an absolute byte range of the document.
+#[derive(Debug)]
+pub(crate) enum Edit {
+    /// An attribute value (without its quotes).
+    Attribute(AttributeValue),
+    /// The text of a `<style>` element.
+    Style(Range<u64>),
+    /// The text of a `<noscript>` element, which lol_html hands over as text: it is parsed
+    /// again as HTML.
+    Noscript(Range<u64>),
+}
+
+impl Edit {
+    pub(crate) fn range(&self) -> Range<u64> {
+        match self {
+            Edit::Attribute(value) => value.range.clone(),
+            Edit::Style(range) | Edit::Noscript(range) => range.clone(),
+        }
+    }
+}
+
+/// A URL-bearing attribute value, decoded.
+#[derive(Debug)]
+pub(crate) struct AttributeValue {
+    pub range: Range<u64>,
+    pub quote: Option<u8>,
+    pub element: String,
+    pub attribute: String,
+    /// The value with character references decoded.
+    pub value: String,
+    pub syntax: Syntax,
+    /// The element's `codebase`, for values that resolve against it.
+    pub codebase: Option<String>,
+    /// SVG and MathML references: a fragment-only one always stays as it is.
+    pub foreign: bool,
+    /// A `<base href>`: resolved against the outer base, never against itself.
+    pub is_base_href: bool,
+    pub encoding: &'static Encoding,
+}
+
+/// Whether the document base is decided yet.
+#[derive(Debug, Clone)]
+pub(crate) enum BaseState {
+    /// No `<base href>` seen yet: output is held back.
+    Pending,
+    /// The base for every URL of the document.
+    Known(Base),
+}
+
+/// The kind of raw-text element whose content is being buffered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Region {
+    Style,
+    Noscript,
+}
+
+/// The state shared by the handlers and the rewriter.
+pub(crate) struct Document {
+    /// Bytes read but not yet written, starting at absolute offset `pending_start`.
+    pub pending: Vec<u8>,
+    pub pending_start: u64,
+    pub edits: VecDeque<Edit>,
+    pub base: BaseState,
+    pub outer: Base,
+    pub options: Options,
+    pub encoding: &'static Encoding,
+    /// A BOM or the caller fixed the charset: `<meta charset>` does not change it.
+    pub encoding_fixed: bool,
+    pub template_depth: usize,
+    pub open_region: Option<(u64, Region)>,
+    pub warnings: Vec<Warning>,
+    /// The base was settled on the outer one because the lookahead ran out.
+    pub base_by_lookahead: bool,
+}
+
+impl Document {
+    pub(crate) fn new(outer: Base, base: BaseState, options: Options) -> Self {
+        Document {
+            pending: Vec::new(),
+            pending_start: 0,
+            edits: VecDeque::new(),
+            base,
+            outer,
+            encoding: options.charset.unwrap_or(encoding_rs::UTF_8),
+            encoding_fixed: options.charset.is_some(),
+            options,
+            template_depth: 0,
+            open_region: None,
+            warnings: Vec::new(),
+            base_by_lookahead: false,
+        }
+    }
+
+    /// The bytes at an absolute range (which are still pending).
+    pub(crate) fn bytes(&self, range: Range<u64>) -> &[u8] {
+        let start = (range.start - self.pending_start) as usize;
+        let end = (range.end - self.pending_start) as usize;
+        &self.pending[start..end]
+    }
+
+    /// Handles one element: base, charset, raw-text regions and URL attributes.
+    pub(crate) fn element(&mut self, el: &Element<'_, '_>) -> ElementEffects {
+        let namespace = Namespace::from_uri(el.namespace_uri());
+        let tag = el.tag_name();
+        let mut effects = ElementEffects::default();
+        if namespace == Namespace::Html {
+            match tag.as_str() {
+                "template" => {
+                    self.template_depth += 1;
+                    effects.closes_template = true;
+                }
+                "base" => self.base_element(el),
+                "meta" => self.meta_element(el),
+                "noscript" => effects.region = Some(Region::Noscript),
+                _ => {}
+            }
+        }
+        if tag == "style" && namespace != Namespace::MathMl {
+            effects.region = Some(Region::Style);
+        }
+        self.url_attributes(el, namespace, &tag);
+        if let Some(region) = effects.region {
+            self.open_region = Some((el.source_location().bytes().end as u64, region));
+        }
+        effects
+    }
+
+    /// A raw-text element ends at `end` (its end tag's start, or the end of input).
+    pub(crate) fn close_region(&mut self, end: u64) {
+        if let Some((start, region)) = self.open_region.take() {
+            self.edits.push_back(match region {
+                Region::Style => Edit::Style(start..end),
+                Region::Noscript => Edit::Noscript(start..end),
+            });
+        }
+    }
+
+    /// HTML: the first `<base>` with an `href`, outside `<template>`, is the document base,
+    /// its value resolved against the outer base (the fallback base URL).
+    fn base_element(&mut self, el: &Element<'_, '_>) {
+        if self.template_depth > 0 || el.get_attribute("href").is_none() {
+            return;
+        }
+        if !matches!(self.base, BaseState::Pending) {
+            if std::mem::take(&mut self.base_by_lookahead) {
+                let at = el.source_location().bytes().start as u64;
+                self.warnings.push(Warning::LateBase(at));
+            }
+            return;
+        }
+        let Some(href) = self.decoded_attribute(el, "href") else {
+            return;
+        };
+        let href = href.trim_matches(|c: char| c.is_ascii_whitespace());
+        let base = super::base_from_href(href, &self.outer);
+        if base.is_none() {
+            self.warnings.push(Warning::UnusableBase(href.to_owned()));
+        }
+        self.base = BaseState::Known(base.unwrap_or_else(|| self.outer.clone()));
+    }
+
+    /// `<meta charset>` or `<meta http-equiv=content-type content="...; charset=...">`,
+    /// unless a BOM or the caller fixed the charset; the first one counts.
+    fn meta_element(&mut self, el: &Element<'_, '_>) {
+        if self.encoding_fixed {
+            return;
+        }
+        let label = el.get_attribute("charset").or_else(|| {
+            let http_equiv = el.get_attribute("http-equiv")?;
+            http_equiv
+                .eq_ignore_ascii_case("content-type")
+                .then(|| el.get_attribute("content"))
+                .flatten()
+                .and_then(|content| super::charset::from_content_type(&content))
+        });
+        if let Some(encoding) = label.and_then(|l| Encoding::for_label(l.trim().as_bytes())) {
+            self.encoding = encoding.output_encoding();
+            self.encoding_fixed = true;
+        }
+    }
+
+    /// Records every URL-bearing attribute of the element.
+    fn url_attributes(&mut self, el: &Element<'_, '_>, namespace: Namespace, tag: &str) {
+        let is_refresh = namespace == Namespace::Html
+            && tag == "meta"
+            && el
+                .get_attribute("http-equiv")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh"));
+        for attr in el.attributes() {
+            let name = attr.name();
+            let found = if is_refresh && name == "content" {
+                Some(UrlAttribute {
+                    syntax: Syntax::Refresh,
+                    against_codebase: false,
+                })
+            } else if attributes::may_hold_url(&name) {
+                attributes::lookup(namespace, tag, &name)
+            } else {
+                None
+            };
+            let (Some(found), Some(location)) = (found, attr.value_source_location()) else {
+                continue;
+            };
+            let range = location.bytes();
+            let range = range.start as u64..range.end as u64;
+            let Some(value) = self.decode(range.clone()) else {
+                continue;
+            };
+            let codebase = if found.against_codebase {
+                self.decoded_attribute(el, "codebase")
+            } else {
+                None
+            };
+            let quote = self.quote_before(range.start);
+            self.edits.push_back(Edit::Attribute(AttributeValue {
+                range,
+                quote,
+                element: tag.to_owned(),
+                attribute: name,
+                value,
+                syntax: found.syntax,
+                codebase,
+                foreign: namespace != Namespace::Html,
+                is_base_href: namespace == Namespace::Html && tag == "base",
+                encoding: self.encoding,
+            }));
+        }
+    }
+
+    /// The quote character just before an attribute value, if it is quoted.
+    fn quote_before(&self, start: u64) -> Option<u8> {
+        let index = (start.checked_sub(self.pending_start)? as usize).checked_sub(1)?;
+        self.pending
+            .get(index)
+            .copied()
+            .filter(|b| matches!(b, b'"' | b'\''))
+    }
+
+    /// An attribute's value from the source bytes, decoded with the document charset and
+    /// its character references.
+    fn decoded_attribute(&mut self, el: &Element<'_, '_>, name: &str) -> Option<String> {
+        let attr = el.attributes().iter().find(|a| a.name() == name)?;
+        let range = attr.value_source_location()?.bytes();
+        self.decode(range.start as u64..range.end as u64)
+    }
+
+    /// Decodes the bytes at `range` (charset, then character references). Bytes that are
+    /// not valid in the charset leave the value alone, with a warning.
+    fn decode(&mut self, range: Range<u64>) -> Option<String> {
+        let encoding = self.encoding;
+        let bytes = self.bytes(range.clone());
+        match encoding.decode_without_bom_handling_and_without_replacement(bytes) {
+            Some(text) => Some(htmlize::unescape_attribute(text).into_owned()),
+            None => {
+                self.warnings
+                    .push(Warning::Undecodable(range.start, encoding.name()));
+                None
+            }
+        }
+    }
+}
+
+/// What the handler must arrange after recording an element.
+#[derive(Debug, Default)]
+pub(crate) struct ElementEffects {
+    /// The element's text is buffered until its end tag.
+    pub region: Option<Region>,
+    /// A `<template>` was opened: its end tag closes it.
+    pub closes_template: bool,
+}
+
+/// Whether a `<base href>` value gives a usable base, and which.
+pub(crate) fn usable_base(resolved: Option<Base>) -> Option<Base> {
+    resolved.filter(|base| {
+        let url = base.url().unwrap_or_default();
+        let scheme = url.split(':').next().unwrap_or_default();
+        !scheme.eq_ignore_ascii_case("data") && !scheme.eq_ignore_ascii_case("javascript")
+    })
+}
+
+/// The source a document base from `<base href>` reports.
+pub(crate) const BASE_ELEMENT: BaseSource = BaseSource::BaseElement;

@@ -1,0 +1,299 @@
+//! The one place where bytes are written out: the pending bytes up to a settled offset,
+//! with each recorded value replaced by its resolved form where that differs. Everything
+//! outside a replaced value is written exactly as it was read.
+
+use super::document::{AttributeValue, BaseState, Document, Edit};
+use super::values::{escape_attribute, url_ranges};
+use super::{Options, Rewriter, Sink, Warning, attributes::Syntax};
+use crate::base::Base;
+use crate::links::Link;
+use encoding_rs::Encoding;
+use std::borrow::Cow;
+use std::io;
+
+/// Writes the pending bytes before absolute offset `limit`, edits applied. The base must be
+/// known. An edit that reaches past `limit` waits, and so does everything after it.
+pub(crate) fn flush(doc: &mut Document, mut limit: u64, sink: &mut dyn Sink) -> io::Result<()> {
+    let BaseState::Known(base) = &doc.base else {
+        return Ok(());
+    };
+    let base = base.clone();
+    let mut cursor = doc.pending_start;
+    while let Some(range) = doc.edits.front().map(Edit::range) {
+        if range.start >= limit {
+            break;
+        }
+        if range.end > limit {
+            limit = range.start;
+            break;
+        }
+        let edit = doc.edits.pop_front().expect("an edit");
+        sink.output(doc.bytes(cursor..range.start))?;
+        match &edit {
+            Edit::Attribute(value) => write_attribute(doc, value, &base, sink)?,
+            Edit::Style(range) => write_style(doc, range.clone(), &base, sink)?,
+            Edit::Noscript(range) => write_noscript(doc, range.clone(), &base, sink)?,
+        }
+        cursor = range.end;
+    }
+    sink.output(doc.bytes(cursor..limit))?;
+    doc.pending.drain(..(limit - doc.pending_start) as usize);
+    doc.pending_start = limit;
+    Ok(())
+}
+
+/// An attribute value: each URL in it resolved and reported; the value written back
+/// escaped and in the document charset if any URL changed, else its original bytes.
+fn write_attribute(
+    doc: &Document,
+    value: &AttributeValue,
+    document_base: &Base,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
+    let base = value_base(doc, value, document_base);
+    let fragments = FragmentRule::for_value(value, &doc.options);
+    let mut report = |original: &str, resolved: &str| {
+        sink.link(&Link {
+            element: value.element.clone(),
+            attribute: Some(value.attribute.clone()),
+            original: original.to_owned(),
+            resolved: resolved.to_owned(),
+            base: base.url().map(str::to_owned),
+            base_from: base.source(),
+            offset: value.range.start,
+        })
+    };
+    let new_value = match value.syntax {
+        Syntax::Css => rewrite_css(value.value.as_bytes(), encoding_rs::UTF_8, |url| {
+            let resolved = resolve(url, &base, &doc.options, FragmentRule::Keep);
+            report(url, &resolved);
+            changed(url, resolved)
+        })
+        .map(|bytes| String::from_utf8(bytes).expect("CSS rewritten from UTF-8 is UTF-8")),
+        syntax => replace_urls(&value.value, syntax, |url| {
+            let resolved = resolve(url, &base, &doc.options, fragments);
+            report(url, &resolved);
+            changed(url, resolved)
+        }),
+    };
+    match new_value {
+        Some(new_value) => {
+            let escaped = escape_attribute(&new_value, value.quote);
+            sink.output(&encode(&escaped, value.encoding))
+        }
+        None => sink.output(doc.bytes(value.range.clone())),
+    }
+}
+
+/// The base a value resolves against: the outer base for `<base href>` itself, the
+/// element's `codebase` for `<object>`/`<applet>` values, else the document base.
+fn value_base(doc: &Document, value: &AttributeValue, document_base: &Base) -> Base {
+    if value.is_base_href {
+        return doc.outer.clone();
+    }
+    let codebase = value.codebase.as_deref().map(str::trim);
+    match codebase.and_then(|c| document_base.inner(c, document_base.source())) {
+        Some(codebase) => codebase,
+        None => document_base.clone(),
+    }
+}
+
+/// The text of a `<style>` element: its `url()` and `@import` values.
+fn write_style(
+    doc: &Document,
+    range: std::ops::Range<u64>,
+    base: &Base,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
+    let css = doc.bytes(range.clone());
+    let mut links = Vec::new();
+    let rewritten = rewrite_css(css, doc.encoding, |url| {
+        let resolved = resolve(url, base, &doc.options, FragmentRule::Keep);
+        links.push((url.to_owned(), resolved.clone().into_owned()));
+        changed(url, resolved)
+    });
+    for (original, resolved) in links {
+        sink.link(&Link {
+            element: "style".to_owned(),
+            attribute: None,
+            original,
+            resolved,
+            base: base.url().map(str::to_owned),
+            base_from: base.source(),
+            offset: range.start,
+        });
+    }
+    sink.output(rewritten.as_deref().unwrap_or(css))
+}
+
+/// The text of a `<noscript>` element, parsed as HTML with the document's base.
+fn write_noscript(
+    doc: &Document,
+    range: std::ops::Range<u64>,
+    base: &Base,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
+    let options = Options {
+        charset: Some(doc.encoding),
+        ..doc.options.clone()
+    };
+    let shifted = Shifted {
+        inner: sink,
+        shift: range.start,
+    };
+    let mut inner = Rewriter::with_document_base(doc.outer.clone(), base.clone(), options, shifted);
+    inner.write(doc.bytes(range))?;
+    inner.end().map(drop)
+}
+
+/// A sink that passes everything on with link offsets moved to the outer document's.
+struct Shifted<'a> {
+    inner: &'a mut dyn Sink,
+    shift: u64,
+}
+
+impl Sink for Shifted<'_> {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.inner.output(bytes)
+    }
+    fn link(&mut self, link: &Link) {
+        let mut link = link.clone();
+        link.offset += self.shift;
+        self.inner.link(&link);
+    }
+    fn warning(&mut self, warning: Warning) {
+        self.inner.warning(warning.shifted(self.shift));
+    }
+}
+
+/// What becomes of a fragment-only reference (`#x`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FragmentRule {
+    /// It stays a same-document reference.
+    Keep,
+    /// It is resolved as RFC 1808 §5 does (`--resolve-fragments`).
+    Resolve,
+}
+
+impl FragmentRule {
+    /// SVG/MathML references point inside the document: they are always kept.
+    fn for_value(value: &AttributeValue, options: &Options) -> Self {
+        if options.resolve_fragments && !value.foreign {
+            FragmentRule::Resolve
+        } else {
+            FragmentRule::Keep
+        }
+    }
+}
+
+/// The resolved form of one reference; what is left alone comes back as it is.
+pub(crate) fn resolve<'a>(
+    reference: &'a str,
+    base: &Base,
+    options: &Options,
+    fragments: FragmentRule,
+) -> Cow<'a, str> {
+    let keep = reference.is_empty()
+        || (fragments == FragmentRule::Keep && reference.starts_with('#'))
+        || crate::url::has_scheme(reference)
+        || base.url().is_none();
+    if keep {
+        return Cow::Borrowed(reference);
+    }
+    let mut out = String::with_capacity(reference.len() + 64);
+    base.resolve_into(options.standard, reference, &mut out);
+    Cow::Owned(out)
+}
+
+/// `Some(resolved)` when it differs from the original.
+fn changed(original: &str, resolved: Cow<'_, str>) -> Option<String> {
+    (resolved != original).then(|| resolved.into_owned())
+}
+
+/// Replaces each URL of a decoded attribute value by what `rewrite` gives for it; `None`
+/// when nothing changed.
+fn replace_urls(
+    value: &str,
+    syntax: Syntax,
+    mut rewrite: impl FnMut(&str) -> Option<String>,
+) -> Option<String> {
+    let mut out = String::new();
+    let mut cursor = 0;
+    for range in url_ranges(syntax, value) {
+        if let Some(new) = rewrite(&value[range.clone()]) {
+            out.push_str(&value[cursor..range.start]);
+            out.push_str(&new);
+            cursor = range.end;
+        }
+    }
+    if cursor == 0 {
+        return None;
+    }
+    out.push_str(&value[cursor..]);
+    Some(out)
+}
+
+/// Rewrites the URLs of CSS bytes in `encoding` by what `rewrite` gives for each decoded
+/// URL; `None` when nothing changed. URLs whose bytes are not valid in the charset are
+/// left alone. Non-ASCII in a new URL is percent-encoded (as UTF-8, which is how CSS
+/// parses URLs) unless the CSS is UTF-8, so the bytes written are valid in any charset.
+pub(crate) fn rewrite_css(
+    css: &[u8],
+    encoding: &'static Encoding,
+    mut rewrite: impl FnMut(&str) -> Option<String>,
+) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut cursor = 0;
+    for url in crate::css::urls(css) {
+        let Some(text) = encoding.decode_without_bom_handling_and_without_replacement(url.raw(css))
+        else {
+            continue;
+        };
+        let Some(new) = rewrite(&crate::css::unescape(&text)) else {
+            continue;
+        };
+        let new = if encoding == encoding_rs::UTF_8 {
+            Cow::Owned(new)
+        } else {
+            percent_encode_non_ascii(&new)
+        };
+        let mut token = String::new();
+        crate::css::write_url(&mut token, &new, url.quote);
+        out.extend_from_slice(&css[cursor..url.token.start]);
+        out.extend_from_slice(token.as_bytes());
+        cursor = url.token.end;
+    }
+    if cursor == 0 {
+        return None;
+    }
+    out.extend_from_slice(&css[cursor..]);
+    Some(out)
+}
+
+/// Non-ASCII characters as `%XX` of their UTF-8 bytes.
+fn percent_encode_non_ascii(url: &str) -> Cow<'_, str> {
+    if url.is_ascii() {
+        return Cow::Borrowed(url);
+    }
+    let mut out = String::with_capacity(url.len() * 3);
+    for c in url.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut buf = [0; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Text in the document charset; characters it cannot hold become `&#N;` references,
+/// which is what they mean inside an attribute value.
+fn encode<'a>(text: &'a str, encoding: &'static Encoding) -> Cow<'a, [u8]> {
+    if encoding == encoding_rs::UTF_8 {
+        return Cow::Borrowed(text.as_bytes());
+    }
+    encoding.encode(text).0
+}

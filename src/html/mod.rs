@@ -1,0 +1,512 @@
+//! The HTML rewriter: makes every URL-bearing attribute and CSS URL of a page absolute,
+//! streaming, with every byte outside a changed value passed through unchanged.
+//!
+//! The base of the document (RFC 1808 §3) is, innermost first: its first `<base href>`
+//! (§3.1, outside `<template>` and foreign content, itself resolved against the next
+//! outer base); then the outer base the caller gives ([`Base`]: the encapsulating entity's
+//! (§3.2), the retrieval URL (§3.3), or none (§3.4)). As in browsers, the `<base>` applies
+//! to the URLs before it too: output is held back until it is known, up to
+//! [`Options::base_lookahead`] bytes, or the caller finds it first with [`scan_base`].
+//!
+//! Three entry points:
+//! - [`Rewriter`]: streaming, `write(chunk)` then `end()`, for a crawler or a pipe;
+//! - [`rewrite`]: a whole document in memory;
+//! - [`links`]: the URLs of a document, each with its resolved form and base.
+
+pub mod attributes;
+pub mod charset;
+mod document;
+mod emit;
+pub mod values;
+
+use crate::base::Base;
+use crate::links::Link;
+use crate::url::Standard;
+use document::{BaseState, Document};
+use encoding_rs::Encoding;
+use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, MemorySettings, OutputSink, Settings};
+use std::cell::{Cell, RefCell};
+use std::io::{self, Read};
+use std::rc::Rc;
+
+/// How a document is rewritten.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The standard references are resolved by (default: RFC 1808).
+    pub standard: Standard,
+    /// Resolve fragment-only references (`#x`) as RFC 1808 §5 does, instead of leaving
+    /// them as same-document references. Never in SVG/MathML `href` or CSS `url(#x)`.
+    pub resolve_fragments: bool,
+    /// The charset given by the transport or the caller; a BOM wins over it, and it wins
+    /// over `<meta charset>`. `None`: `<meta charset>`, else UTF-8.
+    pub charset: Option<&'static Encoding>,
+    /// How many bytes are held back, at most, waiting for a `<base href>` before the outer
+    /// base is used with a warning (default 1 MiB).
+    pub base_lookahead: usize,
+    /// The most bytes buffered for one tag or one `<style>`/`<noscript>` text
+    /// (default 16 MiB); past it the rest passes through unchanged, with a warning.
+    pub max_buffer: usize,
+}
+
+/// The default [`Options::base_lookahead`]: 1 MiB.
+pub const DEFAULT_BASE_LOOKAHEAD: usize = 1 << 20;
+/// The default [`Options::max_buffer`]: 16 MiB.
+pub const DEFAULT_MAX_BUFFER: usize = 16 << 20;
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            standard: Standard::Rfc1808,
+            resolve_fragments: false,
+            charset: None,
+            base_lookahead: DEFAULT_BASE_LOOKAHEAD,
+            max_buffer: DEFAULT_MAX_BUFFER,
+        }
+    }
+}
+
+/// Something that went wrong in a document without stopping the rewrite.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Warning {
+    /// No `<base href>` within the lookahead: the outer base was used.
+    #[error("no <base href> in the first {0} bytes: URLs are resolved against the outer base")]
+    BaseLookaheadExceeded(usize),
+    /// A `<base href>` came after the lookahead had run out.
+    #[error("<base href> at byte {0} came after the lookahead ran out: it was not used")]
+    LateBase(u64),
+    /// The `<base href>` gave no usable absolute URL.
+    #[error("<base href={0:?}> gives no usable absolute URL: the outer base is used")]
+    UnusableBase(String),
+    /// A value's bytes are not valid in the document charset.
+    #[error("the value at byte {0} is not valid {1}: left unchanged")]
+    Undecodable(u64, &'static str),
+    /// The document's charset is one lol_html cannot parse (UTF-16, ISO-2022-JP).
+    #[error("documents in {0} are not supported: passed through unchanged")]
+    UnsupportedCharset(&'static str),
+    /// The HTML parser gave up (for example a tag larger than the buffer limit).
+    #[error(
+        "the HTML parser stopped at byte {offset} ({reason}): the rest passed through unchanged"
+    )]
+    ParserStopped { offset: u64, reason: String },
+    /// A `<style>` or `<noscript>` text larger than the buffer limit.
+    #[error(
+        "the <style>/<noscript> text at byte {0} is larger than the buffer limit: passed through unchanged"
+    )]
+    RegionTooLarge(u64),
+}
+
+impl Warning {
+    /// The same warning for a fragment that starts at `shift` in the outer document.
+    fn shifted(self, shift: u64) -> Self {
+        match self {
+            Warning::LateBase(at) => Warning::LateBase(at + shift),
+            Warning::Undecodable(at, charset) => Warning::Undecodable(at + shift, charset),
+            Warning::ParserStopped { offset, reason } => Warning::ParserStopped {
+                offset: offset + shift,
+                reason,
+            },
+            Warning::RegionTooLarge(at) => Warning::RegionTooLarge(at + shift),
+            other => other,
+        }
+    }
+}
+
+/// Where a rewriter's results go: the output bytes, each link found, each warning.
+/// Nothing in the rewriter blocks or spawns: it calls these as it goes.
+pub trait Sink {
+    /// The next bytes of the rewritten document.
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()>;
+    /// A URL found, in document order, with its resolved form.
+    fn link(&mut self, _link: &Link) {}
+    /// Something that went wrong without stopping the rewrite.
+    fn warning(&mut self, _warning: Warning) {}
+}
+
+/// Collects everything in memory: what [`rewrite`] and [`links`] return.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Collected {
+    pub output: Vec<u8>,
+    pub links: Vec<Link>,
+    pub warnings: Vec<Warning>,
+}
+
+impl Sink for Collected {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.output.extend_from_slice(bytes);
+        Ok(())
+    }
+    fn link(&mut self, link: &Link) {
+        self.links.push(link.clone());
+    }
+    fn warning(&mut self, warning: Warning) {
+        self.warnings.push(warning);
+    }
+}
+
+/// Rewrites a whole document in memory.
+///
+/// ```
+/// use absolve::base::Base;
+/// use absolve::html::{rewrite, Options};
+///
+/// let page = b"<a  href='../x?a=1&amp;b=2'>x</a>\n<img\tsrc=y.png alt=''>";
+/// let base = Base::retrieval_url("http://h/d/p.html").unwrap();
+/// let out = rewrite(page, &base, &Options::default());
+/// assert_eq!(
+///     out.output,
+///     b"<a  href='http://h/x?a=1&amp;b=2'>x</a>\n<img\tsrc=http://h/d/y.png alt=''>"
+/// );
+/// ```
+pub fn rewrite(document: &[u8], outer: &Base, options: &Options) -> Collected {
+    let options = Options {
+        base_lookahead: usize::MAX,
+        ..options.clone()
+    };
+    let mut rewriter = Rewriter::new(outer.clone(), options, Collected::default());
+    // Writing to memory cannot fail.
+    let _ = rewriter.write(document);
+    rewriter.end().unwrap_or_default()
+}
+
+/// The URLs of a whole document, in order, each with its resolved form and base.
+///
+/// ```
+/// use absolve::base::{Base, BaseSource};
+/// use absolve::html::{links, Options};
+///
+/// let page = br#"<img srcset="a.png 1x, b.png 2x"><base href="/s/">"#;
+/// let base = Base::retrieval_url("http://h/d/p.html").unwrap();
+/// let found = links(page, &base, &Options::default()).unwrap();
+/// let resolved: Vec<_> = found.iter().map(|l| l.resolved.as_str()).collect();
+/// assert_eq!(resolved, ["http://h/s/a.png", "http://h/s/b.png", "http://h/s/"]);
+/// assert_eq!(found[0].base_from, BaseSource::BaseElement);
+/// ```
+pub fn links(document: &[u8], outer: &Base, options: &Options) -> io::Result<Vec<Link>> {
+    Ok(rewrite(document, outer, options).links)
+}
+
+/// Reads a document to find its base (its first usable `<base href>` resolved against
+/// `outer`, else `outer`), without keeping more than the parser's buffers: the first pass
+/// over a file that lets [`Rewriter::with_document_base`] stream without holding back.
+///
+/// ```
+/// use absolve::base::{Base, BaseSource};
+/// use absolve::html::{scan_base, Options};
+///
+/// let page: &[u8] = b"<p>text</p><template><base href=/t/></template><base href=/b/>";
+/// let base = scan_base(page, &Base::retrieval_url("http://h/").unwrap(), &Options::default()).unwrap();
+/// assert_eq!((base.url(), base.source()), (Some("http://h/b/"), BaseSource::BaseElement));
+/// ```
+pub fn scan_base(mut reader: impl Read, outer: &Base, options: &Options) -> io::Result<Base> {
+    let options = Options {
+        base_lookahead: usize::MAX,
+        ..options.clone()
+    };
+    let mut scanner = Rewriter::new(outer.clone(), options, Discard);
+    scanner.scan_only = true;
+    let mut buf = vec![0; 64 * 1024];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        scanner.write(&buf[..n])?;
+        if let BaseState::Known(base) = &scanner.doc.borrow().base {
+            return Ok(base.clone());
+        }
+    }
+    Ok(outer.clone())
+}
+
+/// A sink that keeps nothing.
+struct Discard;
+
+impl Sink for Discard {
+    fn output(&mut self, _bytes: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The base a `<base href>` value gives: resolved against the outer (fallback) base, and
+/// usable only if absolute and not `data:` or `javascript:` (as browsers do).
+fn base_from_href(href: &str, outer: &Base) -> Option<Base> {
+    document::usable_base(outer.inner(href, document::BASE_ELEMENT))
+}
+
+/// Counts the bytes lol_html writes: its output is its input, since nothing is changed
+/// through it, so the count is how far the document is settled.
+struct Settled(Rc<Cell<u64>>);
+
+impl OutputSink for Settled {
+    fn handle_chunk(&mut self, chunk: &[u8]) {
+        self.0.set(self.0.get() + chunk.len() as u64);
+    }
+}
+
+enum Parser {
+    /// Waiting for the first bytes (a BOM needs three).
+    NotStarted,
+    Running(Box<HtmlRewriter<'static, Settled>>),
+    /// The rest of the input passes through as it is.
+    Stopped,
+}
+
+/// The streaming rewriter: feed it chunks with [`write`](Self::write), finish with
+/// [`end`](Self::end); the rewritten bytes, links and warnings go to the [`Sink`].
+///
+/// ```
+/// use absolve::base::Base;
+/// use absolve::html::{Collected, Options, Rewriter};
+///
+/// let base = Base::retrieval_url("http://h/a/").unwrap();
+/// let mut rewriter = Rewriter::new(base, Options::default(), Collected::default());
+/// for chunk in [&b"<link rel=icon hr"[..], b"ef=\"f.ico\"><p style='background:url(b.png)'>"] {
+///     rewriter.write(chunk).unwrap();
+/// }
+/// let done = rewriter.end().unwrap();
+/// assert_eq!(
+///     String::from_utf8(done.output).unwrap(),
+///     "<link rel=icon href=\"http://h/a/f.ico\"><p style='background:url(http://h/a/b.png)'>"
+/// );
+/// ```
+pub struct Rewriter<S: Sink> {
+    parser: Parser,
+    doc: Rc<RefCell<Document>>,
+    settled: Rc<Cell<u64>>,
+    read: u64,
+    /// Only looking for the base ([`scan_base`]): nothing is recorded or written.
+    scan_only: bool,
+    sink: S,
+}
+
+impl<S: Sink> Rewriter<S> {
+    /// A rewriter that finds the document base as it reads, holding output back until it
+    /// is known (at most [`Options::base_lookahead`] bytes).
+    pub fn new(outer: Base, options: Options, sink: S) -> Self {
+        Self::with_state(Document::new(outer, BaseState::Pending, options), sink)
+    }
+
+    /// A rewriter whose document base is already known (from [`scan_base`], or a fragment
+    /// of a document), so that it holds nothing back.
+    pub fn with_document_base(outer: Base, document_base: Base, options: Options, sink: S) -> Self {
+        Self::with_state(
+            Document::new(outer, BaseState::Known(document_base), options),
+            sink,
+        )
+    }
+
+    fn with_state(doc: Document, sink: S) -> Self {
+        Rewriter {
+            parser: Parser::NotStarted,
+            doc: Rc::new(RefCell::new(doc)),
+            settled: Rc::new(Cell::new(0)),
+            read: 0,
+            scan_only: false,
+            sink,
+        }
+    }
+
+    /// Feeds the next chunk of the document; writes out what is settled.
+    pub fn write(&mut self, chunk: &[u8]) -> io::Result<()> {
+        self.doc.borrow_mut().pending.extend_from_slice(chunk);
+        self.read += chunk.len() as u64;
+        match &mut self.parser {
+            Parser::NotStarted if self.read < 3 => return Ok(()),
+            Parser::NotStarted => self.start(),
+            Parser::Running(parser) => {
+                if let Err(error) = parser.write(chunk) {
+                    self.stop(error.to_string());
+                }
+            }
+            Parser::Stopped => {}
+        }
+        self.stop_if_unsettled_beyond_buffer();
+        self.flush_settled(false)
+    }
+
+    /// Ends the document: writes out everything left and returns the sink.
+    pub fn end(mut self) -> io::Result<S> {
+        if matches!(self.parser, Parser::NotStarted) {
+            self.start();
+        }
+        if let Parser::Running(parser) = std::mem::replace(&mut self.parser, Parser::Stopped)
+            && let Err(error) = parser.end()
+        {
+            self.stop(error.to_string());
+        }
+        self.doc.borrow_mut().close_region(self.read);
+        self.flush_settled(true)?;
+        Ok(self.sink)
+    }
+
+    /// Chooses the charset (BOM, caller, else UTF-8 with `<meta charset>`) and starts the
+    /// parser on the bytes read so far.
+    fn start(&mut self) {
+        let bytes = self.doc.borrow().pending.clone();
+        let (encoding, fixed) = {
+            let doc = self.doc.borrow();
+            match charset::sniff_bom(&bytes) {
+                Some((encoding, _)) => (encoding, true),
+                None => (doc.encoding, doc.encoding_fixed),
+            }
+        };
+        {
+            let mut doc = self.doc.borrow_mut();
+            doc.encoding = encoding;
+            doc.encoding_fixed = fixed;
+        }
+        let Some(ascii_compatible) = AsciiCompatibleEncoding::new(encoding) else {
+            self.doc
+                .borrow_mut()
+                .warnings
+                .push(Warning::UnsupportedCharset(encoding.name()));
+            self.parser = Parser::Stopped;
+            self.settle_base_on_outer();
+            return;
+        };
+        let max_buffer = self.doc.borrow().options.max_buffer;
+        let settings = Settings::new()
+            .with_strict(false)
+            .with_encoding(ascii_compatible)
+            .with_adjust_charset_on_meta_tag(!fixed)
+            .with_memory_settings(MemorySettings::new().with_max_allowed_memory_usage(max_buffer))
+            .append_element_content_handler(self.element_handler());
+        let mut parser = HtmlRewriter::new(settings, Settled(Rc::clone(&self.settled)));
+        let result = parser.write(&bytes);
+        self.parser = Parser::Running(Box::new(parser));
+        if let Err(error) = result {
+            self.stop(error.to_string());
+        }
+    }
+
+    /// The handler lol_html calls for every element.
+    fn element_handler(
+        &self,
+    ) -> (
+        std::borrow::Cow<'static, lol_html::Selector>,
+        lol_html::ElementContentHandlers<'static>,
+    ) {
+        let doc = Rc::clone(&self.doc);
+        let scan_only = self.scan_only;
+        lol_html::element!("*", move |el| {
+            if scan_only {
+                return scan_element(&doc, el);
+            }
+            let effects = doc.borrow_mut().element(el);
+            if let Some(handlers) = el.end_tag_handlers() {
+                if effects.region.is_some() {
+                    let doc = Rc::clone(&doc);
+                    handlers.push(Box::new(move |end| {
+                        let start = end.source_location().bytes().start as u64;
+                        doc.borrow_mut().close_region(start);
+                        Ok(())
+                    }));
+                }
+                if effects.closes_template {
+                    handlers.push(close_template(&doc));
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Bounded memory: if the parser holds more than [`Options::max_buffer`] bytes
+    /// unsettled (one enormous tag), it is stopped and the rest passes through.
+    fn stop_if_unsettled_beyond_buffer(&mut self) {
+        let max_buffer = self.doc.borrow().options.max_buffer as u64;
+        let unsettled = self.read - self.settled.get();
+        if matches!(self.parser, Parser::Running(_)) && unsettled > max_buffer {
+            self.stop(format!("more than {max_buffer} bytes in one token"));
+        }
+    }
+
+    /// The parser gave up: everything from here passes through as it is.
+    fn stop(&mut self, reason: String) {
+        self.parser = Parser::Stopped;
+        let offset = self.settled.get();
+        let mut doc = self.doc.borrow_mut();
+        doc.warnings.push(Warning::ParserStopped { offset, reason });
+        doc.open_region = None;
+        drop(doc);
+        self.settle_base_on_outer();
+    }
+
+    /// No `<base href>` will count any more: the outer base is the document base.
+    fn settle_base_on_outer(&mut self) {
+        let mut doc = self.doc.borrow_mut();
+        if matches!(doc.base, BaseState::Pending) {
+            doc.base = BaseState::Known(doc.outer.clone());
+        }
+    }
+
+    /// Writes out what is settled: up to what lol_html has passed, but not into an open
+    /// `<style>`/`<noscript>` text, and nothing while the base is still unknown.
+    fn flush_settled(&mut self, ending: bool) -> io::Result<()> {
+        let stopped = matches!(self.parser, Parser::Stopped);
+        let mut limit = if ending || stopped {
+            self.read
+        } else {
+            self.settled.get()
+        };
+        let mut doc = self.doc.borrow_mut();
+        if self.scan_only {
+            let settled = (limit - doc.pending_start) as usize;
+            doc.pending.drain(..settled);
+            doc.pending_start = limit;
+            return Ok(());
+        }
+        if matches!(doc.base, BaseState::Pending) {
+            let lookahead = doc.options.base_lookahead;
+            if ending || stopped {
+                doc.base = BaseState::Known(doc.outer.clone());
+            } else if doc.pending.len() > lookahead {
+                doc.warnings.push(Warning::BaseLookaheadExceeded(lookahead));
+                doc.base = BaseState::Known(doc.outer.clone());
+                doc.base_by_lookahead = true;
+            } else {
+                limit = doc.pending_start;
+            }
+        }
+        if let Some((start, _)) = doc.open_region {
+            if self.read - start > doc.options.max_buffer as u64 {
+                doc.warnings.push(Warning::RegionTooLarge(start));
+                doc.open_region = None;
+            } else {
+                limit = limit.min(start);
+            }
+        }
+        emit::flush(&mut doc, limit, &mut self.sink)?;
+        for warning in doc.warnings.drain(..) {
+            self.sink.warning(warning);
+        }
+        Ok(())
+    }
+}
+
+/// [`scan_base`]'s handler: only `<template>` nesting and `<base>` matter.
+fn scan_element(
+    doc: &Rc<RefCell<Document>>,
+    el: &mut lol_html::html_content::Element<'_, '_>,
+) -> lol_html::HandlerResult {
+    let effects = doc.borrow_mut().element(el);
+    doc.borrow_mut().edits.clear();
+    if effects.closes_template
+        && let Some(handlers) = el.end_tag_handlers()
+    {
+        handlers.push(close_template(doc));
+    }
+    doc.borrow_mut().open_region = None;
+    Ok(())
+}
+
+/// The end tag handler of a `<template>`: one level of template nesting is closed.
+fn close_template(doc: &Rc<RefCell<Document>>) -> lol_html::EndTagHandler<'static> {
+    let doc = Rc::clone(doc);
+    Box::new(move |_| {
+        let mut doc = doc.borrow_mut();
+        doc.template_depth = doc.template_depth.saturating_sub(1);
+        Ok(())
+    })
+}

@@ -1,0 +1,34 @@
+//! The record a caller gets for each URL found, shared by the HTML and MIME paths.
+
+use crate::base::BaseSource;
+use serde::Serialize;
+
+/// One URL in a document: where it is, what it said, and what it resolves to.
+///
+/// ```
+/// let html = br#"<a href="b/c">x</a>"#;
+/// let base = absolve::base::Base::retrieval_url("http://h/a/").unwrap();
+/// let links = absolve::html::links(html, &base, &absolve::html::Options::default()).unwrap();
+/// assert_eq!(links[0].element, "a");
+/// assert_eq!(links[0].attribute.as_deref(), Some("href"));
+/// assert_eq!(links[0].original, "b/c");
+/// assert_eq!(links[0].resolved, "http://h/a/b/c");
+/// assert_eq!(links[0].base.as_deref(), Some("http://h/a/"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Link {
+    /// The element the URL belongs to (`style` for CSS inside a `<style>` element).
+    pub element: String,
+    /// The attribute that holds it; `None` for CSS in a `<style>` element.
+    pub attribute: Option<String>,
+    /// The URL as the document gives it, character references and CSS escapes decoded.
+    pub original: String,
+    /// What the URL is written as after the rewrite (unchanged where it is left alone).
+    pub resolved: String,
+    /// The effective base it was resolved against (`None` for §3.4).
+    pub base: Option<String>,
+    /// Where that base came from.
+    pub base_from: BaseSource,
+    /// The byte offset of the attribute value or CSS token in the document.
+    pub offset: u64,
+}

@@ -1,0 +1,164 @@
+//! Byte-for-byte properties of the HTML rewriter, where text snapshots cannot see.
+
+use absolve::base::{Base, BaseSource};
+use absolve::html::{Collected, Options, Rewriter, Warning, rewrite};
+
+fn base() -> Base {
+    Base::retrieval_url("http://h/d/p.html").unwrap()
+}
+
+fn rewritten(input: &[u8]) -> Vec<u8> {
+    rewrite(input, &base(), &Options::default()).output
+}
+
+#[test]
+fn whitespace_quotes_and_line_endings_are_kept() {
+    let input = b"<a\r\n\thref = 'x.html'  title=\"t\"\r\n>a</a>\r\n<img src=y.png\r\n>";
+    let expected = b"<a\r\n\thref = 'http://h/d/x.html'  title=\"t\"\r\n>a</a>\r\n<img src=http://h/d/y.png\r\n>";
+    assert_eq!(rewritten(input), expected);
+}
+
+#[test]
+fn an_unquoted_value_that_now_needs_quotes_gets_double_quotes() {
+    let base = Base::retrieval_url("http://h/a b/").unwrap();
+    let out = rewrite(b"<a href=x>x</a>", &base, &Options::default()).output;
+    assert_eq!(out, b"<a href=\"http://h/a b/x\">x</a>");
+}
+
+#[test]
+fn a_legacy_charset_is_not_transcoded() {
+    let input = b"<meta charset=windows-1252><a href=\"caf\xe9.html\">\xe9</a>";
+    let expected = b"<meta charset=windows-1252><a href=\"http://h/d/caf\xe9.html\">\xe9</a>";
+    assert_eq!(rewritten(input), expected);
+}
+
+#[test]
+fn the_callers_charset_wins_over_meta_and_a_bom_wins_over_both() {
+    let options = Options {
+        charset: Some(encoding_rs::WINDOWS_1252),
+        ..Options::default()
+    };
+    let input = b"<meta charset=utf-8><a href=\"\xe9\">";
+    let out = rewrite(input, &base(), &options);
+    assert_eq!(
+        out.output,
+        b"<meta charset=utf-8><a href=\"http://h/d/\xe9\">"
+    );
+    let with_bom = b"\xEF\xBB\xBF<a href=\"\xc3\xa9\">";
+    let out = rewrite(with_bom, &base(), &options);
+    assert_eq!(out.output, b"\xEF\xBB\xBF<a href=\"http://h/d/\xc3\xa9\">");
+}
+
+#[test]
+fn bytes_invalid_in_the_charset_pass_through_with_a_warning() {
+    let input = b"<p>\xff\xfe</p><a href=\"\xff.html\">x</a><a href=ok.html>";
+    let out = rewrite(input, &base(), &Options::default());
+    assert_eq!(
+        out.output,
+        b"<p>\xff\xfe</p><a href=\"\xff.html\">x</a><a href=http://h/d/ok.html>"
+    );
+    assert!(
+        matches!(out.warnings[..], [Warning::Undecodable(18, "UTF-8")]),
+        "{:?}",
+        out.warnings
+    );
+}
+
+#[test]
+fn shift_jis_bytes_outside_values_are_untouched() {
+    let input = b"<meta charset=shift_jis><p>\xed\x40</p><a href=\"\x83\x65.html\">";
+    let out = rewritten(input);
+    assert_eq!(
+        out,
+        b"<meta charset=shift_jis><p>\xed\x40</p><a href=\"http://h/d/\x83\x65.html\">"
+    );
+}
+
+#[test]
+fn utf16_passes_through_with_a_warning() {
+    let input = b"\xFF\xFE<\0a\0 \0h\0r\0e\0f\0=\0x\0>\0";
+    let out = rewrite(input, &base(), &Options::default());
+    assert_eq!(out.output, input);
+    assert_eq!(out.warnings, [Warning::UnsupportedCharset("UTF-16LE")]);
+}
+
+#[test]
+fn any_chunking_gives_the_same_bytes() {
+    let input = std::fs::read("fixtures/html/css-in-style-attributes-and-elements.html").unwrap();
+    let whole = rewritten(&input);
+    for size in [1, 2, 3, 7, 64] {
+        let mut rewriter = Rewriter::new(base(), Options::default(), Collected::default());
+        for chunk in input.chunks(size) {
+            rewriter.write(chunk).unwrap();
+        }
+        assert_eq!(rewriter.end().unwrap().output, whole, "chunks of {size}");
+    }
+}
+
+#[test]
+fn rewriting_twice_changes_nothing() {
+    for entry in std::fs::read_dir("fixtures/html").unwrap() {
+        let path = entry.unwrap().path();
+        let once = rewritten(&std::fs::read(&path).unwrap());
+        assert_eq!(rewritten(&once), once, "{}", path.display());
+    }
+}
+
+#[test]
+fn without_any_base_nothing_changes() {
+    let input = std::fs::read("fixtures/html/attributes-html-living-standard.html").unwrap();
+    let out = rewrite(&input, &Base::none(), &Options::default());
+    assert_eq!(out.output, input);
+    assert!(
+        out.links
+            .iter()
+            .all(|l| l.base_from == BaseSource::None && l.resolved == l.original)
+    );
+}
+
+#[test]
+fn a_base_past_the_lookahead_is_not_used_and_both_are_warned_about() {
+    let options = Options {
+        base_lookahead: 16,
+        ..Options::default()
+    };
+    let mut rewriter = Rewriter::new(base(), options, Collected::default());
+    rewriter.write(b"<a href=a.html>a</a>").unwrap();
+    rewriter
+        .write(b"<base href=/other/><a href=b.html>")
+        .unwrap();
+    let out = rewriter.end().unwrap();
+    assert_eq!(
+        out.output,
+        b"<a href=http://h/d/a.html>a</a><base href=http://h/other/><a href=http://h/d/b.html>"
+    );
+    assert_eq!(
+        out.warnings,
+        [Warning::BaseLookaheadExceeded(16), Warning::LateBase(20)]
+    );
+}
+
+#[test]
+fn a_tag_larger_than_the_buffer_passes_through_and_the_rest_is_kept() {
+    let options = Options {
+        max_buffer: 4096,
+        ..Options::default()
+    };
+    let mut input = b"<a href=a.html>".to_vec();
+    input.extend(b"<img alt=\"");
+    input.extend(std::iter::repeat_n(b'x', 100_000));
+    input.extend(b"\"><a href=b.html>");
+    let mut rewriter = Rewriter::new(base(), options, Collected::default());
+    for chunk in input.chunks(1024) {
+        rewriter.write(chunk).unwrap();
+    }
+    let out = rewriter.end().unwrap();
+    assert!(out.output.starts_with(b"<a href=http://h/d/a.html>"));
+    assert_eq!(out.output.len(), input.len() + "http://h/d/".len());
+    assert!(out.output.ends_with(b"<a href=b.html>"));
+    assert!(
+        matches!(out.warnings[..], [Warning::ParserStopped { .. }]),
+        "{:?}",
+        out.warnings
+    );
+}
