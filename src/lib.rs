@@ -19,6 +19,7 @@ pub mod css;
 pub mod format;
 pub mod html;
 pub mod links;
+pub mod mime;
 pub mod url;
 
 pub use url::{Standard, resolve};

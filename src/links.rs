@@ -23,7 +23,9 @@ pub struct Link {
     pub attribute: Option<String>,
     /// The URL as the document gives it, character references and CSS escapes decoded.
     pub original: String,
-    /// What the URL is written as after the rewrite (unchanged where it is left alone).
+    /// The URL resolved against its base: what `rewrite` writes (the original where a
+    /// reference is left alone: a scheme, a kept fragment, no base). In a MIME part that
+    /// must stay whole (a signed one), it is listed all the same but not written.
     pub resolved: String,
     /// The effective base it was resolved against (`None` for §3.4).
     pub base: Option<String>,

@@ -43,6 +43,14 @@ pub fn warn(label: &str, warning: &dyn std::fmt::Display) {
     eprintln!("absolve: warning: {label}: {warning}");
 }
 
+/// A sink of the CLI: it also knows which input, message and part it is reporting on.
+pub trait CliSink: Sink {
+    /// The input's name, for warnings.
+    fn label(&self) -> &str;
+    /// The message (1-based, in an mbox) and MIME part the next reports are about.
+    fn locate(&mut self, _message: Option<usize>, _part: Option<&str>) {}
+}
+
 /// Writes the rewritten bytes; warnings go to standard error.
 pub struct RewriteSink<W: Write> {
     pub out: W,
@@ -77,6 +85,22 @@ pub struct LinksSink<'a, W: Write> {
     pub message: Option<usize>,
     pub part: Option<String>,
     pub error: Option<io::Error>,
+}
+
+impl<W: Write> CliSink for RewriteSink<W> {
+    fn label(&self) -> &str {
+        &self.label
+    }
+}
+
+impl<W: Write> CliSink for LinksSink<'_, W> {
+    fn label(&self) -> &str {
+        self.label
+    }
+    fn locate(&mut self, message: Option<usize>, part: Option<&str>) {
+        self.message = message;
+        self.part = part.map(str::to_owned);
+    }
 }
 
 impl<W: Write> LinksSink<'_, W> {

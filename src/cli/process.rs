@@ -1,9 +1,11 @@
 //! `absolve rewrite` and `absolve links`: one input at a time, through the library.
 
 use super::input::{Checked, Format, InputArgs};
-use super::output::{self, LinksSink, RewriteSink};
+use super::output::{self, CliSink, LinksSink, RewriteSink};
 use absolve::format;
-use absolve::html::{self, Rewriter, Sink};
+use absolve::html::{self, Rewriter};
+use absolve::links::Link;
+use absolve::mime::{self, Part, Report};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -167,7 +169,7 @@ fn rewrite_in_place(checked: &Checked, inputs: &[Option<PathBuf>]) -> Result<(),
 }
 
 /// Runs one input through the library into `sink`, by its format.
-fn run<S: Sink>(input: Option<&Path>, checked: &Checked, sink: S) -> io::Result<()> {
+fn run<S: CliSink>(input: Option<&Path>, checked: &Checked, sink: S) -> io::Result<()> {
     let mut reader: Box<dyn Read> = match input {
         Some(path) => Box::new(File::open(path)?),
         None => Box::new(io::stdin().lock()),
@@ -181,10 +183,8 @@ fn run<S: Sink>(input: Option<&Path>, checked: &Checked, sink: S) -> io::Result<
     };
     match format {
         format::Format::Html => run_html(input, checked, &head, reader, sink),
-        format::Format::Mime | format::Format::Mbox => Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "MIME and mbox input are not supported yet",
-        )),
+        format::Format::Mime => run_message(checked, &head, reader, sink),
+        format::Format::Mbox => run_mbox(checked, &head, reader, sink),
     }
 }
 
@@ -197,7 +197,7 @@ fn read_head(reader: &mut dyn Read) -> io::Result<Vec<u8>> {
 
 /// An HTML document. A file larger than the base lookahead is scanned for its
 /// `<base href>` first, so that nothing is held back while rewriting it.
-fn run_html<S: Sink>(
+fn run_html<S: CliSink>(
     input: Option<&Path>,
     checked: &Checked,
     head: &[u8],
@@ -220,6 +220,71 @@ fn run_html<S: Sink>(
     rewriter.write(head)?;
     copy_chunks(reader, |chunk| rewriter.write(chunk))?;
     rewriter.end().map(drop)
+}
+
+/// One MIME message (or MHTML page), read whole: memory is bounded by the message.
+fn run_message<S: CliSink>(
+    checked: &Checked,
+    head: &[u8],
+    mut reader: Box<dyn Read>,
+    mut sink: S,
+) -> io::Result<()> {
+    let mut message = head.to_vec();
+    reader.read_to_end(&mut message)?;
+    let rewritten = rewrite_one_message(checked, &message, 1, &mut sink);
+    sink.output(&rewritten)
+}
+
+/// An mbox archive, one message at a time; separator lines are written as they were.
+fn run_mbox<S: CliSink>(
+    checked: &Checked,
+    head: &[u8],
+    reader: Box<dyn Read>,
+    mut sink: S,
+) -> io::Result<()> {
+    let archive = io::BufReader::with_capacity(CHUNK, head.chain(reader));
+    for (index, entry) in mime::mbox::Messages::new(archive).enumerate() {
+        let entry = entry?;
+        sink.output(&entry.separator)?;
+        if entry.separator.is_empty() {
+            // Bytes before the first separator line are not a message: kept as they are.
+            sink.output(&entry.message)?;
+            continue;
+        }
+        let rewritten = rewrite_one_message(checked, &entry.message, index + 1, &mut sink);
+        sink.output(&rewritten)?;
+    }
+    Ok(())
+}
+
+/// Rewrites one message, its links and warnings reported with its number and parts.
+fn rewrite_one_message<S: CliSink>(
+    checked: &Checked,
+    message: &[u8],
+    number: usize,
+    sink: &mut S,
+) -> Vec<u8> {
+    let mut report = MessageReport { sink, number };
+    mime::rewrite_message(message, &checked.outer, &checked.options, &mut report)
+}
+
+/// Passes a message's reports to the CLI sink, located by message number and part.
+struct MessageReport<'a, S: CliSink> {
+    sink: &'a mut S,
+    number: usize,
+}
+
+impl<S: CliSink> Report for MessageReport<'_, S> {
+    fn link(&mut self, part: &Part, link: &Link) {
+        self.sink.locate(Some(self.number), Some(&part.path));
+        self.sink.link(link);
+    }
+    fn warning(&mut self, warning: mime::Warning) {
+        output::warn(
+            &format!("{} message {}", self.sink.label(), self.number),
+            &warning,
+        );
+    }
 }
 
 /// Reads `reader` to the end in chunks.

@@ -64,7 +64,7 @@ fn write_attribute(
         })
     };
     let new_value = match value.syntax {
-        Syntax::Css => rewrite_css(value.value.as_bytes(), encoding_rs::UTF_8, |url| {
+        Syntax::Css => rewrite_css(value.value.as_bytes(), encoding_rs::UTF_8, |url, _| {
             let resolved = resolve(url, &base, &doc.options, FragmentRule::Keep);
             report(url, &resolved);
             changed(url, resolved)
@@ -106,24 +106,38 @@ fn write_style(
     sink: &mut dyn Sink,
 ) -> io::Result<()> {
     let css = doc.bytes(range.clone());
-    let mut links = Vec::new();
-    let rewritten = rewrite_css(css, doc.encoding, |url| {
-        let resolved = resolve(url, base, &doc.options, FragmentRule::Keep);
-        links.push((url.to_owned(), resolved.clone().into_owned()));
-        changed(url, resolved)
+    let rewritten = rewrite_css_reporting(css, doc.encoding, base, &doc.options, |mut link| {
+        link.offset += range.start;
+        sink.link(&link);
     });
-    for (original, resolved) in links {
-        sink.link(&Link {
+    sink.output(rewritten.as_deref().unwrap_or(css))
+}
+
+/// The URLs of CSS text resolved against `base` (fragment-only ones kept), each reported
+/// as a link of element `style` with the offset of its token; the new CSS if any changed.
+pub(crate) fn rewrite_css_reporting(
+    css: &[u8],
+    encoding: &'static Encoding,
+    base: &Base,
+    options: &Options,
+    mut on_link: impl FnMut(Link),
+) -> Option<Vec<u8>> {
+    let mut links = Vec::new();
+    let rewritten = rewrite_css(css, encoding, |url, offset| {
+        let resolved = resolve(url, base, options, FragmentRule::Keep);
+        links.push(Link {
             element: "style".to_owned(),
             attribute: None,
-            original,
-            resolved,
+            original: url.to_owned(),
+            resolved: resolved.clone().into_owned(),
             base: base.url().map(str::to_owned),
             base_from: base.source(),
-            offset: range.start,
+            offset: offset as u64,
         });
-    }
-    sink.output(rewritten.as_deref().unwrap_or(css))
+        changed(url, resolved)
+    });
+    links.into_iter().for_each(&mut on_link);
+    rewritten
 }
 
 /// The text of a `<noscript>` element, parsed as HTML with the document's base.
@@ -240,7 +254,7 @@ fn replace_urls(
 pub(crate) fn rewrite_css(
     css: &[u8],
     encoding: &'static Encoding,
-    mut rewrite: impl FnMut(&str) -> Option<String>,
+    mut rewrite: impl FnMut(&str, usize) -> Option<String>,
 ) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     let mut cursor = 0;
@@ -249,7 +263,7 @@ pub(crate) fn rewrite_css(
         else {
             continue;
         };
-        let Some(new) = rewrite(&crate::css::unescape(&text)) else {
+        let Some(new) = rewrite(&crate::css::unescape(&text), url.token.start) else {
             continue;
         };
         let new = if encoding == encoding_rs::UTF_8 {

@@ -220,6 +220,29 @@ pub fn scan_base(mut reader: impl Read, outer: &Base, options: &Options) -> io::
     Ok(outer.clone())
 }
 
+/// Rewrites the `url()` and `@import` values of CSS text (a stylesheet, in `encoding`)
+/// against `base`, reporting each URL; the new text, or `None` when nothing changed.
+///
+/// ```
+/// use absolve::base::Base;
+/// use absolve::html::{rewrite_css_text, Options};
+///
+/// let base = Base::retrieval_url("http://h/css/site.css").unwrap();
+/// let mut found = Vec::new();
+/// let out = rewrite_css_text(b"a{b:url(../i.png)}", encoding_rs::UTF_8, &base, &Options::default(), |l| found.push(l));
+/// assert_eq!(out.unwrap(), b"a{b:url(http://h/i.png)}");
+/// assert_eq!(found[0].offset, 8);
+/// ```
+pub fn rewrite_css_text(
+    css: &[u8],
+    encoding: &'static Encoding,
+    base: &Base,
+    options: &Options,
+    on_link: impl FnMut(Link),
+) -> Option<Vec<u8>> {
+    emit::rewrite_css_reporting(css, encoding, base, options, on_link)
+}
+
 /// A sink that keeps nothing.
 struct Discard;
 

@@ -1,0 +1,145 @@
+//! Byte-level properties of the MIME rewrite: what must change, and what must not.
+
+use absolve::base::Base;
+use absolve::mime::{self, Report, Warning};
+use std::process::Command;
+
+#[derive(Default)]
+struct Warnings(Vec<Warning>);
+
+impl Report for Warnings {
+    fn warning(&mut self, warning: Warning) {
+        self.0.push(warning);
+    }
+}
+
+fn rewrite(message: &[u8]) -> (Vec<u8>, Vec<Warning>) {
+    let mut warnings = Warnings::default();
+    let out = mime::rewrite_message(message, &Base::none(), &Default::default(), &mut warnings);
+    (out, warnings.0)
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(format!("fixtures/mime/{name}")).unwrap()
+}
+
+/// The bytes of `new` with the lines that differ from `old` removed, for checking that
+/// only the expected lines changed.
+fn changed_lines(old: &[u8], new: &[u8]) -> Vec<String> {
+    let old: Vec<_> = old.split(|&b| b == b'\n').collect();
+    new.split(|&b| b == b'\n')
+        .filter(|line| !old.contains(line))
+        .map(|l| String::from_utf8_lossy(l).into_owned())
+        .collect()
+}
+
+#[test]
+fn nested_bases_and_encodings_change_only_the_link_lines() {
+    let input = fixture("base-headers-nested-multiparts-crlf.eml");
+    let (out, warnings) = rewrite(&input);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(
+        changed_lines(&input, &out),
+        [
+            "<a href=\"http://base.example/docs/inherits.html\">encapsulating</a>\r",
+            "<img src=3D\"http://mhtml.example/site/page/pic.png\"><a href=3D\"http://mhtml=\r",
+            ".example/site/page/very/long/path/that/is/split/by/a/soft/line/break.html\">=\r",
+            "qp</a>\r",
+            "PGEgaHJlZj0iaHR0cDovL2NvbnRlbnQtYmFzZS5leGFtcGxlL2NiL3JlbC5odG1sIj5iNjQ8L2E+\r",
+            "Cg==\r",
+            "body { background: url(http://mhtml.example/site/bg.png) }\r",
+            "<a href=\"http://forwarded.example/f/fwd.html\">forwarded</a>\r",
+        ]
+    );
+    // CRLF everywhere, as in the input.
+    assert!(
+        !String::from_utf8(out.clone())
+            .unwrap()
+            .replace("\r\n", "")
+            .contains('\n')
+    );
+    assert!(out.ends_with(b"--outer--\r\nepilogue stays\r\n"));
+}
+
+#[test]
+fn a_non_utf8_charset_is_kept_in_quoted_printable() {
+    let (out, _) = rewrite(&fixture("latin1-quoted-printable-lf.eml"));
+    assert_eq!(
+        changed_lines(&fixture("latin1-quoted-printable-lf.eml"), &out),
+        ["<a href=3D\"http://latin.example/dir/caf=E9.html\">caf=E9</a>"]
+    );
+}
+
+#[test]
+fn a_message_already_absolute_is_byte_identical() {
+    let (once, _) = rewrite(&fixture("base-headers-nested-multiparts-crlf.eml"));
+    let (twice, _) = rewrite(&once);
+    assert_eq!(twice, once);
+}
+
+#[test]
+fn signed_and_truncated_parts_pass_through_with_a_warning_naming_the_part() {
+    let input = fixture("signed-message-unchanged.eml");
+    let (out, warnings) = rewrite(&input);
+    assert_eq!(out, input);
+    assert!(
+        matches!(&warnings[..], [Warning::PartUnchanged(part, _)] if part == "1"),
+        "{warnings:?}"
+    );
+    let input = fixture("truncated-multipart.eml");
+    let (out, warnings) = rewrite(&input);
+    assert!(
+        matches!(&warnings[..], [Warning::PartUnchanged(part, _)] if part == "2"),
+        "{warnings:?}"
+    );
+    assert!(out.ends_with(b"PGEgaHJlZj0idHJ1bmNhdGVk"));
+}
+
+#[test]
+fn mbox_keeps_separators_and_quoting_and_rewrites_each_message() {
+    let input = fixture("archive-two-messages.mbox");
+    let out = Command::new(env!("CARGO_BIN_EXE_absolve"))
+        .args(["rewrite", "fixtures/mime/archive-two-messages.mbox"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let expected = String::from_utf8(input)
+        .unwrap()
+        .replace("href=\"a.html\"", "href=\"http://one.example/a.html\"");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+}
+
+#[test]
+fn corpus_samples_rewrite_without_error_and_keep_their_part_structure() {
+    let dir = std::path::Path::new("../shared/corpus/mime");
+    if !dir.exists() {
+        eprintln!("{} not found: skipped", dir.display());
+        return;
+    }
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            continue;
+        }
+        for command in ["rewrite", "links"] {
+            let out = Command::new(env!("CARGO_BIN_EXE_absolve"))
+                .arg(command)
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{command} {}", path.display());
+            if command == "rewrite" && !path.to_string_lossy().ends_with(".mbox") {
+                let input = std::fs::read(&path).unwrap();
+                let (before, _) = mime::parts(&input, &Base::none());
+                let (after, _) = mime::parts(&out.stdout, &Base::none());
+                let shape = |parts: &[mime::Part]| {
+                    parts
+                        .iter()
+                        .map(|p| (p.path.clone(), p.mime_type.clone()))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(shape(&before), shape(&after), "{}", path.display());
+            }
+        }
+    }
+}
