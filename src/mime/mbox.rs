@@ -3,7 +3,9 @@
 //! (mboxo and mboxrd alike are left as they are, since only HTML/CSS bodies change).
 //!
 //! A separator is a line starting with `From ` at the start of the archive (after an
-//! optional UTF-8 BOM) or after a blank line (jwz's rule, which Thunderbird files need).
+//! optional UTF-8 BOM) or after a blank line (jwz's rule), that also looks like a From_
+//! line: a sender token, then the end of the line (Gmail exports) or a date (something
+//! with a digit). So an unquoted body line such as `From here on` stays in its message.
 
 use std::io::{self, BufRead};
 
@@ -21,13 +23,12 @@ pub struct Entry {
 /// ```
 /// use absolve::mime::mbox::Messages;
 ///
-/// let archive: &[u8] = b"From a Mon\nSubject: 1\n\nFrom here on\n\n>From b\nFrom c Tue\nSubject: 2\n\nbody\n";
-/// let entries: Vec<_> = Messages::new(archive).collect::<Result<_, _>>().unwrap();
-/// assert_eq!(entries.len(), 1 + 0);
-/// assert_eq!(entries[0].separator, b"From a Mon\n");
-/// let archive: &[u8] = b"From a Mon\nSubject: 1\n\nbody\n\nFrom c Tue\nSubject: 2\n\nbody\n";
+/// let archive: &[u8] = b"From a@b Mon Jan  1 00:00:00 2024\nSubject: 1\n\nFrom here on\n\n>From b\n\
+/// \nFrom c@d Tue Jan  2 00:00:00 2024\nSubject: 2\n\nbody\n";
 /// let entries: Vec<_> = Messages::new(archive).collect::<Result<_, _>>().unwrap();
 /// assert_eq!(entries.len(), 2);
+/// assert_eq!(entries[0].separator, b"From a@b Mon Jan  1 00:00:00 2024\n");
+/// assert_eq!(entries[0].message, b"Subject: 1\n\nFrom here on\n\n>From b\n\n");
 /// assert_eq!(entries[1].message, b"Subject: 2\n\nbody\n");
 /// ```
 pub struct Messages<R: BufRead> {
@@ -54,7 +55,13 @@ fn is_separator(line: &[u8], at_start: bool) -> bool {
     } else {
         line
     };
-    line.starts_with(b"From ")
+    let Some(rest) = line.strip_prefix(b"From ") else {
+        return false;
+    };
+    let rest = rest.trim_ascii_end();
+    let sender_len = rest.iter().take_while(|b| !b.is_ascii_whitespace()).count();
+    let after_sender = &rest[sender_len..];
+    sender_len > 0 && (after_sender.is_empty() || after_sender.iter().any(u8::is_ascii_digit))
 }
 
 fn is_blank(line: &[u8]) -> bool {
@@ -100,5 +107,54 @@ impl<R: BufRead> Iterator for Messages<R> {
             previous_blank = is_blank(&line);
             entry.message.extend_from_slice(&line);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count(archive: &[u8]) -> usize {
+        Messages::new(archive)
+            .filter(|e| !e.as_ref().unwrap().separator.is_empty())
+            .count()
+    }
+
+    #[test]
+    fn separator_forms_seen_in_the_wild() {
+        assert_eq!(count(b"From - Mon Jan  1 00:00:00 2024\nA: b\n\nx\n\nFrom - Tue Jan  2 00:00:00 2024\nA: c\n\ny\n"), 2);
+        assert_eq!(
+            count(b"From 1844347792267117879@xxx\nA: b\n\nx\n\nFrom 99@xxx\nA: c\n\ny\n"),
+            2
+        );
+        assert_eq!(
+            count(b"\xEF\xBB\xBFFrom - Mon Jan  1 00:00:00 2024\nA: b\n\nx\n"),
+            1
+        );
+    }
+
+    #[test]
+    fn body_lines_starting_with_from_do_not_split() {
+        assert_eq!(
+            count(b"From a 1\nA: b\n\nFrom Russia with love\n\nFrom me to you\n"),
+            1
+        );
+        assert_eq!(
+            count(b"From a 1\nA: b\n\nx\nFrom b 2\n"),
+            1,
+            "no blank line before it"
+        );
+    }
+
+    #[test]
+    fn every_byte_is_kept() {
+        let archive = b"junk\n\nFrom a 1\r\nA: b\r\n\r\nx\r\n\r\nFrom b 2\r\nA: c\r\n\r\ny";
+        let joined: Vec<u8> = Messages::new(&archive[..])
+            .flat_map(|e| {
+                let e = e.unwrap();
+                [e.separator, e.message].concat()
+            })
+            .collect();
+        assert_eq!(joined, archive);
     }
 }
