@@ -1,19 +1,8 @@
 //! `absolve resolve`: the command-line contract of issue 2.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn absolve(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_absolve"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("absolve runs");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
+use common::absolve;
 
 #[test]
 fn each_reference_on_a_line_of_its_own_in_order() {

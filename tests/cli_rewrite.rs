@@ -1,24 +1,10 @@
 //! `absolve rewrite` and `absolve links`: the command-line contract of the HTML issue.
 
+mod common;
+
+use common::absolve;
+use common::stderr;
 use std::fs;
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn absolve(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_absolve"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("absolve runs");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 #[test]
 fn standard_input_to_standard_output() {
