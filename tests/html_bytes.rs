@@ -1,7 +1,7 @@
 //! Byte-for-byte properties of the HTML rewriter, where text snapshots cannot see.
 
 use absolve::base::{Base, BaseSource};
-use absolve::html::{Collected, Options, Rewriter, Warning, rewrite};
+use absolve::html::{Collected, Options, Rewriter, Warning, rewrite, rewrite_and_list};
 
 fn base() -> Base {
     Base::retrieval_url("http://h/d/p.html").unwrap()
@@ -107,8 +107,9 @@ fn rewriting_twice_changes_nothing() {
 #[test]
 fn without_any_base_nothing_changes() {
     let input = std::fs::read("fixtures/html/attributes-html-living-standard.html").unwrap();
-    let out = rewrite(&input, &Base::none(), &Options::default());
+    let out = rewrite_and_list(&input, &Base::none(), &Options::default());
     assert_eq!(out.output, input);
+    assert!(out.links.len() > 20);
     assert!(
         out.links
             .iter()
@@ -161,4 +162,11 @@ fn a_tag_larger_than_the_buffer_passes_through_and_the_rest_is_kept() {
         "{:?}",
         out.warnings
     );
+}
+
+#[test]
+fn attributes_of_one_element_are_written_in_order_whichever_handler_saw_them_first() {
+    let input = b"<meta itemid=\"i\" http-equiv=refresh content=\"0; url=r\" style=\"b:url(s)\">";
+    let expected = b"<meta itemid=\"http://h/d/i\" http-equiv=refresh content=\"0; url=http://h/d/r\" style=\"b:url(http://h/d/s)\">";
+    assert_eq!(rewritten(input), expected);
 }

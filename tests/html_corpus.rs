@@ -2,7 +2,7 @@
 //! URL is left relative (fragment-only references aside), and a second rewrite is a no-op.
 
 use absolve::base::Base;
-use absolve::html::{Options, rewrite};
+use absolve::html::{Options, rewrite_and_list};
 use absolve::url::has_scheme;
 
 const PAGES: [(&str, &str); 3] = [
@@ -24,14 +24,14 @@ fn real_pages_end_up_absolute_and_stable() {
     for (name, url) in PAGES {
         let page = std::fs::read(dir.join(name)).unwrap();
         let base = Base::retrieval_url(url).unwrap();
-        let once = rewrite(&page, &base, &Options::default());
+        let once = rewrite_and_list(&page, &base, &Options::default());
         assert!(once.warnings.is_empty(), "{name}: {:?}", once.warnings);
         assert!(
             once.links.len() > 100,
             "{name}: only {} links",
             once.links.len()
         );
-        let again = rewrite(&once.output, &base, &Options::default());
+        let again = rewrite_and_list(&once.output, &base, &Options::default());
         let relative: Vec<_> = again
             .links
             .iter()

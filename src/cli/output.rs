@@ -64,6 +64,9 @@ impl<W: Write> Sink for RewriteSink<W> {
     fn warning(&mut self, warning: Warning) {
         warn(&self.label, &warning);
     }
+    fn wants_links(&self) -> bool {
+        false
+    }
 }
 
 /// One line of `absolve links`: the link with where it is.

@@ -195,8 +195,9 @@ fn read_head(reader: &mut dyn Read) -> io::Result<Vec<u8>> {
     Ok(head)
 }
 
-/// An HTML document. A file larger than the base lookahead is scanned for its
-/// `<base href>` first, so that nothing is held back while rewriting it.
+/// An HTML document. A file larger than the base lookahead is looked at first: with no
+/// `<base` in its bytes its base is the outer one; otherwise it is scanned for its
+/// `<base href>`. Either way nothing is held back while rewriting it.
 fn run_html<S: CliSink>(
     input: Option<&Path>,
     checked: &Checked,
@@ -212,7 +213,11 @@ fn run_html<S: CliSink>(
     };
     let mut rewriter = match input.filter(|_| large_file) {
         Some(path) => {
-            let document_base = html::scan_base(File::open(path)?, &outer, &options)?;
+            let document_base = if file_may_have_base_element(path)? {
+                html::scan_base(File::open(path)?, &outer, &options)?
+            } else {
+                outer.clone()
+            };
             Rewriter::with_document_base(outer, document_base, options, sink)
         }
         None => Rewriter::new(outer, options, sink),
@@ -220,6 +225,26 @@ fn run_html<S: CliSink>(
     rewriter.write(head)?;
     copy_chunks(reader, |chunk| rewriter.write(chunk))?;
     rewriter.end().map(drop)
+}
+
+/// [`html::may_have_base_element`] over a file, read in chunks that overlap by the four
+/// bytes a `<base` could straddle.
+fn file_may_have_base_element(path: &Path) -> io::Result<bool> {
+    let mut file = File::open(path)?;
+    let mut buf = vec![0; CHUNK + 4];
+    let mut kept = 0;
+    loop {
+        let n = file.read(&mut buf[kept..])?;
+        if n == 0 {
+            return Ok(false);
+        }
+        let filled = kept + n;
+        if html::may_have_base_element(&buf[..filled]) {
+            return Ok(true);
+        }
+        kept = filled.min(4);
+        buf.copy_within(filled - kept..filled, 0);
+    }
 }
 
 /// One MIME message (or MHTML page), read whole: memory is bounded by the message.
@@ -275,6 +300,9 @@ struct MessageReport<'a, S: CliSink> {
 }
 
 impl<S: CliSink> Report for MessageReport<'_, S> {
+    fn wants_links(&self) -> bool {
+        self.sink.wants_links()
+    }
     fn link(&mut self, part: &Part, link: &Link) {
         self.sink.locate(Some(self.number), Some(&part.path));
         self.sink.link(link);

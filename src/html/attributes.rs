@@ -5,6 +5,8 @@
 //! `usemap` is a hash-name reference and `download` a file name: neither is listed.
 //! `<meta http-equiv=refresh content>` depends on another attribute and is handled apart.
 
+use std::sync::LazyLock;
+
 /// How an attribute value holds its URL or URLs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Syntax {
@@ -121,15 +123,10 @@ const MATHML: &[(&str, &[&str], Syntax, bool)] = &[
 /// assert!(lookup(Namespace::Svg, "use", "xlink:href").is_some());
 /// ```
 pub fn lookup(namespace: Namespace, element: &str, attribute: &str) -> Option<UrlAttribute> {
-    let table = match namespace {
-        Namespace::Html => HTML,
-        Namespace::Svg => SVG,
-        Namespace::MathMl => MATHML,
-    };
-    table
+    rows(attribute)?
         .iter()
-        .find(|(name, elements, _, _)| {
-            *name == attribute && (elements.is_empty() || elements.contains(&element))
+        .find(|(ns, elements, ..)| {
+            *ns == namespace && (elements.is_empty() || elements.contains(&element))
         })
         .map(|&(_, _, syntax, against_codebase)| UrlAttribute {
             syntax,
@@ -139,7 +136,54 @@ pub fn lookup(namespace: Namespace, element: &str, attribute: &str) -> Option<Ur
 
 /// Whether any element may carry `attribute` as a URL: a cheap filter before [`lookup`].
 pub fn may_hold_url(attribute: &str) -> bool {
-    [HTML, SVG, MATHML]
-        .iter()
-        .any(|table| table.iter().any(|(name, ..)| *name == attribute))
+    rows(attribute).is_some()
 }
+
+/// The rows for one attribute name: a prefilter on its first byte and length rejects
+/// almost every attribute of a page (`class`, `id`, `data-*`) with one lookup; the rest
+/// are found by binary search.
+fn rows(attribute: &str) -> Option<&'static [Row]> {
+    let (&first, len) = (attribute.as_bytes().first()?, attribute.len());
+    if len >= 32 || FIRST_BYTE_LENGTHS[usize::from(first)] & (1 << len) == 0 {
+        return None;
+    }
+    let index = BY_ATTRIBUTE
+        .binary_search_by(|(name, _)| (*name).cmp(attribute))
+        .ok()?;
+    Some(&BY_ATTRIBUTE[index].1)
+}
+
+/// A row of the tables with its namespace.
+type Row = (Namespace, &'static [&'static str], Syntax, bool);
+
+/// For each first byte of a listed attribute name, the set of lengths names starting
+/// with it have (bit `n` for length `n`).
+static FIRST_BYTE_LENGTHS: LazyLock<[u32; 256]> = LazyLock::new(|| {
+    let mut lengths = [0u32; 256];
+    for (name, _) in BY_ATTRIBUTE.iter() {
+        assert!(name.len() < 32, "attribute names are short");
+        lengths[usize::from(name.as_bytes()[0])] |= 1 << name.len();
+    }
+    lengths
+});
+
+/// The three tables grouped by attribute name and sorted by it, built once: most
+/// attributes of a page are not URLs, and a binary search tells so quickly.
+static BY_ATTRIBUTE: LazyLock<Vec<(&'static str, Vec<Row>)>> = LazyLock::new(|| {
+    let mut index: Vec<(&'static str, Vec<Row>)> = Vec::new();
+    for (namespace, table) in [
+        (Namespace::Html, HTML),
+        (Namespace::Svg, SVG),
+        (Namespace::MathMl, MATHML),
+    ] {
+        for &(name, elements, syntax, against_codebase) in table {
+            let row = (namespace, elements, syntax, against_codebase);
+            match index.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, rows)) => rows.push(row),
+                None => index.push((name, vec![row])),
+            }
+        }
+    }
+    index.sort_by_key(|(name, _)| *name);
+    index
+});

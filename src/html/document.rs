@@ -114,7 +114,8 @@ impl Document {
         &self.pending[start..end]
     }
 
-    /// Handles one element: base, charset, raw-text regions and URL attributes.
+    /// Handles one element: `<template>` nesting, `<base>`, `<meta>` (charset, refresh),
+    /// the raw-text `<style>` and `<noscript>`, and every element's URL attributes.
     pub(crate) fn element(&mut self, el: &Element<'_, '_>) -> ElementEffects {
         let namespace = Namespace::from_uri(el.namespace_uri());
         let tag = el.tag_name();
@@ -126,7 +127,10 @@ impl Document {
                     effects.closes_template = true;
                 }
                 "base" => self.base_element(el),
-                "meta" => self.meta_element(el),
+                "meta" => {
+                    self.meta_element(el);
+                    self.refresh(el);
+                }
                 "noscript" => effects.region = Some(Region::Noscript),
                 _ => {}
             }
@@ -144,11 +148,23 @@ impl Document {
     /// A raw-text element ends at `end` (its end tag's start, or the end of input).
     pub(crate) fn close_region(&mut self, end: u64) {
         if let Some((start, region)) = self.open_region.take() {
-            self.edits.push_back(match region {
+            self.push_edit(match region {
                 Region::Style => Edit::Style(start..end),
                 Region::Noscript => Edit::Noscript(start..end),
             });
         }
+    }
+
+    /// Queues an edit in byte order. Edits arrive in order but for the attributes of one
+    /// element, which two handlers may record in either order.
+    fn push_edit(&mut self, edit: Edit) {
+        let start = edit.range().start;
+        let at = self
+            .edits
+            .iter()
+            .rposition(|e| e.range().start < start)
+            .map_or(0, |i| i + 1);
+        self.edits.insert(at, edit);
     }
 
     /// HTML: the first `<base>` with an `href`, outside `<template>`, is the document base,
@@ -195,52 +211,70 @@ impl Document {
         }
     }
 
-    /// Records every URL-bearing attribute of the element.
+    /// Records every URL-bearing attribute of an element.
     fn url_attributes(&mut self, el: &Element<'_, '_>, namespace: Namespace, tag: &str) {
-        let is_refresh = namespace == Namespace::Html
-            && tag == "meta"
-            && el
-                .get_attribute("http-equiv")
-                .is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh"));
         for attr in el.attributes() {
             let name = attr.name();
-            let found = if is_refresh && name == "content" {
-                Some(UrlAttribute {
-                    syntax: Syntax::Refresh,
-                    against_codebase: false,
-                })
-            } else if attributes::may_hold_url(&name) {
-                attributes::lookup(namespace, tag, &name)
-            } else {
-                None
-            };
-            let (Some(found), Some(location)) = (found, attr.value_source_location()) else {
+            if !attributes::may_hold_url(&name) {
                 continue;
-            };
-            let range = location.bytes();
-            let range = range.start as u64..range.end as u64;
-            let Some(value) = self.decode(range.clone()) else {
-                continue;
-            };
-            let codebase = if found.against_codebase {
-                self.decoded_attribute(el, "codebase")
-            } else {
-                None
-            };
-            let quote = self.quote_before(range.start);
-            self.edits.push_back(Edit::Attribute(AttributeValue {
-                range,
-                quote,
-                element: tag.to_owned(),
-                attribute: name,
-                value,
-                syntax: found.syntax,
-                codebase,
-                foreign: namespace != Namespace::Html,
-                is_base_href: namespace == Namespace::Html && tag == "base",
-                encoding: self.encoding,
-            }));
+            }
+            if let Some(found) = attributes::lookup(namespace, tag, &name) {
+                self.record(el, attr, name, found, namespace, tag);
+            }
         }
+    }
+
+    /// `<meta http-equiv=refresh content="5; url=...">`: the URL in its content.
+    fn refresh(&mut self, el: &Element<'_, '_>) {
+        let is_refresh = el
+            .get_attribute("http-equiv")
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("refresh"));
+        let content = el.attributes().iter().find(|a| a.name() == "content");
+        if let (true, Some(attr)) = (is_refresh, content) {
+            let found = UrlAttribute {
+                syntax: Syntax::Refresh,
+                against_codebase: false,
+            };
+            self.record(el, attr, attr.name(), found, Namespace::Html, "meta");
+        }
+    }
+
+    /// Records one URL-bearing attribute value, decoded, for when the base is known.
+    fn record(
+        &mut self,
+        el: &Element<'_, '_>,
+        attr: &lol_html::html_content::Attribute<'_>,
+        name: String,
+        found: UrlAttribute,
+        namespace: Namespace,
+        tag: &str,
+    ) {
+        let Some(location) = attr.value_source_location() else {
+            return;
+        };
+        let range = location.bytes();
+        let range = range.start as u64..range.end as u64;
+        let Some(value) = self.decode(range.clone()) else {
+            return;
+        };
+        let codebase = if found.against_codebase {
+            self.decoded_attribute(el, "codebase")
+        } else {
+            None
+        };
+        let quote = self.quote_before(range.start);
+        self.push_edit(Edit::Attribute(AttributeValue {
+            range,
+            quote,
+            element: tag.to_owned(),
+            attribute: name,
+            value,
+            syntax: found.syntax,
+            codebase,
+            foreign: namespace != Namespace::Html,
+            is_base_href: namespace == Namespace::Html && tag == "base",
+            encoding: self.encoding,
+        }));
     }
 
     /// The quote character just before an attribute value, if it is quoted.

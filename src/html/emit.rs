@@ -52,7 +52,11 @@ fn write_attribute(
 ) -> io::Result<()> {
     let base = value_base(doc, value, document_base);
     let fragments = FragmentRule::for_value(value, &doc.options);
+    let wants_links = sink.wants_links();
     let mut report = |original: &str, resolved: &str| {
+        if !wants_links {
+            return;
+        }
         sink.link(&Link {
             element: value.element.clone(),
             attribute: Some(value.attribute.clone()),
@@ -87,14 +91,18 @@ fn write_attribute(
 
 /// The base a value resolves against: the outer base for `<base href>` itself, the
 /// element's `codebase` for `<object>`/`<applet>` values, else the document base.
-fn value_base(doc: &Document, value: &AttributeValue, document_base: &Base) -> Base {
+fn value_base<'a>(
+    doc: &'a Document,
+    value: &AttributeValue,
+    document_base: &'a Base,
+) -> Cow<'a, Base> {
     if value.is_base_href {
-        return doc.outer.clone();
+        return Cow::Borrowed(&doc.outer);
     }
     let codebase = value.codebase.as_deref().map(str::trim);
     match codebase.and_then(|c| document_base.inner(c, document_base.source())) {
-        Some(codebase) => codebase,
-        None => document_base.clone(),
+        Some(codebase) => Cow::Owned(codebase),
+        None => Cow::Borrowed(document_base),
     }
 }
 
@@ -106,9 +114,12 @@ fn write_style(
     sink: &mut dyn Sink,
 ) -> io::Result<()> {
     let css = doc.bytes(range.clone());
+    let wants_links = sink.wants_links();
     let rewritten = rewrite_css_reporting(css, doc.encoding, base, &doc.options, |mut link| {
-        link.offset += range.start;
-        sink.link(&link);
+        if wants_links {
+            link.offset += range.start;
+            sink.link(&link);
+        }
     });
     sink.output(rewritten.as_deref().unwrap_or(css))
 }
@@ -178,6 +189,9 @@ impl Sink for Shifted<'_> {
     fn warning(&mut self, warning: Warning) {
         self.inner.warning(warning.shifted(self.shift));
     }
+    fn wants_links(&self) -> bool {
+        self.inner.wants_links()
+    }
 }
 
 /// What becomes of a fragment-only reference (`#x`).
@@ -231,6 +245,12 @@ fn replace_urls(
     syntax: Syntax,
     mut rewrite: impl FnMut(&str) -> Option<String>,
 ) -> Option<String> {
+    if syntax == Syntax::Url {
+        // One URL: no list to build.
+        let range = super::values::trimmed(value, 0..value.len())?;
+        let new = rewrite(&value[range.clone()])?;
+        return Some([&value[..range.start], &new, &value[range.end..]].concat());
+    }
     let mut out = String::new();
     let mut cursor = 0;
     for range in url_ranges(syntax, value) {

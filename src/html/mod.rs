@@ -118,16 +118,23 @@ pub trait Sink {
     fn output(&mut self, bytes: &[u8]) -> io::Result<()>;
     /// A URL found, in document order, with its resolved form.
     fn link(&mut self, _link: &Link) {}
+    /// Whether [`link`](Self::link) is wanted: a sink that ignores links returns `false`,
+    /// and the rewriter then does not build them.
+    fn wants_links(&self) -> bool {
+        true
+    }
     /// Something that went wrong without stopping the rewrite.
     fn warning(&mut self, _warning: Warning) {}
 }
 
-/// Collects everything in memory: what [`rewrite`] and [`links`] return.
+/// Collects everything in memory: what [`rewrite`], [`rewrite_and_list`] and [`links`]
+/// return. Links are kept only when `keep_links` is set.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Collected {
     pub output: Vec<u8>,
     pub links: Vec<Link>,
     pub warnings: Vec<Warning>,
+    pub keep_links: bool,
 }
 
 impl Sink for Collected {
@@ -140,6 +147,9 @@ impl Sink for Collected {
     }
     fn warning(&mut self, warning: Warning) {
         self.warnings.push(warning);
+    }
+    fn wants_links(&self) -> bool {
+        self.keep_links
     }
 }
 
@@ -158,13 +168,47 @@ impl Sink for Collected {
 /// );
 /// ```
 pub fn rewrite(document: &[u8], outer: &Base, options: &Options) -> Collected {
+    rewrite_in_memory(document, outer, options, false)
+}
+
+/// Rewrites a whole document in memory and lists its links, in one pass.
+///
+/// ```
+/// use absolve::base::Base;
+/// use absolve::html::{rewrite_and_list, Options};
+///
+/// let base = Base::retrieval_url("http://h/").unwrap();
+/// let done = rewrite_and_list(b"<a href=x>", &base, &Options::default());
+/// assert_eq!((done.output.as_slice(), done.links[0].resolved.as_str()), (&b"<a href=http://h/x>"[..], "http://h/x"));
+/// ```
+pub fn rewrite_and_list(document: &[u8], outer: &Base, options: &Options) -> Collected {
+    rewrite_in_memory(document, outer, options, true)
+}
+
+fn rewrite_in_memory(
+    document: &[u8],
+    outer: &Base,
+    options: &Options,
+    keep_links: bool,
+) -> Collected {
+    let collected = Collected {
+        keep_links,
+        output: Vec::with_capacity(document.len() + document.len() / 8),
+        ..Collected::default()
+    };
     let options = Options {
         base_lookahead: usize::MAX,
         ..options.clone()
     };
-    let mut rewriter = Rewriter::new(outer.clone(), options, Collected::default());
-    // Writing to memory cannot fail.
-    let _ = rewriter.write(document);
+    let mut rewriter = if may_have_base_element(document) {
+        Rewriter::new(outer.clone(), options, collected)
+    } else {
+        Rewriter::with_document_base(outer.clone(), outer.clone(), options, collected)
+    };
+    // Writing to memory cannot fail. Chunks keep the parser's working set in cache.
+    for chunk in document.chunks(64 * 1024) {
+        let _ = rewriter.write(chunk);
+    }
     rewriter.end().unwrap_or_default()
 }
 
@@ -182,7 +226,7 @@ pub fn rewrite(document: &[u8], outer: &Base, options: &Options) -> Collected {
 /// assert_eq!(found[0].base_from, BaseSource::BaseElement);
 /// ```
 pub fn links(document: &[u8], outer: &Base, options: &Options) -> io::Result<Vec<Link>> {
-    Ok(rewrite(document, outer, options).links)
+    Ok(rewrite_and_list(document, outer, options).links)
 }
 
 /// Reads a document to find its base (its first usable `<base href>` resolved against
@@ -243,12 +287,31 @@ pub fn rewrite_css_text(
     emit::rewrite_css_reporting(css, encoding, base, options, on_link)
 }
 
+/// Whether `document` could hold a `<base>` element at all: a byte scan for `<base`
+/// (any case). When it cannot, the document base is the outer base without parsing, and
+/// nothing needs holding back. Every ASCII-compatible charset spells `<base` the same way.
+///
+/// ```
+/// assert!(absolve::html::may_have_base_element(b"<p><BASE href=x>"));
+/// assert!(!absolve::html::may_have_base_element(b"<p><a href=based.html>"));
+/// ```
+pub fn may_have_base_element(document: &[u8]) -> bool {
+    memchr::memchr_iter(b'<', document).any(|i| {
+        document
+            .get(i + 1..i + 5)
+            .is_some_and(|name| name.eq_ignore_ascii_case(b"base"))
+    })
+}
+
 /// A sink that keeps nothing.
 struct Discard;
 
 impl Sink for Discard {
     fn output(&mut self, _bytes: &[u8]) -> io::Result<()> {
         Ok(())
+    }
+    fn wants_links(&self) -> bool {
+        false
     }
 }
 
@@ -414,12 +477,9 @@ impl<S: Sink> Rewriter<S> {
         let doc = Rc::clone(&self.doc);
         let scan_only = self.scan_only;
         lol_html::element!("*", move |el| {
-            if scan_only {
-                return scan_element(&doc, el);
-            }
             let effects = doc.borrow_mut().element(el);
             if let Some(handlers) = el.end_tag_handlers() {
-                if effects.region.is_some() {
+                if effects.region.is_some() && !scan_only {
                     let doc = Rc::clone(&doc);
                     handlers.push(Box::new(move |end| {
                         let start = end.source_location().bytes().start as u64;
@@ -430,6 +490,12 @@ impl<S: Sink> Rewriter<S> {
                 if effects.closes_template {
                     handlers.push(close_template(&doc));
                 }
+            }
+            if scan_only {
+                // Only the base matters: nothing is kept for writing.
+                let mut doc = doc.borrow_mut();
+                doc.edits.clear();
+                doc.open_region = None;
             }
             Ok(())
         })
@@ -506,22 +572,6 @@ impl<S: Sink> Rewriter<S> {
         }
         Ok(())
     }
-}
-
-/// [`scan_base`]'s handler: only `<template>` nesting and `<base>` matter.
-fn scan_element(
-    doc: &Rc<RefCell<Document>>,
-    el: &mut lol_html::html_content::Element<'_, '_>,
-) -> lol_html::HandlerResult {
-    let effects = doc.borrow_mut().element(el);
-    doc.borrow_mut().edits.clear();
-    if effects.closes_template
-        && let Some(handlers) = el.end_tag_handlers()
-    {
-        handlers.push(close_template(doc));
-    }
-    doc.borrow_mut().open_region = None;
-    Ok(())
 }
 
 /// The end tag handler of a `<template>`: one level of template nesting is closed.

@@ -31,7 +31,7 @@ pub fn url_ranges(syntax: Syntax, value: &str) -> Vec<Range<usize>> {
 }
 
 /// `range` of `value` without leading and trailing ASCII whitespace; `None` if empty.
-fn trimmed(value: &str, range: Range<usize>) -> Option<Range<usize>> {
+pub(crate) fn trimmed(value: &str, range: Range<usize>) -> Option<Range<usize>> {
     let bytes = value.as_bytes();
     let (mut start, mut end) = (range.start, range.end);
     while start < end && is_ascii_whitespace(bytes[start]) {
@@ -205,15 +205,24 @@ fn url_keyword_end(bytes: &[u8], pos: usize, skip_ws: impl Fn(usize) -> usize) -
 /// assert_eq!(escape_attribute("http://h/", None), "http://h/");
 /// ```
 pub fn escape_attribute(value: &str, quote: Option<u8>) -> String {
-    let needs_quotes = value.is_empty()
-        || value.bytes().any(|b| {
-            is_ascii_whitespace(b) || matches!(b, b'"' | b'\'' | b'=' | b'<' | b'>' | b'`')
-        });
+    let needs_quotes = || {
+        value.is_empty()
+            || value.bytes().any(|b| {
+                is_ascii_whitespace(b) || matches!(b, b'"' | b'\'' | b'=' | b'<' | b'>' | b'`')
+            })
+    };
     // The original quotes stay outside the value; an unquoted value gets double quotes
     // only if it now needs them.
-    let added_quotes = quote.is_none() && needs_quotes;
+    let added_quotes = quote.is_none() && needs_quotes();
     let quote = if added_quotes { Some(b'"') } else { quote };
-    let mut out = String::with_capacity(value.len() + 2);
+    let needs_escapes = match quote {
+        Some(q) => memchr::memchr2(b'&', q, value.as_bytes()).is_some(),
+        None => memchr::memchr(b'&', value.as_bytes()).is_some(),
+    };
+    if !needs_escapes && !added_quotes {
+        return value.to_owned();
+    }
+    let mut out = String::with_capacity(value.len() + 8);
     if added_quotes {
         out.push('"');
     }

@@ -53,6 +53,10 @@ pub trait Report {
     fn link(&mut self, _part: &Part, _link: &Link) {}
     /// A warning about the message or one of its parts.
     fn warning(&mut self, _warning: Warning) {}
+    /// Whether [`link`](Self::link) is wanted (if not, link records are not built).
+    fn wants_links(&self) -> bool {
+        true
+    }
 }
 
 /// Every leaf part of `message` (multiparts walked recursively, `message/rfc822` bodies
@@ -309,7 +313,11 @@ fn rewrite_html_part(
     options: &Options,
     report: &mut dyn Report,
 ) -> Option<Vec<u8>> {
-    let result = html::rewrite(decoded, &part.base, options);
+    let result = if report.wants_links() {
+        html::rewrite_and_list(decoded, &part.base, options)
+    } else {
+        html::rewrite(decoded, &part.base, options)
+    };
     for link in &result.links {
         report.link(part, link);
     }
