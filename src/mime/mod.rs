@@ -299,10 +299,14 @@ fn rewrite_part(
     if let Some(reason) = &part.untouchable {
         return unchanged(report, reason.clone());
     }
+    let original = transfer::Original {
+        encoded: raw,
+        decoded: &decoded,
+    };
     Some(transfer::encode(
         &rewritten?,
         part.transfer_encoding,
-        raw,
+        &original,
         crlf,
     ))
 }

@@ -46,11 +46,23 @@ pub fn decode(
     }
 }
 
-/// Applies the transfer encoding again, shaped like `original` (its encoded form): the
-/// same line ending (`crlf` says which, when the original has no line break of its own),
-/// line width and final line ending.
-pub fn encode(decoded: &[u8], encoding: TransferEncoding, original: &[u8], crlf: bool) -> Vec<u8> {
-    let shape = Shape::of(original, crlf);
+/// The encoded form of a body and what it decodes to: what a re-encoding is shaped by.
+pub struct Original<'a> {
+    pub encoded: &'a [u8],
+    pub decoded: &'a [u8],
+}
+
+/// Applies the transfer encoding again to `decoded`, shaped like the original: the same
+/// line ending (`crlf` says which, when the original has no line break of its own), line
+/// width and final line ending; in quoted-printable, lines whose text did not change are
+/// copied as they were.
+pub fn encode(
+    decoded: &[u8],
+    encoding: TransferEncoding,
+    original: &Original<'_>,
+    crlf: bool,
+) -> Vec<u8> {
+    let shape = Shape::of(original.encoded, crlf, encoding);
     match encoding {
         TransferEncoding::Identity => decoded.to_vec(),
         TransferEncoding::Base64 => encode_base64(decoded, &shape),
@@ -62,18 +74,34 @@ pub fn encode(decoded: &[u8], encoding: TransferEncoding, original: &[u8], crlf:
 /// Quoted-printable with every logical line (up to a hard line break) whose text did not
 /// change copied from `original` byte for byte, and only the changed ones encoded anew.
 /// `None` when the lines do not correspond one to one.
-fn keep_unchanged_qp_lines(decoded: &[u8], original: &[u8], shape: &Shape) -> Option<Vec<u8>> {
-    let old_lines = logical_lines(original);
+fn keep_unchanged_qp_lines(
+    decoded: &[u8],
+    original: &Original<'_>,
+    shape: &Shape,
+) -> Option<Vec<u8>> {
+    let old_lines = logical_lines(original.encoded);
     let new_lines: Vec<&[u8]> = decoded.split(|&b| b == b'\n').collect();
+    let old_texts: Vec<&[u8]> = original.decoded.split(|&b| b == b'\n').collect();
+    // An encoded line feed (`=0A`) would put a break in the text that is not an encoded
+    // line's: then each encoded line is decoded on its own to compare it.
+    let has_encoded_line_feed = [&b"=0A"[..], b"=0a"]
+        .iter()
+        .any(|lf| memchr::memmem::find(original.encoded, lf).is_some());
+    let aligned = !has_encoded_line_feed && old_texts.len() == old_lines.len();
     if old_lines.len() != new_lines.len() {
         return None;
     }
-    let mut out = Vec::with_capacity(original.len() + original.len() / 8);
-    for (old, new) in old_lines.iter().zip(&new_lines) {
+    let mut out = Vec::with_capacity(original.encoded.len() + original.encoded.len() / 8);
+    for (i, (old, new)) in old_lines.iter().zip(&new_lines).enumerate() {
         let new = new.strip_suffix(b"\r").unwrap_or(new);
-        let old_text = decode(old, TransferEncoding::QuotedPrintable).ok()?;
-        let old_text = strip_line_ending(&old_text);
-        if old_text == new {
+        let decoded_line;
+        let old_text = if aligned {
+            old_texts[i]
+        } else {
+            decoded_line = decode(old, TransferEncoding::QuotedPrintable).ok()?;
+            &decoded_line[..]
+        };
+        if strip_line_ending(old_text) == new {
             out.extend_from_slice(old);
         } else {
             encode_qp_line(new, shape.width.clamp(4, 76), shape.line_ending, &mut out);
@@ -118,38 +146,39 @@ struct Shape {
 }
 
 impl Shape {
-    fn of(original: &[u8], crlf_elsewhere: bool) -> Self {
+    fn of(original: &[u8], crlf_elsewhere: bool, encoding: TransferEncoding) -> Self {
         let crlf = match memchr::memchr(b'\n', original) {
             Some(i) => i > 0 && original[i - 1] == b'\r',
             None => crlf_elsewhere,
         };
         Shape {
             line_ending: if crlf { b"\r\n" } else { b"\n" },
-            width: encoded_width(original),
+            width: encoded_width(original, encoding),
             ends_with_line_ending: original.ends_with(b"\n"),
         }
     }
 }
 
-/// The line width the original's encoder used: for base64 its first line; for
-/// quoted-printable its widest soft-broken line. 76 (RFC 2045) when it does not show.
-fn encoded_width(original: &[u8]) -> usize {
-    let lines = original
-        .split(|&b| b == b'\n')
-        .map(|line| line.strip_suffix(b"\r").unwrap_or(line));
-    let soft_broken = lines
-        .clone()
-        .filter(|l| l.ends_with(b"="))
-        .map(<[u8]>::len)
-        .max();
-    let first = lines.clone().next().map_or(0, <[u8]>::len);
-    let is_base64 = !original.contains(&b'=')
-        || original.trim_ascii_end().ends_with(b"=") && soft_broken.is_none();
-    let full_lines = lines.filter(|l| !l.is_empty()).count();
-    let width = if is_base64 && full_lines > 1 {
-        Some(first)
-    } else {
-        soft_broken
+/// The line width the original's encoder used: for base64 its first line (when there are
+/// several); for quoted-printable its widest soft-broken line. 76 (RFC 2045) when the
+/// original does not show it. One pass over the lines.
+fn encoded_width(original: &[u8], encoding: TransferEncoding) -> usize {
+    let (mut first, mut widest_soft, mut full_lines, mut start) = (None, None::<usize>, 0, 0);
+    let ends = memchr::memchr_iter(b'\n', original).chain(std::iter::once(original.len()));
+    for end in ends {
+        let line = &original[start..end];
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        start = end + 1;
+        first.get_or_insert(line.len());
+        full_lines += usize::from(!line.is_empty());
+        if line.ends_with(b"=") {
+            widest_soft = Some(widest_soft.map_or(line.len(), |w| w.max(line.len())));
+        }
+    }
+    let width = match encoding {
+        TransferEncoding::Base64 if full_lines > 1 => first,
+        TransferEncoding::QuotedPrintable => widest_soft,
+        _ => None,
     };
     width.filter(|&w| w >= 4).map_or(76, |w| w.min(998))
 }
@@ -227,7 +256,12 @@ mod tests {
     /// Encodes and checks that decoding gives the text back (mailparse's QP decoder
     /// writes every hard line break as CRLF, so line endings are compared as LF).
     fn roundtrip(decoded: &[u8], encoding: TransferEncoding, original: &[u8]) -> Vec<u8> {
-        let encoded = encode(decoded, encoding, original, false);
+        let original_decoded = decode(original, encoding).unwrap();
+        let original = Original {
+            encoded: original,
+            decoded: &original_decoded,
+        };
+        let encoded = encode(decoded, encoding, &original, false);
         let lf = |b: Vec<u8>| String::from_utf8(b).unwrap().replace("\r\n", "\n");
         assert_eq!(
             lf(decode(&encoded, encoding).unwrap()),
@@ -263,13 +297,17 @@ mod tests {
     fn unchanged_quoted_printable_lines_are_copied_as_they_were() {
         let original = b"<p style=3D\"a\">keep=\r\n this</p>\r\n<a href=3D\"x\">\r\n";
         let decoded = decode(original, TransferEncoding::QuotedPrintable).unwrap();
-        let text = String::from_utf8(decoded)
+        let text = String::from_utf8(decoded.clone())
             .unwrap()
             .replace("\"x\"", "\"http://h/x\"");
+        let original = Original {
+            encoded: original,
+            decoded: &decoded,
+        };
         let encoded = encode(
             text.as_bytes(),
             TransferEncoding::QuotedPrintable,
-            original,
+            &original,
             true,
         );
         // Only the changed line is encoded again, wrapped at the original's width (20).
@@ -287,5 +325,31 @@ mod tests {
         let text = String::from_utf8(encoded).unwrap();
         assert!(text.ends_with("\r\n"));
         assert!(text.split("\r\n").all(|l| l.len() <= 40));
+    }
+}
+
+#[cfg(test)]
+mod encoded_line_feeds {
+    use super::*;
+
+    #[test]
+    fn an_encoded_line_feed_does_not_misalign_kept_lines() {
+        let encoded = b"a=0D=0Ab\r\n<a href=3D\"x\">\r\nc\r\n";
+        let decoded = decode(encoded, TransferEncoding::QuotedPrintable).unwrap();
+        let text = String::from_utf8(decoded.clone())
+            .unwrap()
+            .replace("\"x\"", "\"http://h/x\"");
+        let original = Original {
+            encoded,
+            decoded: &decoded,
+        };
+        let out = encode(
+            text.as_bytes(),
+            TransferEncoding::QuotedPrintable,
+            &original,
+            true,
+        );
+        let back = decode(&out, TransferEncoding::QuotedPrintable).unwrap();
+        assert_eq!(String::from_utf8(back).unwrap(), text);
     }
 }
