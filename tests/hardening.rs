@@ -1,0 +1,171 @@
+//! Properties on generated input, and pathological documents: the rewrite never panics,
+//! is idempotent, changes nothing outside the values it rewrites, and keeps memory to its
+//! buffers (large inputs stream through in chunks; the sizes here are kept moderate, the
+//! full-size runs with measured peak memory are in benches/scale.sh).
+
+use absolve::base::Base;
+use absolve::html::{Collected, Options, Rewriter, rewrite};
+use absolve::mime::{self, Report};
+use proptest::prelude::*;
+
+/// One piece of a generated document. Every relative URL is `rel/N`, so a rewrite against
+/// `http://h/` turns it into `http://h/rel/N` and nothing else may change.
+fn piece() -> impl Strategy<Value = String> {
+    let url_attr = prop_oneof![
+        Just("a href"),
+        Just("img src"),
+        Just("link href"),
+        Just("form action"),
+        Just("td background"),
+        Just("video poster"),
+    ];
+    let quote = prop_oneof![Just(""), Just("\""), Just("'")];
+    prop_oneof![
+        (url_attr, quote, 0..100u32, "[ \t\n]{0,2}").prop_map(|(el_attr, q, n, ws)| {
+            let (el, attr) = el_attr.split_once(' ').unwrap();
+            format!("<{el}{ws} {attr}={q}rel/{n}{q} class=c>")
+        }),
+        (0..100u32).prop_map(|n| format!("<img srcset=\"rel/{n} 1x, rel/{n}x 2x\">")),
+        (0..100u32).prop_map(|n| format!("<p style=\"background:url('rel/{n}')\">")),
+        (0..100u32).prop_map(|n| format!("<style>a{{b:url(rel/{n})}}</style>")),
+        Just("<a href=\"#frag\">".to_owned()),
+        Just("<a href=\"mailto:x@y\">".to_owned()),
+        "[a-z <>/=\"'&;!-]{0,20}",
+        Just("<!-- <a href=rel/0> -->".to_owned()),
+        Just("<script>var a = '<a href=rel/0>';</script>".to_owned()),
+    ]
+}
+
+fn document() -> impl Strategy<Value = String> {
+    proptest::collection::vec(piece(), 0..30).prop_map(|pieces| pieces.concat())
+}
+
+fn base() -> Base {
+    Base::retrieval_url("http://h/").unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn rewriting_is_idempotent(doc in document()) {
+        let once = rewrite(doc.as_bytes(), &base(), &Options::default()).output;
+        let twice = rewrite(&once, &base(), &Options::default()).output;
+        prop_assert_eq!(twice, once);
+    }
+
+    #[test]
+    fn nothing_changes_outside_rewritten_values(doc in document()) {
+        prop_assume!(!doc.contains("http://h/"));
+        let out = rewrite(doc.as_bytes(), &base(), &Options::default()).output;
+        let back = String::from_utf8(out).unwrap().replace("http://h/rel/", "rel/");
+        prop_assert_eq!(back, doc);
+    }
+
+    /// No panic on any bytes, in any chunking; and with no base (RFC 1808 §3.4) every byte
+    /// comes out as it went in.
+    #[test]
+    fn any_bytes_pass_and_without_a_base_come_out_unchanged(
+        bytes in proptest::collection::vec(any::<u8>(), 0..400), chunk in 1..50usize
+    ) {
+        let mut rewriter = Rewriter::new(base(), Options::default(), Collected::default());
+        for piece in bytes.chunks(chunk) {
+            rewriter.write(piece).unwrap();
+        }
+        rewriter.end().unwrap();
+        let mut rewriter = Rewriter::new(Base::none(), Options::default(), Collected::default());
+        for piece in bytes.chunks(chunk) {
+            rewriter.write(piece).unwrap();
+        }
+        prop_assert_eq!(rewriter.end().unwrap().output, bytes.clone());
+        struct Quiet;
+        impl Report for Quiet {}
+        let out = mime::rewrite_message(&bytes, &Base::none(), &Options::default(), &mut Quiet);
+        prop_assert_eq!(out, bytes);
+    }
+}
+
+/// Streams `document` through the rewriter in 64 KiB chunks.
+fn stream(document: impl Iterator<Item = Vec<u8>>, options: Options) -> Collected {
+    let mut rewriter = Rewriter::new(base(), options, Collected::default());
+    for chunk in document {
+        rewriter.write(&chunk).unwrap();
+    }
+    rewriter.end().unwrap()
+}
+
+#[test]
+fn a_huge_attribute_value_passes_through_without_growing_the_buffers() {
+    let options = Options {
+        max_buffer: 1 << 20,
+        ..Options::default()
+    };
+    let chunks = std::iter::once(b"<a href=x><img alt=\"".to_vec())
+        .chain(std::iter::repeat_n(vec![b'v'; 64 * 1024], 8 * 16))
+        .chain(std::iter::once(b"\"><a href=y>".to_vec()));
+    let out = stream(chunks, options);
+    assert_eq!(
+        out.output.len(),
+        20 + 8 * 1024 * 1024 + 12 + "http://h/".len()
+    );
+    assert!(out.output.starts_with(b"<a href=http://h/x>"));
+}
+
+/// A million nested elements: lol_html's element stack reaches the buffer limit, the
+/// parser stops with a warning, and every byte still comes out (nothing truncated).
+#[test]
+fn a_million_nested_elements() {
+    let depth = 1_000_000;
+    let head = b"<a href=first>".to_vec();
+    let chunks = std::iter::once(head)
+        .chain(std::iter::repeat_n(b"<div>".repeat(10_000), depth / 10_000))
+        .chain(std::iter::once(b"<a href=deep>".to_vec()));
+    let out = stream(chunks, Options::default());
+    assert!(out.output.starts_with(b"<a href=http://h/first>"));
+    assert_eq!(out.output.len(), 14 + 5 * depth + 13 + "http://h/".len());
+    assert!(out.output.ends_with(b"<div><a href=deep>"));
+    assert!(
+        matches!(
+            &out.warnings[..],
+            [absolve::html::Warning::ParserStopped { .. }]
+        ),
+        "{:?}",
+        out.warnings
+    );
+}
+
+#[test]
+fn a_comment_that_never_ends() {
+    let chunks = std::iter::once(b"<a href=x><!--".to_vec())
+        .chain(std::iter::repeat_n(vec![b'c'; 64 * 1024], 160));
+    let out = stream(chunks, Options::default());
+    assert_eq!(out.output.len(), 14 + 160 * 64 * 1024 + "http://h/".len());
+}
+
+#[test]
+fn a_multipart_with_100_000_parts_and_one_that_never_closes() {
+    let mut message =
+        b"Content-Type: multipart/mixed; boundary=b\r\nContent-Base: http://m/\r\n\r\n".to_vec();
+    for i in 0..100_000 {
+        message
+            .extend(format!("--b\r\nContent-Type: text/html\r\n\r\n<a href={i}>\r\n").as_bytes());
+    }
+    struct Count(usize, usize);
+    impl Report for Count {
+        fn link(&mut self, _: &mime::Part, _: &absolve::links::Link) {
+            self.0 += 1;
+        }
+        fn warning(&mut self, _: mime::Warning) {
+            self.1 += 1;
+        }
+    }
+    let mut count = Count(0, 0);
+    let out = mime::rewrite_message(&message, &Base::none(), &Options::default(), &mut count);
+    assert_eq!(count.0, 100_000, "every part's link is found");
+    assert_eq!(count.1, 1, "the last part, never closed, is left as it is");
+    assert!(
+        String::from_utf8(out)
+            .unwrap()
+            .contains("<a href=http://m/99998>")
+    );
+}
