@@ -63,7 +63,8 @@ fn a_bad_flag_is_a_one_line_error_and_a_failure() {
     assert!(!out.status.success());
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.lines().next().unwrap().contains("2396"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("2396"), "{stderr}");
 }
 
 #[test]

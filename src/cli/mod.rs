@@ -30,7 +30,10 @@ enum Command {
 /// Parses the command line, runs the subcommand and turns its error into a one-line
 /// message on standard error and a non-zero exit status.
 pub fn run() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return usage_error(error),
+    };
     let result = match cli.command {
         Command::Resolve(args) => resolve::run(args),
         Command::Rewrite(args) => return process::rewrite(args),
@@ -44,4 +47,21 @@ pub fn run() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Help and version go to standard output in full; a usage error is one line on standard
+/// error (the first of clap's message, which names the offending argument) and status 2.
+fn usage_error(error: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) {
+        let _ = error.print();
+        return ExitCode::SUCCESS;
+    }
+    let message = error.render().to_string();
+    let first = message.lines().next().unwrap_or("invalid arguments");
+    eprintln!("absolve: {}", first.trim_start_matches("error: "));
+    ExitCode::from(2)
 }
