@@ -104,7 +104,7 @@ pub fn resolve_with(standard: Standard, base: &str, reference: &str) -> String {
 /// ```
 pub fn resolve_into(standard: Standard, base: &str, reference: &str, out: &mut String) {
     match standard {
-        Standard::Rfc1808 => resolve::resolve_into(&Url::parse(base), base, reference, out),
+        Standard::Rfc1808 => resolve::resolve_into(base, reference, out),
         Standard::Rfc3986 => rfc3986::resolve_into(base, reference, out),
     }
 }

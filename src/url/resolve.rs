@@ -8,8 +8,9 @@
 use super::parse::{Url, write_prefix, write_suffix};
 use super::segments::{Segments, last_segment_start};
 
-/// Resolves `reference` against `base` by RFC 1808 §4 and appends the result to `out`.
-pub(crate) fn resolve_into(base: &Url<'_>, base_str: &str, reference: &str, out: &mut String) {
+/// Resolves `reference` against `base_str` by RFC 1808 §4 and appends the result to `out`.
+/// The base is parsed only once steps 1 to 2b have not already settled the answer.
+pub(crate) fn resolve_into(base_str: &str, reference: &str, out: &mut String) {
     // Step 1: an empty (unknown) base leaves the embedded URL as it is (§3.4).
     // Step 2a: an entirely empty embedded URL is the base URL (decision 3: only "").
     if base_str.is_empty() || reference.is_empty() {
@@ -27,6 +28,7 @@ pub(crate) fn resolve_into(base: &Url<'_>, base_str: &str, reference: &str, out:
         return;
     }
     // Step 2c: it inherits the scheme of the base.
+    let base = &Url::parse(base_str);
     let scheme = base.scheme;
     // Step 3: a non-empty net_loc skips to step 7; otherwise the base's is inherited,
     // including a base's empty `//` (decision 2).
