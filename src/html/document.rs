@@ -184,7 +184,7 @@ impl Document {
             return;
         };
         let href = href.trim_matches(|c: char| c.is_ascii_whitespace());
-        let base = super::base_from_href(href, &self.outer);
+        let base = base_from_href(href, &self.outer);
         if base.is_none() {
             self.warnings.push(Warning::UnusableBase(href.to_owned()));
         }
@@ -319,14 +319,12 @@ pub(crate) struct ElementEffects {
     pub closes_template: bool,
 }
 
-/// Whether a `<base href>` value gives a usable base, and which.
-pub(crate) fn usable_base(resolved: Option<Base>) -> Option<Base> {
-    resolved.filter(|base| {
+/// The base a `<base href>` value gives: resolved against the outer (fallback) base, and
+/// usable only if absolute and not `data:` or `javascript:` (as browsers do).
+pub(crate) fn base_from_href(href: &str, outer: &Base) -> Option<Base> {
+    outer.inner(href, BaseSource::BaseElement).filter(|base| {
         let url = base.url().unwrap_or_default();
         let scheme = url.split(':').next().unwrap_or_default();
         !scheme.eq_ignore_ascii_case("data") && !scheme.eq_ignore_ascii_case("javascript")
     })
 }
-
-/// The source a document base from `<base href>` reports.
-pub(crate) const BASE_ELEMENT: BaseSource = BaseSource::BaseElement;

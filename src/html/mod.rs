@@ -315,12 +315,6 @@ impl Sink for Discard {
     }
 }
 
-/// The base a `<base href>` value gives: resolved against the outer (fallback) base, and
-/// usable only if absolute and not `data:` or `javascript:` (as browsers do).
-fn base_from_href(href: &str, outer: &Base) -> Option<Base> {
-    document::usable_base(outer.inner(href, document::BASE_ELEMENT))
-}
-
 /// Counts the bytes lol_html writes: its output is its input, since nothing is changed
 /// through it, so the count is how far the document is settled.
 struct Settled(Rc<Cell<u64>>);

@@ -293,48 +293,8 @@ mod tests {
         assert_eq!(encoded, b"a\nb\n");
     }
 
-    #[test]
-    fn unchanged_quoted_printable_lines_are_copied_as_they_were() {
-        let original = b"<p style=3D\"a\">keep=\r\n this</p>\r\n<a href=3D\"x\">\r\n";
-        let decoded = decode(original, TransferEncoding::QuotedPrintable).unwrap();
-        let text = String::from_utf8(decoded.clone())
-            .unwrap()
-            .replace("\"x\"", "\"http://h/x\"");
-        let original = Original {
-            encoded: original,
-            decoded: &decoded,
-        };
-        let encoded = encode(
-            text.as_bytes(),
-            TransferEncoding::QuotedPrintable,
-            &original,
-            true,
-        );
-        // Only the changed line is encoded again, wrapped at the original's width (20).
-        assert_eq!(
-            encoded,
-            b"<p style=3D\"a\">keep=\r\n this</p>\r\n<a href=3D\"http://h=\r\n/x\">\r\n"
-        );
-    }
-
-    #[test]
-    fn base64_keeps_width_and_line_ending() {
-        let original = b"PGh0bWw+PGEgaHJlZj0iYSI+PC9hPjwvaHRtbD4K\r\nPC9odG1sPgo=\r\n";
-        let decoded = vec![b'x'; 100];
-        let encoded = roundtrip(&decoded, TransferEncoding::Base64, original);
-        let text = String::from_utf8(encoded).unwrap();
-        assert!(text.ends_with("\r\n"));
-        assert!(text.split("\r\n").all(|l| l.len() <= 40));
-    }
-}
-
-#[cfg(test)]
-mod encoded_line_feeds {
-    use super::*;
-
-    #[test]
-    fn an_encoded_line_feed_does_not_misalign_kept_lines() {
-        let encoded = b"a=0D=0Ab\r\n<a href=3D\"x\">\r\nc\r\n";
+    /// Decodes a quoted-printable body, makes its link `"x"` absolute and encodes it again.
+    fn rewrite_link(encoded: &[u8]) -> (String, Vec<u8>) {
         let decoded = decode(encoded, TransferEncoding::QuotedPrintable).unwrap();
         let text = String::from_utf8(decoded.clone())
             .unwrap()
@@ -349,7 +309,34 @@ mod encoded_line_feeds {
             &original,
             true,
         );
-        let back = decode(&out, TransferEncoding::QuotedPrintable).unwrap();
+        (text, out)
+    }
+
+    #[test]
+    fn unchanged_quoted_printable_lines_are_copied_as_they_were() {
+        let (_, encoded) =
+            rewrite_link(b"<p style=3D\"a\">keep=\r\n this</p>\r\n<a href=3D\"x\">\r\n");
+        // Only the changed line is encoded again, wrapped at the original's width (20).
+        assert_eq!(
+            encoded,
+            b"<p style=3D\"a\">keep=\r\n this</p>\r\n<a href=3D\"http://h=\r\n/x\">\r\n"
+        );
+    }
+
+    #[test]
+    fn an_encoded_line_feed_does_not_misalign_kept_lines() {
+        let (text, encoded) = rewrite_link(b"a=0D=0Ab\r\n<a href=3D\"x\">\r\nc\r\n");
+        let back = decode(&encoded, TransferEncoding::QuotedPrintable).unwrap();
         assert_eq!(String::from_utf8(back).unwrap(), text);
+    }
+
+    #[test]
+    fn base64_keeps_width_and_line_ending() {
+        let original = b"PGh0bWw+PGEgaHJlZj0iYSI+PC9hPjwvaHRtbD4K\r\nPC9odG1sPgo=\r\n";
+        let decoded = vec![b'x'; 100];
+        let encoded = roundtrip(&decoded, TransferEncoding::Base64, original);
+        let text = String::from_utf8(encoded).unwrap();
+        assert!(text.ends_with("\r\n"));
+        assert!(text.split("\r\n").all(|l| l.len() <= 40));
     }
 }
