@@ -143,3 +143,21 @@ fn corpus_samples_rewrite_without_error_and_keep_their_part_structure() {
         }
     }
 }
+
+#[test]
+fn a_part_without_charset_uses_the_callers_and_one_with_an_unknown_charset_is_kept() {
+    let message = b"Content-Type: text/html\nContent-Location: http://h/\n\n<a href=\"caf\xe9\">\n";
+    let options = absolve::html::Options {
+        charset: Some(encoding_rs::WINDOWS_1252),
+        ..Default::default()
+    };
+    let out = mime::rewrite_message(message, &Base::none(), &options, &mut Warnings::default());
+    assert!(out.ends_with(b"<a href=\"http://h/caf\xe9\">\n"));
+    let unknown =
+        b"Content-Type: text/html; charset=x-klingon\nContent-Location: http://h/\n\n<a href=x>\n";
+    let (out, warnings) = rewrite(unknown);
+    assert_eq!(out, unknown);
+    assert!(
+        matches!(&warnings[..], [Warning::PartUnchanged(part, why)] if part == "1" && why.contains("x-klingon"))
+    );
+}

@@ -279,12 +279,13 @@ fn rewrite_part(
         Ok(decoded) => decoded,
         Err(error) => return unchanged(report, format!("bad transfer encoding ({error})")),
     };
+    // The part's own charset parameter, else the caller's (`--charset`), else the HTML's.
     let charset = match &part.charset {
         Some(label) => match html::charset::from_label(label) {
             Some(encoding) => Some(encoding),
             None => return unchanged(report, format!("unknown charset {label:?}")),
         },
-        None => None,
+        None => options.charset,
     };
     let options = Options {
         charset,
