@@ -59,6 +59,11 @@ impl fmt::Display for BaseSource {
 #[error("{0:?} is not an absolute URL (it has no scheme)")]
 pub struct NotAbsolute(pub String);
 
+/// Schemes whose URLs name a thing without a path to resolve against: as a base they would
+/// turn `g` into `cid:g`. A `<base href>` or a header of one of these is passed over, as
+/// browsers do for `data:` and `javascript:` (RFC 2392 makes `cid:` and `mid:` absolute).
+pub const OPAQUE_SCHEMES: [&str; 6] = ["cid", "mid", "data", "javascript", "about", "mailto"];
+
 /// The base URL in force at one layer of §3, and where it came from.
 ///
 /// ```
@@ -104,11 +109,16 @@ impl Base {
     }
 
     /// The base of an inner layer whose value is `value` (absolute or relative to `self`),
-    /// or `None` when the result is not absolute (a relative value with no outer base).
+    /// or `None` when the result cannot serve as a base: not absolute (a relative value
+    /// with no outer base), or of a scheme whose URLs are opaque ([`OPAQUE_SCHEMES`]).
     pub fn inner(&self, value: &str, source: BaseSource) -> Option<Base> {
         let mut url = String::with_capacity(self.url.len() + value.len());
         resolve_into(Standard::Rfc1808, &self.url, value, &mut url);
-        has_scheme(&url).then_some(Base { url, source })
+        let scheme = url.split(':').next().unwrap_or_default();
+        let opaque = OPAQUE_SCHEMES
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case(scheme));
+        (has_scheme(&url) && !opaque).then_some(Base { url, source })
     }
 
     /// The same base seen from an enclosed entity (§3.2): its source becomes
@@ -160,6 +170,21 @@ mod tests {
             .inner("http://h/", BaseSource::ContentBase)
             .unwrap();
         assert_eq!(absolute.url(), Some("http://h/"));
+    }
+
+    #[test]
+    fn opaque_urls_are_no_base() {
+        let outer = Base::retrieval_url("http://h/").unwrap();
+        assert_eq!(
+            outer.inner("cid:frame-1@mhtml.blink", BaseSource::ContentLocation),
+            None
+        );
+        assert_eq!(outer.inner("DATA:,x", BaseSource::BaseElement), None);
+        assert!(
+            outer
+                .inner("file:///C:/x/Test.htm", BaseSource::ContentLocation)
+                .is_some()
+        );
     }
 
     #[test]

@@ -161,3 +161,32 @@ fn a_part_without_charset_uses_the_callers_and_one_with_an_unknown_charset_is_ke
         matches!(&warnings[..], [Warning::PartUnchanged(part, why)] if part == "1" && why.contains("x-klingon"))
     );
 }
+
+#[test]
+fn every_corpus_sample_and_fixture_is_detected_by_content() {
+    use absolve::format::{Format, detect};
+    let dirs = ["../shared/corpus/mime", "fixtures/mime"];
+    let mut seen = 0;
+    for dir in dirs.iter().filter(|d| std::path::Path::new(d).exists()) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let expected = match path.extension().and_then(|e| e.to_str()) {
+                Some("mbox") => Format::Mbox,
+                Some("eml" | "mht" | "mhtml") => Format::Mime,
+                _ => continue,
+            };
+            let head: Vec<u8> = std::fs::read(&path).unwrap().into_iter().take(64 * 1024).collect();
+            assert_eq!(detect(&head), expected, "{}", path.display());
+            seen += 1;
+        }
+    }
+    assert!(seen >= 6);
+    for dir in ["fixtures/html", "../shared/corpus/html"] {
+        for entry in std::fs::read_dir(dir).into_iter().flatten() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "html") {
+                assert_eq!(detect(&std::fs::read(&path).unwrap()), Format::Html, "{}", path.display());
+            }
+        }
+    }
+}

@@ -320,11 +320,7 @@ pub(crate) struct ElementEffects {
 }
 
 /// The base a `<base href>` value gives: resolved against the outer (fallback) base, and
-/// usable only if absolute and not `data:` or `javascript:` (as browsers do).
+/// usable only if absolute and not opaque (`data:`, `javascript:`, ...), as browsers do.
 pub(crate) fn base_from_href(href: &str, outer: &Base) -> Option<Base> {
-    outer.inner(href, BaseSource::BaseElement).filter(|base| {
-        let url = base.url().unwrap_or_default();
-        let scheme = url.split(':').next().unwrap_or_default();
-        !scheme.eq_ignore_ascii_case("data") && !scheme.eq_ignore_ascii_case("javascript")
-    })
+    outer.inner(href, BaseSource::BaseElement)
 }
