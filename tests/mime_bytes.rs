@@ -175,7 +175,11 @@ fn every_corpus_sample_and_fixture_is_detected_by_content() {
                 Some("eml" | "mht" | "mhtml") => Format::Mime,
                 _ => continue,
             };
-            let head: Vec<u8> = std::fs::read(&path).unwrap().into_iter().take(64 * 1024).collect();
+            let head: Vec<u8> = std::fs::read(&path)
+                .unwrap()
+                .into_iter()
+                .take(64 * 1024)
+                .collect();
             assert_eq!(detect(&head), expected, "{}", path.display());
             seen += 1;
         }
@@ -185,7 +189,12 @@ fn every_corpus_sample_and_fixture_is_detected_by_content() {
         for entry in std::fs::read_dir(dir).into_iter().flatten() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "html") {
-                assert_eq!(detect(&std::fs::read(&path).unwrap()), Format::Html, "{}", path.display());
+                assert_eq!(
+                    detect(&std::fs::read(&path).unwrap()),
+                    Format::Html,
+                    "{}",
+                    path.display()
+                );
             }
         }
     }

@@ -277,7 +277,10 @@ fn run_mbox<S: CliSink>(
             continue;
         }
         let rewritten = rewrite_one_message(checked, &entry.message, index + 1, &mut sink);
-        sink.output(&rewritten)?;
+        sink.output(&mime::mbox::update_content_length(
+            &entry.message,
+            rewritten,
+        ))?;
     }
     Ok(())
 }

@@ -110,6 +110,52 @@ impl<R: BufRead> Iterator for Messages<R> {
     }
 }
 
+/// A message of an mboxcl/mboxcl2 archive after its rewrite: its `Content-Length` header,
+/// if it has one, moved by as many bytes as the message grew (or shrank), so that readers
+/// that trust it (mutt) still find the next message. Nothing else changes.
+///
+/// ```
+/// use absolve::mime::mbox::update_content_length;
+///
+/// let before = b"Content-Length: 5\n\n<a>\n\n";
+/// let after = b"Content-Length: 5\n\n<a b>\n\n".to_vec();
+/// assert_eq!(update_content_length(before, after), b"Content-Length: 7\n\n<a b>\n\n");
+/// ```
+pub fn update_content_length(original: &[u8], rewritten: Vec<u8>) -> Vec<u8> {
+    if original.len() == rewritten.len() {
+        return rewritten;
+    }
+    let Some((value, range)) = content_length(&rewritten) else {
+        return rewritten;
+    };
+    let grown = rewritten.len() as i64 - original.len() as i64;
+    let Some(new_value) = value.checked_add_signed(grown) else {
+        return rewritten;
+    };
+    let mut out = Vec::with_capacity(rewritten.len() + 4);
+    out.extend_from_slice(&rewritten[..range.start]);
+    out.extend_from_slice(new_value.to_string().as_bytes());
+    out.extend_from_slice(&rewritten[range.end..]);
+    out
+}
+
+/// The value of the message's `Content-Length` header and where its digits are.
+fn content_length(message: &[u8]) -> Option<(u64, std::ops::Range<usize>)> {
+    use mailparse::MailHeaderMap;
+    let (headers, _) = mailparse::parse_headers(message).ok()?;
+    let header = headers
+        .get_all_headers("Content-Length")
+        .into_iter()
+        .next()?;
+    let raw = header.get_value_raw();
+    let start = (raw.as_ptr() as usize).checked_sub(message.as_ptr() as usize)?;
+    let text = std::str::from_utf8(raw).ok()?;
+    let digits_start = start + (text.len() - text.trim_start().len());
+    let digits = text.trim();
+    let value = digits.parse().ok()?;
+    Some((value, digits_start..digits_start + digits.len()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,6 +189,22 @@ mod tests {
             count(b"From a 1\nA: b\n\nx\nFrom b 2\n"),
             1,
             "no blank line before it"
+        );
+    }
+
+    #[test]
+    fn content_length_follows_the_body_and_is_left_alone_when_not_a_number() {
+        let before = b"Subject: s\r\nContent-Length:  12\r\n\r\n<a href=x>\r\n";
+        let after = b"Subject: s\r\nContent-Length:  12\r\n\r\n<a href=http://h/x>\r\n".to_vec();
+        let fixed = update_content_length(before, after);
+        assert_eq!(
+            fixed,
+            b"Subject: s\r\nContent-Length:  21\r\n\r\n<a href=http://h/x>\r\n"
+        );
+        let odd = b"Content-Length: many\n\nx".to_vec();
+        assert_eq!(
+            update_content_length(b"Content-Length: many\n\n", odd.clone()),
+            odd
         );
     }
 
