@@ -170,3 +170,21 @@ fn attributes_of_one_element_are_written_in_order_whichever_handler_saw_them_fir
     let expected = b"<meta itemid=\"http://h/d/i\" http-equiv=refresh content=\"0; url=http://h/d/r\" style=\"b:url(http://h/d/s)\">";
     assert_eq!(rewritten(input), expected);
 }
+
+#[test]
+fn values_that_cannot_change_are_the_same_whether_or_not_links_are_listed() {
+    let input = b"<a href=' #x'>a</a><a href=\"HTTP:x\">b</a><a href='&#35;y'>c</a><a href=r>d</a><svg><a href=#s /></svg>";
+    let plain = rewrite(input, &base(), &Options::default());
+    let listed = rewrite_and_list(input, &base(), &Options::default());
+    assert_eq!(plain.output, listed.output);
+    assert_eq!(listed.links.len(), 5);
+    let fragments = Options {
+        resolve_fragments: true,
+        ..Options::default()
+    };
+    let out = rewrite(input, &base(), &fragments).output;
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "<a href=' http://h/d/p.html#x'>a</a><a href=\"HTTP:x\">b</a><a href='http://h/d/p.html#y'>c</a><a href=http://h/d/r>d</a><svg><a href=#s /></svg>"
+    );
+}

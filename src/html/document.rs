@@ -87,6 +87,8 @@ pub(crate) struct Document {
     pub warnings: Vec<Warning>,
     /// The base was settled on the outer one because the lookahead ran out.
     pub base_by_lookahead: bool,
+    /// Whether link records are wanted; if not, values that cannot change are skipped.
+    pub wants_links: bool,
 }
 
 impl Document {
@@ -104,6 +106,7 @@ impl Document {
             open_region: None,
             warnings: Vec::new(),
             base_by_lookahead: false,
+            wants_links: true,
         }
     }
 
@@ -254,6 +257,10 @@ impl Document {
         };
         let range = location.bytes();
         let range = range.start as u64..range.end as u64;
+        if !self.wants_links && found.syntax == Syntax::Url && self.cannot_change(&range, namespace)
+        {
+            return;
+        }
         let Some(value) = self.decode(range.clone()) else {
             return;
         };
@@ -275,6 +282,24 @@ impl Document {
             is_base_href: namespace == Namespace::Html && tag == "base",
             encoding: self.encoding,
         }));
+    }
+
+    /// Whether a single-URL value is left as it is whatever the base, judged on its raw
+    /// bytes: a fragment-only reference that is kept, or a reference with a scheme. The
+    /// delimiters involved are ASCII, which no character reference can spell before them.
+    fn cannot_change(&self, range: &Range<u64>, namespace: Namespace) -> bool {
+        let raw = self.bytes(range.clone());
+        let start = raw
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .unwrap_or(raw.len());
+        let raw = &raw[start..];
+        let keeps_fragments = !self.options.resolve_fragments || namespace != Namespace::Html;
+        let kept_fragment = keeps_fragments && raw.first() == Some(&b'#');
+        let scheme = raw
+            .iter()
+            .position(|&b| !(b.is_ascii_alphanumeric() || b"+.-".contains(&b)));
+        kept_fragment || scheme.is_some_and(|i| i > 0 && raw[i] == b':')
     }
 
     /// The quote character just before an attribute value, if it is quoted.

@@ -377,7 +377,8 @@ impl<S: Sink> Rewriter<S> {
         )
     }
 
-    fn with_state(doc: Document, sink: S) -> Self {
+    fn with_state(mut doc: Document, sink: S) -> Self {
+        doc.wants_links = sink.wants_links();
         Rewriter {
             parser: Parser::NotStarted,
             doc: Rc::new(RefCell::new(doc)),
