@@ -54,15 +54,25 @@ impl fmt::Display for BaseSource {
     }
 }
 
-/// A retrieval URL that cannot serve as a base because it has no scheme.
+/// A URL that cannot serve as a base: it has no scheme, or an opaque one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0:?} is not an absolute URL (it has no scheme)")]
+#[error(
+    "{0:?} cannot be a base URL: it needs a scheme, and one with a path (not cid:, data:, mailto:, ...)"
+)]
 pub struct NotAbsolute(pub String);
 
 /// Schemes whose URLs name a thing without a path to resolve against: as a base they would
 /// turn `g` into `cid:g`. A `<base href>` or a header of one of these is passed over, as
 /// browsers do for `data:` and `javascript:` (RFC 2392 makes `cid:` and `mid:` absolute).
 pub const OPAQUE_SCHEMES: [&str; 6] = ["cid", "mid", "data", "javascript", "about", "mailto"];
+
+/// Whether `url`'s scheme is one of [`OPAQUE_SCHEMES`].
+fn is_opaque(url: &str) -> bool {
+    let scheme = url.split(':').next().unwrap_or_default();
+    OPAQUE_SCHEMES
+        .iter()
+        .any(|s| s.eq_ignore_ascii_case(scheme))
+}
 
 /// The base URL in force at one layer of §3, and where it came from.
 ///
@@ -75,6 +85,7 @@ pub const OPAQUE_SCHEMES: [&str; 6] = ["cid", "mid", "data", "javascript", "abou
 /// assert_eq!(inner.url(), Some("http://example.com/c/"));
 /// assert_eq!(inner.source(), BaseSource::ContentLocation);
 /// assert!(Base::retrieval_url("example.com").is_err());
+/// assert!(Base::retrieval_url("mailto:someone@example.com").is_err());
 /// assert_eq!(Base::none().url(), None);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,9 +108,9 @@ impl Base {
         Self::absolute(url, BaseSource::RetrievalUrl)
     }
 
-    /// An absolute URL as the base from `source`; it must have a scheme.
+    /// An absolute URL as the base from `source`; it must have a scheme, not an opaque one.
     pub fn absolute(url: &str, source: BaseSource) -> Result<Self, NotAbsolute> {
-        if !has_scheme(url) {
+        if !has_scheme(url) || is_opaque(url) {
             return Err(NotAbsolute(url.to_owned()));
         }
         Ok(Base {
