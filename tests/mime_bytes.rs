@@ -199,3 +199,11 @@ fn every_corpus_sample_and_fixture_is_detected_by_content() {
         }
     }
 }
+
+#[test]
+fn an_encapsulated_message_that_does_not_parse_gets_its_base_once() {
+    let message = b"Content-Type: multipart/mixed; boundary=b\nContent-Base: http://h/\n\n--b\nContent-Type: message/rfc822\nContent-Location: a/b.html\n\n bad first line\n--b--\n";
+    let (parts, _) = mime::parts(message, &Base::none());
+    assert_eq!(parts.len(), 1);
+    assert_eq!(parts[0].base.url(), Some("http://h/a/b.html"));
+}

@@ -82,7 +82,7 @@ pub fn parts(message: &[u8], outer: &Base) -> (Vec<Part>, Vec<Warning>) {
         warnings: Vec::new(),
     };
     match mailparse::parse_mail(message) {
-        Ok(mail) => walk.entity(&mail, "", outer, true),
+        Ok(mail) => walk.entity(&mail, "", outer),
         Err(error) => walk.warnings.push(Warning::Unparsable(error.to_string())),
     }
     (walk.parts, walk.warnings)
@@ -95,17 +95,19 @@ struct Walk<'m> {
 }
 
 impl<'m> Walk<'m> {
-    /// One entity: its base from its own heading, then its children or itself as a leaf.
-    fn entity(&mut self, mail: &ParsedMail<'_>, path: &str, outer: &Base, top: bool) {
+    /// One entity numbered `path` (empty for the message itself, whose body is part `1`
+    /// when it is not a multipart): its base from its own heading, then its children or
+    /// itself as a leaf.
+    fn entity(&mut self, mail: &ParsedMail<'_>, path: &str, outer: &Base) {
         let base = headers::entity_base(&mail.headers, outer);
         let mime_type = mail.ctype.mimetype.to_ascii_lowercase();
+        let leaf_path = if path.is_empty() { "1" } else { path };
         if mime_type.starts_with("multipart/") {
             self.multipart(mail, path, &base, &mime_type);
         } else if mime_type == "message/rfc822" || mime_type == "message/global" {
-            self.encapsulated(mail, if top { "1" } else { path }, &base);
+            self.encapsulated(mail, leaf_path, &base);
         } else {
-            let path = if top { "1".to_owned() } else { path.to_owned() };
-            self.leaf(mail, path, base, mime_type, None);
+            self.leaf(mail, leaf_path.to_owned(), base, mime_type, None);
         }
     }
 
@@ -118,7 +120,7 @@ impl<'m> Walk<'m> {
         });
         let count = mail.subparts.len();
         for (i, child) in mail.subparts.iter().enumerate() {
-            let child_path = child_path(path, i + 1, path.is_empty());
+            let child_path = child_path(path, i + 1);
             if protected {
                 let reason = format!("inside {mime_type} (a rewrite would break it)");
                 self.leaf_untouchable(child, child_path, base, reason);
@@ -126,7 +128,7 @@ impl<'m> Walk<'m> {
                 let reason = "truncated (its multipart has no closing boundary)".to_owned();
                 self.leaf_untouchable(child, child_path, base, reason);
             } else {
-                self.entity(child, &child_path, base, false);
+                self.entity(child, &child_path, base);
             }
         }
     }
@@ -146,12 +148,15 @@ impl<'m> Walk<'m> {
                 }
             }
             _ => {
+                // `base` already holds this entity's own headers: they are not applied again.
                 let reason = "an encapsulated message that does not parse".to_owned();
-                self.leaf_untouchable(mail, path.to_owned(), base, reason);
+                let mime_type = mail.ctype.mimetype.to_ascii_lowercase();
+                self.leaf(mail, path.to_owned(), base.clone(), mime_type, Some(reason));
             }
         }
     }
 
+    /// A child left whole: its base from its own heading inside `outer`, and the reason.
     fn leaf_untouchable(
         &mut self,
         mail: &ParsedMail<'_>,
@@ -192,9 +197,9 @@ impl<'m> Walk<'m> {
     }
 }
 
-/// The IMAP number of child `n` of the entity numbered `path`.
-fn child_path(path: &str, n: usize, top: bool) -> String {
-    if top || path.is_empty() {
+/// The IMAP number of child `n` of the entity numbered `path` (empty: the message).
+fn child_path(path: &str, n: usize) -> String {
+    if path.is_empty() {
         n.to_string()
     } else {
         format!("{path}.{n}")
