@@ -8,7 +8,7 @@ use serde::Serialize;
 /// ```
 /// let html = br#"<a href="b/c">x</a>"#;
 /// let base = absolve::base::Base::retrieval_url("http://h/a/").unwrap();
-/// let links = absolve::html::links(html, &base, &absolve::html::Options::default()).unwrap();
+/// let links = absolve::html::links(html, &base, &absolve::html::Options::default());
 /// assert_eq!(links[0].element, "a");
 /// assert_eq!(links[0].attribute.as_deref(), Some("href"));
 /// assert_eq!(links[0].original, "b/c");

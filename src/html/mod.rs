@@ -220,13 +220,13 @@ fn rewrite_in_memory(
 ///
 /// let page = br#"<img srcset="a.png 1x, b.png 2x"><base href="/s/">"#;
 /// let base = Base::retrieval_url("http://h/d/p.html").unwrap();
-/// let found = links(page, &base, &Options::default()).unwrap();
+/// let found = links(page, &base, &Options::default());
 /// let resolved: Vec<_> = found.iter().map(|l| l.resolved.as_str()).collect();
 /// assert_eq!(resolved, ["http://h/s/a.png", "http://h/s/b.png", "http://h/s/"]);
 /// assert_eq!(found[0].base_from, BaseSource::BaseElement);
 /// ```
-pub fn links(document: &[u8], outer: &Base, options: &Options) -> io::Result<Vec<Link>> {
-    Ok(rewrite_and_list(document, outer, options).links)
+pub fn links(document: &[u8], outer: &Base, options: &Options) -> Vec<Link> {
+    rewrite_and_list(document, outer, options).links
 }
 
 /// Reads a document to find its base (its first usable `<base href>` resolved against
