@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Every test of the project, on a fresh machine: the Rust tests (unit, integration,
+# snapshots, doctests, the browser test), then the Python binding's and the Spark job's
+# tests. It installs what they need first:
+#   - Debian's chromium (the browser test) and acl (the ACL test of `-i`), when run as
+#     root with apt-get; elsewhere those tests are reported as ignored;
+#   - a virtual environment at target/venv with maturin, pytest, pyspark, warcio, ...
+#     (python/requirements-test.txt), into which the binding is built.
+# Usage: bash tests/run-all.sh        (from anywhere)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_debs=()
+[ -x /usr/bin/chromium ] || need_debs+=(chromium)
+command -v setfacl >/dev/null || need_debs+=(acl)
+if [ ${#need_debs[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "== apt-get install ${need_debs[*]}"
+        apt-get update -qq >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_debs[@]}" >/dev/null
+    else
+        echo "== not root: ${need_debs[*]} not installed; the tests needing them are reported as ignored"
+    fi
+fi
+
+echo "== Python virtual environment (target/venv)"
+bash python/test.sh --setup
+
+echo "== cargo test --locked"
+cargo test --locked
+
+echo "== Python and Spark tests (pytest)"
+bash python/test.sh --test
