@@ -20,7 +20,7 @@
 //! `ABSOLVE_TEMPORARY=named` makes the temporary file named even where `O_TMPFILE` works:
 //! it is there to test the fallback.
 
-use rustix::fs::{AtFlags, CWD, FallocateFlags, Mode, OFlags};
+use rustix::fs::{AtFlags, CWD, Mode, OFlags};
 use rustix::io::Errno;
 use std::ffi::OsString;
 use std::fs::{self, File, Metadata, OpenOptions};
@@ -65,7 +65,7 @@ enum Destination {
     /// The regular file standard output already writes to.
     Stdout,
     /// A regular file, new or replaced, through a temporary file.
-    File(Replacement),
+    File(Box<Replacement>),
 }
 
 /// A regular file written through a temporary file in its directory.
@@ -99,23 +99,23 @@ impl Output {
                 let original = fs::metadata(&real).map_err(fail)?;
                 check_owner(path, &original)?;
                 let temp = Temp::create(directory(&real), 0o600).map_err(fail)?;
-                Destination::File(Replacement {
+                Destination::File(Box::new(Replacement {
                     real,
                     original: Some(original),
                     in_place: false,
                     temp: Some(temp),
-                })
+                }))
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 let real = follow_links(path).map_err(fail)?;
                 // A new file: 0666 less the umask, as creat(2) makes it.
                 let temp = Temp::create(directory(&real), 0o666).map_err(fail)?;
-                Destination::File(Replacement {
+                Destination::File(Box::new(Replacement {
                     real,
                     original: None,
                     in_place: false,
                     temp: Some(temp),
-                })
+                }))
             }
             Err(e) => return Err(fail(e)),
         };
@@ -144,12 +144,12 @@ impl Output {
             .map_err(|e| failure(directory(&real), &e.into()))?;
         Ok(Output {
             shown: path.to_owned(),
-            destination: Destination::File(Replacement {
+            destination: Destination::File(Box::new(Replacement {
                 real,
                 original: Some(original),
                 in_place: true,
                 temp: None,
-            }),
+            })),
         })
     }
 
@@ -166,7 +166,7 @@ impl Output {
 
 impl Replacement {
     fn write(
-        mut self,
+        mut self: Box<Self>,
         shown: &Path,
         work: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     ) -> Result<(), Error> {
@@ -333,10 +333,7 @@ fn overwrite(shown: &Path, mut temp: Temp, real: &Path) -> Result<(), Error> {
     let fail = |e: io::Error| Error::Output(failure(shown, &e));
     let mut original = OpenOptions::new().write(true).open(real).map_err(fail)?;
     let len = temp.file.metadata().map_err(fail)?.len();
-    match rustix::fs::fallocate(&original, FallocateFlags::KEEP_SIZE, 0, len) {
-        Ok(()) | Err(Errno::OPNOTSUPP) | Err(Errno::NOSYS) => {}
-        Err(e) => return Err(fail(e.into())),
-    }
+    reserve(&original, len).map_err(fail)?;
     let copied = (|| {
         temp.file.rewind()?;
         io::copy(&mut temp.file, &mut original)?;
@@ -355,6 +352,18 @@ fn overwrite(shown: &Path, mut temp: Temp, real: &Path) -> Result<(), Error> {
             }
         ))
     })
+}
+
+/// Reserves the blocks `len` bytes need in `file` without changing its size or content;
+/// where the file system cannot, writing will tell.
+fn reserve(file: &File, len: u64) -> io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    match rustix::fs::fallocate(file, rustix::fs::FallocateFlags::KEEP_SIZE, 0, len) {
+        Ok(()) | Err(Errno::OPNOTSUPP | Errno::NOSYS) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let _ = (file, len);
+    Ok(())
 }
 
 /// Names of the named temporary files, for the signal handler to remove.
@@ -397,6 +406,7 @@ struct Temp {
 impl Temp {
     /// A temporary file in `dir`, created with `mode` less the umask.
     fn create(dir: &Path, mode: u32) -> io::Result<Temp> {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
         if anonymous_files() {
             let flags = OFlags::RDWR | OFlags::TMPFILE | OFlags::CLOEXEC;
             match rustix::fs::open(dir, flags, Mode::from_raw_mode(mode)) {
@@ -495,6 +505,7 @@ fn forget_name(name: &Path) {
 }
 
 /// Whether temporary files can be nameless: /proc is needed to give them a name.
+#[cfg(any(target_os = "linux", target_os = "android"))]
 fn anonymous_files() -> bool {
     std::env::var_os("ABSOLVE_TEMPORARY").is_none_or(|v| v != "named")
         && Path::new("/proc/self/fd").is_dir()
@@ -583,5 +594,60 @@ fn os_message(error: &io::Error) -> String {
     match text.rfind(" (os error ") {
         Some(at) if text.ends_with(')') => text[..at].to_owned(),
         _ => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compare(original: &[u8], written: &[&[u8]]) -> bool {
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(original).unwrap();
+        file.rewind().unwrap();
+        let mut compare = Compare::new(file);
+        for bytes in written {
+            compare.feed(bytes);
+        }
+        compare.same()
+    }
+
+    #[test]
+    fn the_same_bytes_in_any_pieces_are_the_same() {
+        let big = vec![7u8; 3 * CHUNK + 5];
+        assert!(compare(b"abc", &[b"a", b"bc"]));
+        assert!(compare(b"", &[]));
+        assert!(compare(&big, &[&big[..10], &big[10..]]));
+    }
+
+    #[test]
+    fn a_prefix_a_longer_output_or_another_byte_differs() {
+        assert!(!compare(b"abc", &[b"ab"]));
+        assert!(!compare(b"abc", &[b"abc", b"d"]));
+        assert!(!compare(b"abc", &[b"abd"]));
+        assert!(!compare(b"", &[b"x"]));
+        let mut big = vec![7u8; 2 * CHUNK];
+        let original = big.clone();
+        big[CHUNK + 1] = 8;
+        assert!(!compare(&original, &[&big]));
+    }
+
+    #[test]
+    fn links_are_followed_relative_to_their_directory_and_loops_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::create_dir(d.join("sub")).unwrap();
+        std::os::unix::fs::symlink("sub/b", d.join("a")).unwrap();
+        std::os::unix::fs::symlink("c", d.join("sub/b")).unwrap();
+        assert_eq!(follow_links(&d.join("a")).unwrap(), d.join("sub/c"));
+        std::os::unix::fs::symlink("loop", d.join("loop")).unwrap();
+        let error = follow_links(&d.join("loop")).unwrap_err();
+        assert_eq!(error.raw_os_error(), Some(Errno::LOOP.raw_os_error()));
+    }
+
+    #[test]
+    fn messages_lose_the_os_error_number() {
+        let error = io::Error::from(Errno::ISDIR);
+        assert_eq!(failure(Path::new("out/"), &error), "out/: Is a directory");
     }
 }
