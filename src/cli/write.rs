@@ -140,8 +140,14 @@ impl Output {
             ));
         }
         check_owner(path, &original)?;
-        rustix::fs::access(directory(&real), rustix::fs::Access::WRITE_OK)
-            .map_err(|e| failure(directory(&real), &e.into()))?;
+        rustix::fs::access(directory(&real), rustix::fs::Access::WRITE_OK).map_err(|e| {
+            format!(
+                "{}: cannot write a temporary file in {}: {}",
+                path.display(),
+                directory(&real).display(),
+                os_message(&e.into())
+            )
+        })?;
         Ok(Output {
             shown: path.to_owned(),
             destination: Destination::File(Box::new(Replacement {
