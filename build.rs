@@ -3,13 +3,17 @@
 //! - `has_shared`: the project's shared corpora at `../shared` (real pages, mail, WARC files,
 //!   the RFC text);
 //! - `has_chromium`: a headless Chromium for the browser test (`ABSOLVE_CHROMIUM`, else
-//!   `/usr/bin/chromium`).
+//!   `/usr/bin/chromium`);
+//! - `is_root`: the build runs as root, as the tests of file ownership and devices need;
+//! - `has_strace`: strace(1), which shows the order of the fsync(2) and rename(2) calls.
 
 use std::path::Path;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(has_shared)");
     println!("cargo::rustc-check-cfg=cfg(has_chromium)");
+    println!("cargo::rustc-check-cfg=cfg(is_root)");
+    println!("cargo::rustc-check-cfg=cfg(has_strace)");
     println!("cargo::rerun-if-changed=../shared");
     println!("cargo::rerun-if-env-changed=ABSOLVE_CHROMIUM");
     if Path::new("../shared/corpus").is_dir() {
@@ -19,5 +23,12 @@ fn main() {
     println!("cargo::rerun-if-changed={chromium}");
     if Path::new(&chromium).exists() {
         println!("cargo::rustc-cfg=has_chromium");
+    }
+    let uid = std::process::Command::new("id").arg("-u").output();
+    if uid.is_ok_and(|out| out.stdout.trim_ascii() == b"0") {
+        println!("cargo::rustc-cfg=is_root");
+    }
+    if Path::new("/usr/bin/strace").exists() {
+        println!("cargo::rustc-cfg=has_strace");
     }
 }

@@ -1,37 +1,11 @@
-//! Where the CLI writes: standard output, a file through a temporary file and an atomic
-//! rename, and the sinks that turn the library's reports into bytes, JSON and warnings.
+//! Where the CLI writes: the sinks that turn the library's reports into bytes, JSON and
+//! warnings (files are written by [`super::write`]).
 
 use absolve::html::{Sink, Warning};
 use absolve::links::Link;
 use serde::Serialize;
-use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
-
-/// Writes `path` through a temporary file in the same directory, renamed over it only
-/// when `write` succeeds; the original's permissions are kept.
-pub fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut io::BufWriter<&mut tempfile::NamedTempFile>) -> io::Result<()>,
-) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let mut temp = tempfile::Builder::new()
-        .prefix(".absolve-")
-        .tempfile_in(dir)?;
-    {
-        let mut out = io::BufWriter::with_capacity(64 * 1024, &mut temp);
-        write(&mut out)?;
-        out.flush()?;
-    }
-    if let Ok(metadata) = fs::metadata(path) {
-        fs::set_permissions(temp.path(), metadata.permissions())?;
-    }
-    temp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
 
 /// The name an input is reported by.
 pub fn label(path: Option<&Path>) -> String {

@@ -2,6 +2,7 @@
 
 use super::input::{Checked, Format, InputArgs};
 use super::output::{self, CliSink, LinksSink, RewriteSink};
+use super::write;
 use absolve::format;
 use absolve::html::{self, Rewriter};
 use absolve::links::Link;
@@ -59,8 +60,13 @@ pub fn rewrite(args: RewriteArgs) -> ExitCode {
         rewrite_in_place(&checked, &inputs)
     } else if let Some(path) = &args.output {
         let input = inputs[0].as_deref();
-        output::write_atomically(path, |out| run(input, &checked, rewrite_sink(input, out)))
-            .map_err(|e| vec![describe(input, e)])
+        let target = match write::Output::create(path) {
+            Ok(target) => target,
+            Err(message) => return fail(&message),
+        };
+        target
+            .write(|out| run(input, &checked, rewrite_sink(input, out)))
+            .map_err(|e| vec![describe_write(input, e)])
     } else {
         rewrite_to_stdout(&checked, &inputs)
     };
@@ -105,6 +111,10 @@ fn prepare(args: &InputArgs) -> Result<(Checked, Vec<Option<PathBuf>>), Failure>
     let checked = args.check()?;
     let inputs = args.inputs()?;
     for path in inputs.iter().flatten() {
+        // A FIFO or device is not opened twice (nor waited on) here: only when it is read.
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            continue;
+        }
         File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok((checked, inputs))
@@ -141,23 +151,28 @@ fn rewrite_to_stdout(checked: &Checked, inputs: &[Option<PathBuf>]) -> Result<()
     }
 }
 
-/// Each file through a temporary file and an atomic rename, files in parallel, with a
-/// progress bar when standard error is a terminal.
+/// Each file through a temporary file and an atomic rename (see [`write`]), files in
+/// parallel, with a progress bar when standard error is a terminal. Every file is checked
+/// before any is rewritten.
 fn rewrite_in_place(checked: &Checked, inputs: &[Option<PathBuf>]) -> Result<(), Vec<Failure>> {
+    let targets = inputs
+        .iter()
+        .flatten()
+        .map(|path| write::Output::in_place(path).map(|target| (path, target)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|message| vec![message])?;
     let progress = ProgressBar::new(inputs.len() as u64);
     progress.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let failures: Vec<Failure> = inputs
-        .par_iter()
-        .flatten()
-        .filter_map(|path| {
-            let result = output::write_atomically(path, |out| {
-                run(Some(path), checked, rewrite_sink(Some(path), out))
-            });
+    let failures: Vec<Failure> = targets
+        .into_par_iter()
+        .filter_map(|(path, target)| {
+            let result =
+                target.write(|out| run(Some(path), checked, rewrite_sink(Some(path), out)));
             progress.inc(1);
-            result.err().map(|e| describe(Some(path), e))
+            result.err().map(|e| describe_write(Some(path), e))
         })
         .collect();
     progress.finish_and_clear();
@@ -336,6 +351,14 @@ fn copy_chunks(
 
 fn describe(input: Option<&Path>, error: io::Error) -> Failure {
     format!("{}: {error}", output::label(input))
+}
+
+/// A failure of the work names the input; one of the output is worded already.
+fn describe_write(input: Option<&Path>, error: write::Error) -> Failure {
+    match error {
+        write::Error::Work(error) => describe(input, error),
+        write::Error::Output(message) => message,
+    }
 }
 
 fn fail(message: &str) -> ExitCode {
