@@ -2,8 +2,9 @@
 # Every test of the project, on a fresh machine: the Rust tests (unit, integration,
 # snapshots, doctests, the browser test), then the Python binding's and the Spark job's
 # tests. It installs what they need first:
-#   - Debian's chromium (the browser test) and acl (the ACL test of `-i`), when run as
-#     root with apt-get; elsewhere those tests are reported as ignored;
+#   - Debian's chromium (the browser test) and strace (the test that -i/-o fsync before
+#     renaming), when run as root with apt-get; elsewhere those tests are reported as
+#     ignored;
 #   - a virtual environment at target/venv with maturin, pytest, pyspark, warcio, ...
 #     (python/requirements-test.txt), into which the binding is built.
 # Usage: bash tests/run-all.sh        (from anywhere)
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 need_debs=()
 [ -x /usr/bin/chromium ] || need_debs+=(chromium)
-command -v setfacl >/dev/null || need_debs+=(acl)
+[ -x /usr/bin/strace ] || need_debs+=(strace)
 if [ ${#need_debs[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         echo "== apt-get install ${need_debs[*]}"
