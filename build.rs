@@ -3,13 +3,16 @@
 //! - `has_shared`: the project's shared corpora at `../shared` (real pages, mail, WARC files,
 //!   the RFC text);
 //! - `has_chromium`: a headless Chromium for the browser test (`ABSOLVE_CHROMIUM`, else
-//!   `/usr/bin/chromium`).
+//!   `/usr/bin/chromium`);
+//! - `has_user_xattr`: the temporary directory's file system takes `user.*` extended
+//!   attributes (for the `user.xdg.origin.url` test).
 
 use std::path::Path;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(has_shared)");
     println!("cargo::rustc-check-cfg=cfg(has_chromium)");
+    println!("cargo::rustc-check-cfg=cfg(has_user_xattr)");
     println!("cargo::rerun-if-changed=../shared");
     println!("cargo::rerun-if-env-changed=ABSOLVE_CHROMIUM");
     if Path::new("../shared/corpus").is_dir() {
@@ -20,4 +23,19 @@ fn main() {
     if Path::new(&chromium).exists() {
         println!("cargo::rustc-cfg=has_chromium");
     }
+    if temp_dir_takes_user_xattrs() {
+        println!("cargo::rustc-cfg=has_user_xattr");
+    }
+}
+
+/// Sets a `user.*` attribute on a file in the temporary directory, where the tests make
+/// theirs.
+fn temp_dir_takes_user_xattrs() -> bool {
+    let probe = std::env::temp_dir().join(format!("absolve-xattr-probe-{}", std::process::id()));
+    if std::fs::write(&probe, b"").is_err() {
+        return false;
+    }
+    let ok = xattr::SUPPORTED_PLATFORM && xattr::set(&probe, "user.absolve.probe", b"1").is_ok();
+    let _ = std::fs::remove_file(&probe);
+    ok
 }

@@ -104,13 +104,18 @@ impl Counts {
             String::new()
         };
         eprintln!(
-            "absolve: {processed} files processed, {} changed, {} unchanged, {} {skipped_word}, {} warnings{failed}",
+            "absolve: {}, {} changed, {} unchanged, {} {skipped_word}, {}{failed}",
+            plural(processed, "file processed", "files processed"),
             self.changed,
             self.unchanged,
             self.skipped,
-            output::warnings()
+            plural(output::warnings(), "warning", "warnings"),
         );
     }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// `absolve rewrite`.
@@ -170,10 +175,8 @@ fn check_rewrite(args: &RewriteArgs, inputs: &Inputs, tree_copy: bool) -> Result
         return Err("-i needs files, not standard input".into());
     }
     if let (true, Some(out), Some(root)) = (tree_copy, &args.output, inputs.roots.first())
-        && out
-            .canonicalize()
-            .ok()
-            .zip(root.canonicalize().ok())
+        && resolved_path(out)
+            .zip(resolved_path(root))
             .is_some_and(|(o, r)| o.starts_with(&r))
     {
         return Err(format!(
@@ -182,6 +185,20 @@ fn check_rewrite(args: &RewriteArgs, inputs: &Inputs, tree_copy: bool) -> Result
         ));
     }
     Ok(())
+}
+
+/// `path` with its symbolic links and `..` resolved, whether or not its last components
+/// exist yet.
+fn resolved_path(path: &Path) -> Option<PathBuf> {
+    let mut missing = Vec::new();
+    let mut existing = std::path::absolute(path).ok()?;
+    loop {
+        if let Ok(real) = existing.canonicalize() {
+            return Some(missing.into_iter().rev().fold(real, |p, c| p.join(c)));
+        }
+        missing.push(existing.file_name()?.to_owned());
+        existing = existing.parent()?.to_path_buf();
+    }
 }
 
 /// `absolve links`.
@@ -428,8 +445,13 @@ fn run<S: CliSink>(input: &Input, checked: &Checked, sink: S) -> io::Result<Tall
         output::warn(
             &label,
             &format!(
-                "{hits} references name files beside it on disk, resolved against the URL \
-                 from {source} all the same (pass --keep-local to leave them local)"
+                "{hits} {} on disk, resolved against the URL from {source} all the same \
+                 (pass --keep-local to leave them local)",
+                if hits == 1 {
+                    "reference names a file beside it"
+                } else {
+                    "references name files beside it"
+                }
             ),
         );
     }
@@ -464,7 +486,7 @@ fn retrieval_base(
 /// The `--keep-local` rule for a document in `directory`: a reference with no scheme and
 /// no network path, its query and fragment cut and its %XX decoded, names a file that
 /// exists when joined to the directory (a path from `/` is taken as it is, as a file: URL
-/// would be). Each such reference is counted; it is kept only when `keep` is set.
+/// would be), or a directory with an `index.html`. Each such reference is counted; it is kept only when `keep` is set.
 fn local_file_rule(
     directory: PathBuf,
     keep: bool,
@@ -492,7 +514,8 @@ fn names_local_file(directory: &Path, reference: &str) -> bool {
     let decoded = PathBuf::from(std::ffi::OsStr::from_bytes(&decoded));
     #[cfg(not(unix))]
     let decoded = PathBuf::from(String::from_utf8_lossy(&decoded).into_owned());
-    directory.join(decoded).exists()
+    let named = directory.join(decoded);
+    named.is_file() || (named.is_dir() && named.join("index.html").is_file())
 }
 
 /// `--format mbox` on what has no From_ line, `--format mime` on HTML: said, not silent.
