@@ -46,6 +46,24 @@ pub fn from_extension(extension: &str) -> Option<Format> {
         .map(|&(_, format)| format)
 }
 
+/// Whether a file name extension names a type that is not a document here, so that a
+/// file so named is not sniffed: text, scripts, data and XML types (`txt`, `md`, `js`,
+/// `json`, `xml`, `svg`, `csv`, ...), whose servers send them with a MIME type that the
+/// MIME Sniffing standard never sniffs as HTML (its "unknown type" rules, §7.1, apply only
+/// to a missing or unknown type).
+///
+/// ```
+/// assert!(absolve::format::is_not_a_document("TXT"));
+/// assert!(!absolve::format::is_not_a_document("aspx"));
+/// ```
+pub fn is_not_a_document(extension: &str) -> bool {
+    const TYPES: [&str; 20] = [
+        "txt", "text", "md", "markdown", "rst", "csv", "tsv", "log", "js", "mjs", "cjs", "json",
+        "map", "xml", "xsl", "rss", "atom", "svg", "ics", "vcf",
+    ];
+    TYPES.iter().any(|t| t.eq_ignore_ascii_case(extension))
+}
+
 /// What the first bytes of a file of unknown type are, if a document at all: HTML by the
 /// MIME Sniffing standard's HTML patterns (§7.1 "rules for identifying an unknown MIME
 /// type": after whitespace, `<!DOCTYPE HTML`, `<HTML`, `<HEAD`, `<SCRIPT`, `<IFRAME`, `<H1`,

@@ -67,7 +67,8 @@ pub struct InputArgs {
     pub keep_local: bool,
     /// Process the documents under each DIRECTORY: files named .html .htm .xhtml .xht
     /// .shtml .css .eml .mht .mhtml .mbox, and files of other or no extension whose first
-    /// bytes are HTML, a message or an mbox. Every other file is skipped.
+    /// bytes are HTML, a message or an mbox (but .txt .js .json .xml .svg and other text
+    /// and data types). Every other file is skipped.
     #[arg(short, long)]
     pub recursive: bool,
     /// Files (with -r, directories) to read; none, or `-`, reads standard input.
@@ -270,11 +271,11 @@ fn walk(dir: &Path, checked: &Checked, inputs: &mut Inputs) -> Result<(), Proble
 /// Whether a file found under a directory is a document, and of what format if its name
 /// or content settled it (`Some(None)`: a document whose content will tell).
 fn document_format(path: &Path, wanted: Format) -> Result<Option<Option<format::Format>>, Problem> {
-    let by_extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .and_then(format::from_extension);
-    let found = match by_extension {
+    let extension = path.extension().and_then(|e| e.to_str());
+    if extension.is_some_and(format::is_not_a_document) {
+        return Ok(None);
+    }
+    let found = match extension.and_then(format::from_extension) {
         Some(format::Format::Css) => Some(Some(format::Format::Css)),
         Some(named) => Some(None).filter(|_| matches_wanted(named, wanted)),
         None => sniff_file(path)?.map(Some),
