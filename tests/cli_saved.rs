@@ -378,7 +378,7 @@ fn rewrite_recursive_to_a_directory_makes_a_complete_copy() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let mut files = Vec::new();
-    for entry in walkdir::WalkDir::new(&source.join("example.com")).sort_by_file_name() {
+    for entry in walkdir::WalkDir::new(source.join("example.com")).sort_by_file_name() {
         let entry = entry.unwrap();
         if entry.file_type().is_file() {
             let below = entry

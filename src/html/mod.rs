@@ -48,6 +48,7 @@ pub struct Options {
     pub max_buffer: usize,
     /// A reference (as written) for which this returns `true` is left as it is and
     /// listed with [`Kept::Local`](crate::links::Kept::Local): the CLI's `--keep-local`.
+    #[allow(clippy::type_complexity)]
     pub keep_reference: Option<std::sync::Arc<dyn Fn(&str) -> bool + Send + Sync>>,
 }
 
