@@ -4,8 +4,7 @@ use super::USAGE;
 use super::output;
 use absolve::url::{Standard, has_scheme, resolve_into};
 use clap::Args;
-use std::borrow::Cow;
-use std::io::{self, BufRead, Write};
+use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
 #[derive(Debug, Args)]
@@ -85,48 +84,81 @@ pub fn run(args: ResolveArgs) -> io::Result<ExitCode> {
     answer_lines(|reference, _, out| resolve_into(standard, &base, reference, out))
 }
 
-/// Answers each line of standard input with what `answer` appends to the output buffer,
-/// in order, one line each. Buffers are reused: no allocation per line but for one that is
-/// not UTF-8, which is answered from its lossy decoding with a warning naming it.
+/// How many bytes of answers are gathered before they are written.
+const OUT_CHUNK: usize = 64 * 1024;
+
+/// Answers each line of standard input with what `answer` appends to the output, in
+/// order, one line each. Input is read in large blocks and split in place; answers are
+/// appended to one buffer, written when it fills and before every read that may wait
+/// (so that an interactive caller gets each answer at once). Nothing is allocated per
+/// line but for a line that is not UTF-8, answered from its lossy decoding with a warning
+/// naming it.
 fn answer_lines(mut answer: impl FnMut(&str, u64, &mut String)) -> io::Result<ExitCode> {
-    let mut input = io::BufReader::with_capacity(64 * 1024, io::stdin().lock());
-    let mut out = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
-    let mut line = Vec::new();
-    let mut answered = String::new();
-    for number in 1.. {
-        line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
+    let mut stdin = io::stdin().lock();
+    let mut stdout = io::stdout().lock();
+    let mut buf = vec![0u8; 256 * 1024];
+    let mut out = String::with_capacity(OUT_CHUNK + 4096);
+    let (mut start, mut filled, mut number) = (0, 0, 0);
+    loop {
+        while let Some(end) = memchr::memchr(b'\n', &buf[start..filled]) {
+            number += 1;
+            answer_line(&buf[start..start + end], number, &mut answer, &mut out);
+            start += end + 1;
+            if out.len() >= OUT_CHUNK {
+                stdout.write_all(out.as_bytes())?;
+                out.clear();
+            }
+        }
+        stdout.write_all(out.as_bytes())?;
+        stdout.flush()?;
+        out.clear();
+        buf.copy_within(start..filled, 0);
+        filled -= start;
+        start = 0;
+        if filled == buf.len() {
+            // A line longer than the buffer: room for more of it.
+            buf.resize(buf.len() * 2, 0);
+        }
+        let read = match stdin.read(&mut buf[filled..]) {
+            Ok(read) => read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if read == 0 {
             break;
         }
-        let text = match std::str::from_utf8(strip_line_ending(&line)) {
-            Ok(text) => Cow::Borrowed(text),
-            Err(_) => {
-                warn_line(
-                    number,
-                    &"not valid UTF-8: answered with U+FFFD in place of its invalid bytes",
-                );
-                String::from_utf8_lossy(strip_line_ending(&line))
-            }
-        };
-        answered.clear();
-        answer(&text, number, &mut answered);
-        answered.push('\n');
-        out.write_all(answered.as_bytes())?;
-        // Streaming: before a read that may wait for more input, answer every line so far.
-        if memchr::memchr(b'\n', input.buffer()).is_none() {
-            out.flush()?;
+        filled += read;
+    }
+    if filled > 0 {
+        // The last line, without a line ending.
+        answer_line(&buf[..filled], number + 1, &mut answer, &mut out);
+        stdout.write_all(out.as_bytes())?;
+    }
+    stdout.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Appends the answer to one line (its line ending excluded) and a newline to `out`.
+fn answer_line(
+    line: &[u8],
+    number: u64,
+    answer: &mut impl FnMut(&str, u64, &mut String),
+    out: &mut String,
+) {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    match std::str::from_utf8(line) {
+        Ok(text) => answer(text, number, out),
+        Err(_) => {
+            warn_line(
+                number,
+                &"not valid UTF-8: answered with U+FFFD in place of its invalid bytes",
+            );
+            answer(&String::from_utf8_lossy(line), number, out);
         }
     }
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    out.push('\n');
 }
 
 fn warn_line(number: u64, warning: &dyn std::fmt::Display) {
     output::warn(&format!("standard input, line {number}"), warning);
-}
-
-/// The line ending (LF or CRLF) is not part of the reference.
-fn strip_line_ending(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
 }
