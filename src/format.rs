@@ -215,3 +215,32 @@ fn field_name(line: &[u8]) -> Option<&[u8]> {
         .count();
     (len > 0 && line.get(len) == Some(&b':')).then_some(&line[..len])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffing_follows_the_html_patterns() {
+        assert_eq!(
+            sniff(b"<!-- saved from url=(0010)http://h/ -->"),
+            Some(Format::Html)
+        );
+        assert_eq!(sniff(b"\xEF\xBB\xBF<HTML>"), Some(Format::Html));
+        assert_eq!(sniff(b"\x0C\r\n<br>"), Some(Format::Html));
+        // Only a space or `>` terminates a tag name in the standard's patterns.
+        assert_eq!(sniff(b"<a\nhref=x>"), None);
+        assert_eq!(sniff(b"<?xml version=\"1.0\"?><rss>"), None);
+        assert_eq!(sniff(b"<abbr>x</abbr>"), None);
+        assert_eq!(sniff(b""), None);
+    }
+
+    #[test]
+    fn an_mbox_needs_a_from_line_and_a_header_block() {
+        let gmail = b"From 1844347792267117879@xxx\r\nX-GM-THRID: 1\r\nReceived: by x\r\n\r\nbody";
+        assert_eq!(detect(gmail), Format::Mbox);
+        assert_eq!(detect(b"From a@b 1\nnot a header\n"), Format::Html);
+        assert_eq!(detect(b"From here on\nSubject: x\n\n"), Format::Html);
+        assert_eq!(detect(b"From a@b Mon Jan  1 00:00:00 2024"), Format::Html);
+    }
+}

@@ -62,7 +62,7 @@ pub struct InputArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub format: Format,
     /// Leave a relative reference as it is when it names a file that exists beside the
-    /// document on disk (a saved page's ./page_files/...); `links` lists it as "kept".
+    /// document on disk (a saved page's ./page_files/...); `links` lists it with "kept": "local".
     #[arg(long)]
     pub keep_local: bool,
     /// Process the documents under each DIRECTORY: files named .html .htm .xhtml .xht

@@ -14,7 +14,7 @@ A line of standard input that is not UTF-8 is answered with its invalid bytes re
 U+FFFD, with a warning naming the line.
 
 Examples:
-  absolve resolve http://a/b/c/d;p?q g ../g '?y'
+  absolve resolve 'http://a/b/c/d;p?q' g ../g '?y'
   printf 'g\\n../h\\n' | absolve resolve http://a/b/c/d
   printf 'http://a/b/c\\tg\\n' | absolve resolve --pairs
   absolve resolve --rfc 3986 http://a/b/c/d ../../../g"
