@@ -195,8 +195,9 @@ fn usable(found: Found) -> Option<Found> {
     (has_scheme(&found.url) && found.base().is_ok()).then_some(found)
 }
 
-/// The file's [`ORIGIN_XATTR`], if it has one that is UTF-8. A file system without user
-/// extended attributes (or a platform without them) has none: `Ok(None)`.
+/// The file's [`ORIGIN_XATTR`] (a symbolic link's target's), if it has one that is UTF-8.
+/// A file system without user extended attributes (or a platform without them) has none:
+/// `Ok(None)`.
 ///
 /// ```
 /// let none = absolve::retrieval::from_xattr(std::path::Path::new("Cargo.toml")).unwrap();
@@ -206,7 +207,7 @@ pub fn from_xattr(path: &Path) -> io::Result<Option<Found>> {
     if !xattr::SUPPORTED_PLATFORM {
         return Ok(None);
     }
-    let value = match xattr::get(path, ORIGIN_XATTR) {
+    let value = match xattr::get_deref(path, ORIGIN_XATTR) {
         Ok(value) => value,
         Err(e) if is_unsupported(&e) => None,
         Err(e) => return Err(e),

@@ -409,6 +409,17 @@ fn rewrite_recursive_to_a_directory_makes_a_complete_copy() {
             "robots.txt same",
         ]
     );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode();
+        let original = source.join("example.com/about");
+        assert_eq!(
+            mode(&copy.join("about")),
+            mode(&original),
+            "the copy keeps the mode"
+        );
+    }
     assert!(
         stderr(&out).contains("7 files processed, 7 changed, 0 unchanged, 3 copied unchanged"),
         "{}",

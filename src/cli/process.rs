@@ -359,10 +359,12 @@ fn copy_tree(
         .filter_map(|input| {
             let (path, (_, below)) = (input.path.as_deref()?, input.tree.as_ref()?);
             let mut tally = Tally::default();
-            let result = output::write_atomically(&target.join(below), |out| {
+            let copy = target.join(below);
+            let result = output::write_atomically(&copy, |out| {
                 tally = run(input, checked, rewrite_sink(Some(path), out))?;
                 Ok(())
-            });
+            })
+            .and_then(|()| fs::set_permissions(&copy, fs::metadata(path)?.permissions()));
             progress.inc(1);
             Some(result.map(|()| tally).map_err(|e| describe(Some(path), e)))
         })
@@ -390,6 +392,11 @@ fn copy_other(from: &Path, to: &Path) -> io::Result<()> {
     }
     if metadata.is_file() {
         fs::copy(from, to)?;
+    } else {
+        output::warn(
+            &from.display().to_string(),
+            &"not a regular file or a symbolic link: not copied",
+        );
     }
     Ok(())
 }
