@@ -6,6 +6,8 @@
 //!   `/usr/bin/chromium`);
 //! - `is_root`: the build runs as root, as the tests of file ownership and devices need;
 //! - `has_strace`: strace(1), which shows the order of the fsync(2) and rename(2) calls.
+//! - `has_user_xattr`: the temporary directory's file system takes `user.*` extended
+//!   attributes (for the `user.xdg.origin.url` test).
 
 use std::path::Path;
 
@@ -14,6 +16,7 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(has_chromium)");
     println!("cargo::rustc-check-cfg=cfg(is_root)");
     println!("cargo::rustc-check-cfg=cfg(has_strace)");
+    println!("cargo::rustc-check-cfg=cfg(has_user_xattr)");
     println!("cargo::rerun-if-changed=../shared");
     println!("cargo::rerun-if-env-changed=ABSOLVE_CHROMIUM");
     if Path::new("../shared/corpus").is_dir() {
@@ -31,4 +34,19 @@ fn main() {
     if Path::new("/usr/bin/strace").exists() {
         println!("cargo::rustc-cfg=has_strace");
     }
+    if temp_dir_takes_user_xattrs() {
+        println!("cargo::rustc-cfg=has_user_xattr");
+    }
+}
+
+/// Sets a `user.*` attribute on a file in the temporary directory, where the tests make
+/// theirs.
+fn temp_dir_takes_user_xattrs() -> bool {
+    let probe = std::env::temp_dir().join(format!("absolve-xattr-probe-{}", std::process::id()));
+    if std::fs::write(&probe, b"").is_err() {
+        return false;
+    }
+    let ok = xattr::SUPPORTED_PLATFORM && xattr::set(&probe, "user.absolve.probe", b"1").is_ok();
+    let _ = std::fs::remove_file(&probe);
+    ok
 }

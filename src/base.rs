@@ -29,6 +29,14 @@ pub enum BaseSource {
     Encapsulating,
     /// §3.3: the URL the document was retrieved from (`--url`).
     RetrievalUrl,
+    /// §3.3: the retrieval URL from a saved page's "Mark of the Web" comment
+    /// (`<!-- saved from url=(NNNN)URL -->`), see [`crate::retrieval`].
+    SavedFrom,
+    /// §3.3: the retrieval URL from a SingleFile page's `url:` comment.
+    #[serde(rename = "singlefile")]
+    SingleFile,
+    /// §3.3: the retrieval URL from the file's `user.xdg.origin.url` extended attribute.
+    OriginXattr,
     /// §3.4: no base; references stay as they are.
     None,
 }
@@ -43,6 +51,9 @@ impl BaseSource {
             BaseSource::ContentLocation => "content-location",
             BaseSource::Encapsulating => "encapsulating",
             BaseSource::RetrievalUrl => "retrieval-url",
+            BaseSource::SavedFrom => "saved-from",
+            BaseSource::SingleFile => "singlefile",
+            BaseSource::OriginXattr => "origin-xattr",
             BaseSource::None => "none",
         }
     }

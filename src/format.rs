@@ -1,4 +1,5 @@
-//! Telling an HTML document, a MIME message and an mbox archive apart by content.
+//! Telling an HTML document, a MIME message, an mbox archive and a stylesheet apart: by
+//! content ([`detect`], [`sniff`]) and by file name extension ([`from_extension`]).
 
 /// What a document is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -9,12 +10,128 @@ pub enum Format {
     Mime,
     /// An mbox archive: messages each after a `From ` separator line.
     Mbox,
+    /// A standalone CSS stylesheet: never told by content, only by its `.css` name.
+    Css,
+}
+
+/// The format a file name extension (any case, without the dot) names: `html`, `htm`,
+/// `xhtml`, `xht`, `shtml`; `eml`, `mht`, `mhtml`; `mbox`; `css`. `None` for any other.
+/// A message or page is still told apart from HTML by content ([`detect`]): the
+/// extension only says the file is a document.
+///
+/// ```
+/// use absolve::format::{from_extension, Format};
+///
+/// assert_eq!(from_extension("HTM"), Some(Format::Html));
+/// assert_eq!(from_extension("mhtml"), Some(Format::Mime));
+/// assert_eq!(from_extension("css"), Some(Format::Css));
+/// assert_eq!(from_extension("php?id=3"), None);
+/// ```
+pub fn from_extension(extension: &str) -> Option<Format> {
+    const TABLE: [(&str, Format); 10] = [
+        ("html", Format::Html),
+        ("htm", Format::Html),
+        ("xhtml", Format::Html),
+        ("xht", Format::Html),
+        ("shtml", Format::Html),
+        ("css", Format::Css),
+        ("eml", Format::Mime),
+        ("mht", Format::Mime),
+        ("mhtml", Format::Mime),
+        ("mbox", Format::Mbox),
+    ];
+    TABLE
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(extension))
+        .map(|&(_, format)| format)
+}
+
+/// Whether a file name extension names a type that is not a document here, so that a
+/// file so named is not sniffed: text, scripts, data and XML types (`txt`, `md`, `js`,
+/// `json`, `xml`, `svg`, `csv`, ...), whose servers send them with a MIME type that the
+/// MIME Sniffing standard never sniffs as HTML (its "unknown type" rules, §7.1, apply only
+/// to a missing or unknown type).
+///
+/// ```
+/// assert!(absolve::format::is_not_a_document("TXT"));
+/// assert!(!absolve::format::is_not_a_document("aspx"));
+/// ```
+pub fn is_not_a_document(extension: &str) -> bool {
+    const TYPES: [&str; 20] = [
+        "txt", "text", "md", "markdown", "rst", "csv", "tsv", "log", "js", "mjs", "cjs", "json",
+        "map", "xml", "xsl", "rss", "atom", "svg", "ics", "vcf",
+    ];
+    TYPES.iter().any(|t| t.eq_ignore_ascii_case(extension))
+}
+
+/// What the first bytes of a file of unknown type are, if a document at all: HTML by the
+/// MIME Sniffing standard's HTML patterns (§7.1 "rules for identifying an unknown MIME
+/// type": after whitespace, `<!DOCTYPE HTML`, `<HTML`, `<HEAD`, `<SCRIPT`, `<IFRAME`, `<H1`,
+/// `<DIV`, `<FONT`, `<TABLE`, `<A`, `<STYLE`, `<TITLE`, `<B`, `<BODY`, `<BR`, `<P` or
+/// `<!--`, any case, then a space or `>`); an mbox or a message as [`detect`] tells them.
+/// A UTF-8 BOM first is allowed. `None`: not a document (an image, a script, text).
+///
+/// ```
+/// use absolve::format::{sniff, Format};
+///
+/// assert_eq!(sniff(b"\n <!DOCTYPE html>\n<title>x</title>"), Some(Format::Html));
+/// assert_eq!(sniff(b"<p>para"), Some(Format::Html));
+/// assert_eq!(sniff(b"<pre>x"), None);
+/// assert_eq!(sniff(b"Subject: hi\nFrom: a@b\n\nbody"), Some(Format::Mime));
+/// assert_eq!(sniff(b"\x89PNG\r\n"), None);
+/// assert_eq!(sniff(b"body { color: red }"), None);
+/// ```
+pub fn sniff(head: &[u8]) -> Option<Format> {
+    let bom_free = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    if is_html_by_sniffing(bom_free) {
+        return Some(Format::Html);
+    }
+    match detect(head) {
+        Format::Html => None,
+        other => Some(other),
+    }
+}
+
+/// MIME Sniffing §7.1: the HTML patterns, each followed by a tag-terminating byte.
+fn is_html_by_sniffing(head: &[u8]) -> bool {
+    const PATTERNS: [&[u8]; 17] = [
+        b"<!DOCTYPE HTML",
+        b"<HTML",
+        b"<HEAD",
+        b"<SCRIPT",
+        b"<IFRAME",
+        b"<H1",
+        b"<DIV",
+        b"<FONT",
+        b"<TABLE",
+        b"<A",
+        b"<STYLE",
+        b"<TITLE",
+        b"<B",
+        b"<BODY",
+        b"<BR",
+        b"<P",
+        b"<!--",
+    ];
+    // Whitespace bytes the standard skips: HT, LF, FF, CR, SP.
+    let start = head
+        .iter()
+        .position(|b| !matches!(b, b'\t' | b'\n' | 0x0C | b'\r' | b' '))
+        .unwrap_or(head.len());
+    let head = &head[start..];
+    PATTERNS.iter().any(|pattern| {
+        head.get(..pattern.len())
+            .is_some_and(|b| b.eq_ignore_ascii_case(pattern))
+            && matches!(head.get(pattern.len()), Some(b' ' | b'>'))
+    })
 }
 
 /// The format of a document from its first bytes (a few kilobytes are plenty): an mbox
-/// starts with `From `; a message with a header block (every line a field `Name: value`
-/// or its continuation, up to a blank line or the end of what was read) that has at least
-/// one mail or MIME field; anything else is HTML. A UTF-8 BOM first is allowed.
+/// starts with a From_ line as the mbox splitter ([`crate::mime::mbox`]) defines it,
+/// followed by a header block; a message with a header block (every line a field
+/// `Name: value` or its continuation, up to a blank line or the end of what was read)
+/// that has at least one mail or MIME field; anything else is HTML. A UTF-8 BOM first is
+/// allowed.
 ///
 /// ```
 /// use absolve::format::{detect, Format};
@@ -22,18 +139,32 @@ pub enum Format {
 /// assert_eq!(detect(b"From a@b Thu Jan  1 00:00:00 1970\nSubject: x\n\nhi\n"), Format::Mbox);
 /// assert_eq!(detect(b"MIME-Version: 1.0\r\nContent-Type: text/html\r\n\r\n<p>"), Format::Mime);
 /// assert_eq!(detect(b"<!doctype html><p>From here: on</p>"), Format::Html);
-/// assert_eq!(detect(b"\xEF\xBB\xBFFrom - Mon Jan 1 00:00:00 2024\n"), Format::Mbox);
+/// assert_eq!(detect(b"\xEF\xBB\xBFFrom - Mon Jan 1 00:00:00 2024\nTo: b@c\n"), Format::Mbox);
 /// assert_eq!(detect(b"Note: a fragment\n<p><a href=x>"), Format::Html);
+/// assert_eq!(detect(b"From the editor: welcome!<p><a href=\"news.html\">"), Format::Html);
+/// assert_eq!(detect(b"From the editor 2024\n<p><a href=\"news.html\">"), Format::Html);
 /// ```
 pub fn detect(head: &[u8]) -> Format {
-    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    if head.starts_with(b"From ") {
+    if is_mbox(head) {
         return Format::Mbox;
     }
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     if is_header_block(head) {
         return Format::Mime;
     }
     Format::Html
+}
+
+/// Whether `head` starts with a From_ line, as the mbox splitter tells one, then a header
+/// block holding at least one mail or MIME field.
+fn is_mbox(head: &[u8]) -> bool {
+    let Some(end) = memchr::memchr(b'\n', head) else {
+        return false;
+    };
+    let (first_line, rest) = head.split_at(end + 1);
+    let first = crate::mime::mbox::Messages::new(first_line).next();
+    let is_from_line = matches!(first, Some(Ok(entry)) if !entry.separator.is_empty());
+    is_from_line && is_header_block(rest)
 }
 
 /// Fields that only a mail or MIME heading has.
@@ -83,4 +214,33 @@ fn field_name(line: &[u8]) -> Option<&[u8]> {
         .take_while(|&&b| (0x21..=0x7e).contains(&b) && b != b':')
         .count();
     (len > 0 && line.get(len) == Some(&b':')).then_some(&line[..len])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffing_follows_the_html_patterns() {
+        assert_eq!(
+            sniff(b"<!-- saved from url=(0010)http://h/ -->"),
+            Some(Format::Html)
+        );
+        assert_eq!(sniff(b"\xEF\xBB\xBF<HTML>"), Some(Format::Html));
+        assert_eq!(sniff(b"\x0C\r\n<br>"), Some(Format::Html));
+        // Only a space or `>` terminates a tag name in the standard's patterns.
+        assert_eq!(sniff(b"<a\nhref=x>"), None);
+        assert_eq!(sniff(b"<?xml version=\"1.0\"?><rss>"), None);
+        assert_eq!(sniff(b"<abbr>x</abbr>"), None);
+        assert_eq!(sniff(b""), None);
+    }
+
+    #[test]
+    fn an_mbox_needs_a_from_line_and_a_header_block() {
+        let gmail = b"From 1844347792267117879@xxx\r\nX-GM-THRID: 1\r\nReceived: by x\r\n\r\nbody";
+        assert_eq!(detect(gmail), Format::Mbox);
+        assert_eq!(detect(b"From a@b 1\nnot a header\n"), Format::Html);
+        assert_eq!(detect(b"From here on\nSubject: x\n\n"), Format::Html);
+        assert_eq!(detect(b"From a@b Mon Jan  1 00:00:00 2024"), Format::Html);
+    }
 }

@@ -8,7 +8,8 @@
 //! - [`base`]: the layers of §3, innermost first, each with where it came from;
 //! - [`html`]: the streaming HTML rewriter (§3.1 `<base href>`), with [`css`] for
 //!   `url()` and `@import`;
-//! - [`links`]: the record reported for every URL found.
+//! - [`links`]: the record reported for every URL found;
+//! - [`retrieval`]: the retrieval URL (§3.3) a saved page's markers give.
 //!
 //! ```
 //! assert_eq!(absolve::resolve("http://a/b/c/d;p?q#f", "g;x?y#s"), "http://a/b/c/g;x?y#s");
@@ -20,6 +21,7 @@ pub mod format;
 pub mod html;
 pub mod links;
 pub mod mime;
+pub mod retrieval;
 pub mod url;
 
 pub use url::{Standard, resolve};

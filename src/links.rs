@@ -33,4 +33,17 @@ pub struct Link {
     pub base_from: BaseSource,
     /// The byte offset of the attribute value or CSS token in the document.
     pub offset: u64,
+    /// Why the reference was left as it is, when a caller's rule kept it.
+    pub kept: Option<Kept>,
+    /// How many `srcdoc` documents deep the URL is (0: in the document itself).
+    pub srcdoc: u32,
+}
+
+/// Why a reference was left as it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kept {
+    /// It names a file that exists beside the document
+    /// ([`crate::html::Options::keep_reference`]).
+    Local,
 }

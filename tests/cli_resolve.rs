@@ -58,20 +58,92 @@ fn an_empty_base_returns_references_unchanged() {
 }
 
 #[test]
-fn a_bad_flag_is_a_one_line_error_and_a_failure() {
+fn a_bad_flag_is_a_usage_error_with_clap_s_whole_message() {
     let out = absolve(&["resolve", "--rfc", "2396", "http://a/", "g"], b"");
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("2396"), "{stderr}");
+    assert!(stderr.contains("expected 1808 or 3986"), "{stderr}");
+    assert!(
+        stderr.contains("For more information, try '--help'."),
+        "{stderr}"
+    );
+}
+
+/// Issue 8 item 15: every line is answered, in order; a line that is not UTF-8 is
+/// answered from its lossy decoding, with a warning naming its number.
+#[test]
+fn every_line_is_answered_and_a_non_utf8_one_is_named() {
+    let out = absolve(
+        &["resolve", "http://a/"],
+        b"g
+\xff\xfex
+h
+\xc3\n",
+    );
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "http://a/g\nhttp://a/\u{FFFD}\u{FFFD}x\nhttp://a/h\nhttp://a/\u{FFFD}\n"
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("standard input, line 2: not valid UTF-8"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("standard input, line 4: not valid UTF-8"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 2, "{stderr}");
 }
 
 #[test]
-fn invalid_utf8_input_names_the_line() {
-    let out = absolve(&["resolve", "http://a/"], b"g\n\xff\n");
-    assert!(!out.status.success());
-    assert_eq!(out.stdout, b"http://a/g\n");
+fn a_base_without_scheme_is_a_usage_error() {
+    let out = absolve(&["resolve", "example.com/a/b", "c"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("example.com/a/b")
+    );
+}
+
+#[test]
+fn a_missing_base_names_it() {
+    let out = absolve(&["resolve"], b"");
+    assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("line 2"), "{stderr}");
+    assert!(stderr.contains("<BASE>"), "{stderr}");
+}
+
+#[test]
+fn pairs_answer_each_base_tab_reference_line() {
+    let input = b"http://a/b/c/d;p?q\tg\nhttp://a/b/c/d;p?q\t../..\r\nhttp://x/y/\t\tz\n\t../g\nno tab\nrelative/base\tg\nhttp://a/\t\xff\n";
+    let out = absolve(&["resolve", "--pairs"], input);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "http://a/b/c/g\nhttp://a/\nhttp://x/y/\tz\n../g\nno tab\ng\nhttp://a/\u{FFFD}\n"
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("line 6: BASE \"relative/base\" has no scheme"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("line 7: not valid UTF-8"), "{stderr}");
+    let rfc3986 = absolve(
+        &["resolve", "--pairs", "--rfc", "3986"],
+        b"http://a/b/c/d;p?q\t../../../g\n",
+    );
+    assert_eq!(rfc3986.stdout, b"http://a/g\n");
+}
+
+#[test]
+fn pairs_take_no_base_argument() {
+    let out = absolve(&["resolve", "--pairs", "http://a/"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("--pairs"));
 }

@@ -96,7 +96,7 @@ fn in_place_rewrites_each_file_and_recursive_finds_html_files() {
     );
     assert_eq!(
         fs::read(dir.path().join("sub/b.htm")).unwrap(),
-        b"<img src=http://h/y>"
+        b"<img src=http://h/sub/y>"
     );
     assert_eq!(
         fs::read(dir.path().join("notes.txt")).unwrap(),

@@ -1,16 +1,21 @@
 //! The input options shared by `rewrite` and `links`, checked before anything is read or
 //! written, and the list of inputs they name.
 
-use absolve::base::Base;
+use absolve::base::{Base, BaseSource};
+use absolve::format;
 use absolve::html::{self, charset};
+use absolve::retrieval;
 use absolve::url::Standard;
 use clap::{Args, ValueEnum};
+use percent_encoding::{AsciiSet, CONTROLS, percent_encode};
+use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// What the input is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// Tell HTML, a MIME message and an mbox apart by content.
+    /// Tell HTML, a MIME message and an mbox apart by content (a `.css` file by its name).
     Auto,
     /// An HTML document.
     Html,
@@ -18,12 +23,30 @@ pub enum Format {
     Mime,
     /// An mbox archive of messages.
     Mbox,
+    /// A CSS stylesheet: its url() and @import resolve against the file's own URL.
+    Css,
+}
+
+impl Format {
+    /// The library's format this one forces, `None` for `auto`.
+    pub fn forced(self) -> Option<format::Format> {
+        match self {
+            Format::Auto => None,
+            Format::Html => Some(format::Format::Html),
+            Format::Mime => Some(format::Format::Mime),
+            Format::Mbox => Some(format::Format::Mbox),
+            Format::Css => Some(format::Format::Css),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// The URL the document was retrieved from (RFC 1808 §3.3): the base when the
-    /// document gives none. It must be absolute.
+    /// The URL the input was retrieved from (RFC 1808 §3.3), the base where the document
+    /// gives none; absolute, with a host for http(s)/ftp/ws(s). With -r, the URL of each
+    /// DIRECTORY given: a file's URL is it with the file's path below the directory.
+    /// Without --url, a saved page's own record of its URL is used ("saved from" comment,
+    /// SingleFile comment, user.xdg.origin.url attribute); without any, nothing changes.
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
     /// The document's charset (a WHATWG label); a BOM wins over it, it wins over <meta>.
@@ -38,33 +61,104 @@ pub struct InputArgs {
     /// The input format.
     #[arg(long, value_enum, default_value = "auto")]
     pub format: Format,
-    /// Process every file under the directories given.
+    /// Leave a relative reference as it is when it names a file that exists beside the
+    /// document on disk (a saved page's ./page_files/...); `links` lists it with "kept": "local".
+    #[arg(long)]
+    pub keep_local: bool,
+    /// Process the documents under each DIRECTORY: files named .html .htm .xhtml .xht
+    /// .shtml .css .eml .mht .mhtml .mbox, and files of other or no extension whose first
+    /// bytes are HTML, a message or an mbox (but .txt .js .json .xml .svg and other text
+    /// and data types). Every other file is skipped.
     #[arg(short, long)]
     pub recursive: bool,
-    /// Files to read; none, or `-`, reads standard input.
+    /// Files (with -r, directories) to read; none, or `-`, reads standard input.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 }
 
+/// What went wrong before any work: a usage error (status 2) or a failure (status 1).
+#[derive(Debug)]
+pub enum Problem {
+    /// Options that are wrong or do not go together.
+    Usage(String),
+    /// An input that cannot be read.
+    Failure(String),
+}
+
 /// The options once checked: a usable base, a known charset.
+#[derive(Clone)]
 pub struct Checked {
+    /// The base from `--url` (the retrieval URL), or none.
     pub outer: Base,
     pub options: html::Options,
     pub format: Format,
+    pub keep_local: bool,
+    pub recursive: bool,
 }
+
+/// One input: standard input or a file, with what the walk of a directory found.
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// `None`: standard input.
+    pub path: Option<PathBuf>,
+    /// With -r and --url: the file's own retrieval URL.
+    pub url: Option<Base>,
+    /// Found under a directory: that directory and the path below it.
+    pub tree: Option<(PathBuf, PathBuf)>,
+    /// The format its name or its first bytes gave, if they settled it.
+    pub format: Option<format::Format>,
+}
+
+/// Everything the command line names.
+#[derive(Debug, Default)]
+pub struct Inputs {
+    /// The documents to process, in order.
+    pub documents: Vec<Input>,
+    /// Files under the directories that are not documents: (directory, path below it).
+    pub others: Vec<(PathBuf, PathBuf)>,
+    /// Sub-directories found: (directory, path below it), for a copy of the tree.
+    pub directories: Vec<(PathBuf, PathBuf)>,
+    /// The directories given (with -r).
+    pub roots: Vec<PathBuf>,
+}
+
+/// How many bytes of a file of unknown type are read to sniff it.
+const SNIFF_BYTES: u64 = 4096;
+
+/// Bytes that are percent-encoded in a path segment made from a file name: controls,
+/// space, those RFC 1738 §2.2 calls unsafe, `%`, and the ones that would end or split a
+/// segment in RFC 1808 §2.4 (`?`, `#`, `;`, `/`); non-ASCII bytes are encoded too.
+const SEGMENT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}')
+    .add(b'|')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'[')
+    .add(b']')
+    .add(b';')
+    .add(b'/');
 
 impl InputArgs {
     /// Checks `--url` and `--charset`, so that a bad one fails before any file is touched.
-    pub fn check(&self) -> Result<Checked, String> {
+    pub fn check(&self) -> Result<Checked, Problem> {
         let outer = match &self.url {
-            Some(url) => Base::retrieval_url(url).map_err(|e| format!("--url: {e}"))?,
+            Some(url) => retrieval::check_base_url(url, BaseSource::RetrievalUrl)
+                .map_err(|e| Problem::Usage(format!("--url: {e}")))?,
             None => Base::none(),
         };
         let charset = match &self.charset {
-            Some(label) => Some(
-                charset::from_label(label)
-                    .ok_or_else(|| format!("--charset: unknown charset label {label:?}"))?,
-            ),
+            Some(label) => Some(charset::from_label(label).ok_or_else(|| {
+                Problem::Usage(format!("--charset: unknown charset label {label:?}"))
+            })?),
             None => None,
         };
         let options = html::Options {
@@ -77,57 +171,162 @@ impl InputArgs {
             outer,
             options,
             format: self.format,
+            keep_local: self.keep_local,
+            recursive: self.recursive,
         })
     }
 
-    /// The inputs: standard input (`None`), or files, directories expanded with `-r`.
-    pub fn inputs(&self) -> Result<Vec<Option<PathBuf>>, String> {
+    /// The inputs: standard input, or files, directories walked with `-r`.
+    pub fn inputs(&self, checked: &Checked) -> Result<Inputs, Problem> {
+        let mut inputs = Inputs::default();
         if self.files.is_empty() {
-            return Ok(vec![None]);
+            inputs.documents.push(Input::stdin(self.format));
+            return Ok(inputs);
         }
-        let mut inputs = Vec::new();
         for path in &self.files {
             if path == Path::new("-") {
-                inputs.push(None);
+                inputs.documents.push(Input::stdin(self.format));
             } else if path.is_dir() {
                 if !self.recursive {
-                    return Err(format!("{}: is a directory (use -r)", path.display()));
+                    return Err(Problem::Usage(format!(
+                        "{}: is a directory (use -r)",
+                        path.display()
+                    )));
                 }
-                inputs.extend(files_under(path, self.format)?.into_iter().map(Some));
+                inputs.roots.push(path.clone());
+                walk(path, checked, &mut inputs)?;
             } else {
-                inputs.push(Some(path.clone()));
+                inputs.documents.push(Input {
+                    path: Some(path.clone()),
+                    url: None,
+                    tree: None,
+                    format: self.format.forced().or_else(|| by_name(path)),
+                });
             }
         }
         Ok(inputs)
     }
 }
 
-/// The files under `dir` that the format covers, in a stable order.
-fn files_under(dir: &Path, format: Format) -> Result<Vec<PathBuf>, String> {
-    let mut files = Vec::new();
-    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
-        let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
-        if entry.file_type().is_file() && covers(format, entry.path()) {
-            files.push(entry.into_path());
+impl Input {
+    fn stdin(format: Format) -> Self {
+        Input {
+            path: None,
+            url: None,
+            tree: None,
+            format: format.forced(),
         }
     }
-    Ok(files)
 }
 
-/// Whether a file found under a directory is one the format processes, by its extension.
-fn covers(format: Format, path: &Path) -> bool {
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .unwrap_or_default();
-    let html = ["html", "htm", "xhtml", "shtml"].contains(&extension.as_str());
-    let mime = ["eml", "mht", "mhtml", "msg"].contains(&extension.as_str());
-    let mbox = ["mbox", "mbx"].contains(&extension.as_str());
-    match format {
-        Format::Auto => html || mime || mbox,
-        Format::Html => html,
-        Format::Mime => mime,
-        Format::Mbox => mbox,
+/// A `.css` file is a stylesheet by its name; other names leave it to the content.
+fn by_name(path: &Path) -> Option<format::Format> {
+    let extension = path.extension()?.to_str()?;
+    format::from_extension(extension).filter(|&f| f == format::Format::Css)
+}
+
+/// Walks `dir` in a stable order, sorting its files into documents and others.
+fn walk(dir: &Path, checked: &Checked, inputs: &mut Inputs) -> Result<(), Problem> {
+    let directory_url = match checked.outer.url() {
+        Some(url) if url.ends_with('/') => Some(url.to_owned()),
+        Some(url) => Some(format!("{url}/")),
+        None => None,
+    };
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.map_err(|e| Problem::Failure(format!("{}: {e}", dir.display())))?;
+        let below = entry
+            .path()
+            .strip_prefix(dir)
+            .unwrap_or(entry.path())
+            .to_path_buf();
+        if entry.file_type().is_dir() {
+            if entry.depth() > 0 {
+                inputs.directories.push((dir.to_path_buf(), below));
+            }
+            continue;
+        }
+        let format = if entry.file_type().is_file() {
+            document_format(entry.path(), checked.format)?
+        } else {
+            None
+        };
+        let Some(format) = format else {
+            inputs.others.push((dir.to_path_buf(), below));
+            continue;
+        };
+        let url = match &directory_url {
+            Some(directory) => Some(file_url(directory, &below)?),
+            None => None,
+        };
+        inputs.documents.push(Input {
+            path: Some(entry.into_path()),
+            url,
+            tree: Some((dir.to_path_buf(), below)),
+            format: checked.format.forced().or(format),
+        });
+    }
+    Ok(())
+}
+
+/// Whether a file found under a directory is a document, and of what format if its name
+/// or content settled it (`Some(None)`: a document whose content will tell).
+fn document_format(path: &Path, wanted: Format) -> Result<Option<Option<format::Format>>, Problem> {
+    let extension = path.extension().and_then(|e| e.to_str());
+    if extension.is_some_and(format::is_not_a_document) {
+        return Ok(None);
+    }
+    let found = match extension.and_then(format::from_extension) {
+        Some(format::Format::Css) => Some(Some(format::Format::Css)),
+        Some(named) => Some(None).filter(|_| matches_wanted(named, wanted)),
+        None => sniff_file(path)?.map(Some),
+    };
+    Ok(found.filter(|format| match (format, wanted.forced()) {
+        (Some(found), Some(wanted)) => *found == wanted,
+        _ => true,
+    }))
+}
+
+/// With a `--format`, only the files whose extension names that format.
+fn matches_wanted(named: format::Format, wanted: Format) -> bool {
+    wanted.forced().is_none_or(|w| w == named)
+}
+
+/// What the first bytes of a file of unknown type are.
+fn sniff_file(path: &Path) -> Result<Option<format::Format>, Problem> {
+    let mut head = Vec::with_capacity(SNIFF_BYTES as usize);
+    File::open(path)
+        .and_then(|f| f.take(SNIFF_BYTES).read_to_end(&mut head))
+        .map_err(|e| Problem::Failure(format!("{}: {e}", path.display())))?;
+    Ok(format::sniff(&head))
+}
+
+/// A file's retrieval URL under -r: the directory's URL resolved with the file's path
+/// below it, each segment percent-encoded (`a/b c.html` becomes `./a/b%20c.html`; the
+/// `./` keeps a segment such as `c:d` from reading as a scheme).
+fn file_url(directory: &str, below: &Path) -> Result<Base, Problem> {
+    let mut reference = String::from(".");
+    for segment in below.iter() {
+        reference.push('/');
+        reference.extend(percent_encode(segment.as_encoded_bytes(), SEGMENT));
+    }
+    let url = absolve::resolve(directory, &reference);
+    Base::absolute(&url, BaseSource::RetrievalUrl)
+        .map_err(|e| Problem::Failure(format!("{}: {e}", below.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_urls_encode_each_segment() {
+        let base = file_url("https://example.com/docs/", Path::new("a/b c.html")).unwrap();
+        assert_eq!(base.url(), Some("https://example.com/docs/a/b%20c.html"));
+        let wget = file_url("http://h/", Path::new("page.php?id=3")).unwrap();
+        assert_eq!(wget.url(), Some("http://h/page.php%3Fid=3"));
+        let colon = file_url("http://h/d/", Path::new("c:d;x#y.html")).unwrap();
+        assert_eq!(colon.url(), Some("http://h/d/c:d%3Bx%23y.html"));
+        let utf8 = file_url("http://h/", Path::new("é.html")).unwrap();
+        assert_eq!(utf8.url(), Some("http://h/%C3%A9.html"));
     }
 }

@@ -4,6 +4,7 @@ mod input;
 mod output;
 mod process;
 mod resolve;
+mod tally;
 mod write;
 
 use clap::{Parser, Subcommand};
@@ -12,7 +13,21 @@ use std::process::ExitCode;
 
 /// Makes every link in HTML documents and MIME messages absolute, as RFC 1808 defines it.
 #[derive(Debug, Parser)]
-#[command(name = "absolve", version, about, propagate_version = true)]
+#[command(
+    name = "absolve",
+    version,
+    about,
+    propagate_version = true,
+    arg_required_else_help = true,
+    after_help = "Examples:
+  absolve rewrite --url https://example.com/a/page.html page.html > absolute.html
+  absolve rewrite -i saved/page.html        (base from the page's \"saved from\" comment)
+  absolve rewrite -r -o copy/ --keep-local mirror/
+  absolve links page.html | jq -r .resolved
+  absolve resolve http://a/b/c/d g ../h
+
+Usage errors exit with status 2, other failures with 1."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -22,11 +37,16 @@ struct Cli {
 enum Command {
     /// Resolve references against a base URL (RFC 1808 §4), one result per line.
     Resolve(resolve::ResolveArgs),
-    /// Make every link in HTML documents (or MIME messages, mbox archives) absolute.
+    /// Make every link in HTML documents, stylesheets, MIME messages and mbox archives
+    /// absolute.
     Rewrite(process::RewriteArgs),
     /// List every link as JSON Lines, with its resolved form and effective base.
     Links(process::LinksArgs),
 }
+
+/// The exit status of a usage error: a bad or missing argument, or options that do not go
+/// together.
+pub const USAGE: u8 = 2;
 
 /// Parses the command line, runs the subcommand and turns its error into a one-line
 /// message on standard error and a non-zero exit status.
@@ -50,19 +70,14 @@ pub fn run() -> ExitCode {
     }
 }
 
-/// Help and version go to standard output in full; a usage error is one line on standard
-/// error (the first of clap's message, which names the offending argument) and status 2.
+/// Help and version go to standard output, status 0. Anything else is a usage error:
+/// clap's whole message (the argument's name, the possible values, its suggestions and
+/// the usage) on standard error, status 2. A bare `absolve` prints the help that way.
 fn usage_error(error: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
-    if matches!(
-        error.kind(),
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
-    ) {
-        let _ = error.print();
-        return ExitCode::SUCCESS;
+    let _ = error.print();
+    match error.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+        _ => ExitCode::from(USAGE),
     }
-    let message = error.render().to_string();
-    let first = message.lines().next().unwrap_or("invalid arguments");
-    eprintln!("absolve: {}", first.trim_start_matches("error: "));
-    ExitCode::from(2)
 }

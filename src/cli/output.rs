@@ -6,15 +6,25 @@ use absolve::links::Link;
 use serde::Serialize;
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The name an input is reported by.
 pub fn label(path: Option<&Path>) -> String {
     path.map_or_else(|| "-".to_owned(), |p| p.display().to_string())
 }
 
+/// How many warnings were printed, for the summary of `-r`.
+static WARNINGS: AtomicUsize = AtomicUsize::new(0);
+
 /// Prints a warning about `label` on standard error.
 pub fn warn(label: &str, warning: &dyn std::fmt::Display) {
+    WARNINGS.fetch_add(1, Ordering::Relaxed);
     eprintln!("absolve: warning: {label}: {warning}");
+}
+
+/// How many warnings were printed so far.
+pub fn warnings() -> usize {
+    WARNINGS.load(Ordering::Relaxed)
 }
 
 /// A sink of the CLI: it also knows which input, message and part it is reporting on.
@@ -43,13 +53,13 @@ impl<W: Write> Sink for RewriteSink<W> {
     }
 }
 
-/// One line of `absolve links`: the link with where it is.
+/// One line of `absolve links`: the link with where it is. Every record has the same
+/// keys: `message` (1-based, in an mbox; 1 for a lone message) and `part` are null for
+/// plain HTML and CSS.
 #[derive(Serialize)]
 pub struct Record<'a> {
     pub file: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub part: Option<&'a str>,
     #[serde(flatten)]
     pub link: &'a Link,

@@ -1,28 +1,52 @@
 //! `absolve rewrite` and `absolve links`: one input at a time, through the library.
 
-use super::input::{Checked, Format, InputArgs};
+use super::input::{Checked, Format, Input, InputArgs, Inputs, Problem};
 use super::output::{self, CliSink, LinksSink, RewriteSink};
+use super::tally::{Tally, Watched};
 use super::write;
+use absolve::base::Base;
 use absolve::format;
 use absolve::html::{self, Rewriter};
 use absolve::links::Link;
 use absolve::mime::{self, Part, Report};
+use absolve::retrieval;
+use absolve::url::has_scheme;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use percent_encoding::percent_decode_str;
 use rayon::prelude::*;
-use std::fs::File;
+use std::fs::{self, File};
 use std::io::{self, Read, Write};
+#[cfg(unix)]
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How many bytes are read at a time.
 const CHUNK: usize = 64 * 1024;
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Output goes to standard output unless -i or -o is given. Without a base \
+(--url, or a saved page's record of its URL, or a <base href>) relative links stay as they are, \
+with a warning.
+
+Examples:
+  absolve rewrite --url https://example.com/a/ page.html > out.html
+  absolve rewrite -i page.html                   (a page saved by a browser knows its URL)
+  absolve rewrite -i --keep-local saved/page.html  (./page_files/... stay local)
+  absolve rewrite -r -i --url https://example.com/docs/ site/
+  absolve rewrite -r -o copy/ mirror/            (a rewritten copy of the whole tree)
+  absolve rewrite --format css --url https://example.com/css/site.css < site.css"
+)]
 pub struct RewriteArgs {
     #[command(flatten)]
     input: InputArgs,
-    /// Write the rewritten input to PATH (one input only).
+    /// Write the rewritten input to PATH (one input only); with -r and one DIRECTORY, PATH
+    /// is a directory that gets a copy of the tree: documents rewritten, every other file
+    /// copied unchanged.
     #[arg(
         short = 'o',
         long = "output",
@@ -36,6 +60,16 @@ pub struct RewriteArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Each record: file, message and part (null for HTML and CSS), element, \
+attribute, original, resolved, base, base_from (base-element, base-header, content-base, \
+content-location, encapsulating, retrieval-url, saved-from, singlefile, origin-xattr, none), \
+offset, kept (\"local\" with --keep-local, else null), srcdoc.
+
+Examples:
+  absolve links --url https://example.com/a/ page.html
+  absolve links -r --keep-local saved/ | jq -r 'select(.kept == null) | .resolved'"
+)]
 pub struct LinksArgs {
     #[command(flatten)]
     input: InputArgs,
@@ -44,46 +78,148 @@ pub struct LinksArgs {
 /// An error about one input, worded for the user.
 type Failure = String;
 
+/// What happened to the documents of one run, for the summary of `-r`.
+#[derive(Debug, Default)]
+struct Counts {
+    changed: usize,
+    unchanged: usize,
+    failed: usize,
+    skipped: usize,
+}
+
+impl Counts {
+    fn add(&mut self, result: &Result<Tally, Failure>) {
+        match result {
+            Ok(tally) if tally.changed => self.changed += 1,
+            Ok(_) => self.unchanged += 1,
+            Err(_) => self.failed += 1,
+        }
+    }
+
+    /// One line on standard error at the end of `-r`.
+    fn print(&self, skipped_word: &str) {
+        let processed = self.changed + self.unchanged + self.failed;
+        let failed = if self.failed > 0 {
+            format!(", {} failed", self.failed)
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "absolve: {}, {} changed, {} unchanged, {} {skipped_word}, {}{failed}",
+            plural(processed, "file processed", "files processed"),
+            self.changed,
+            self.unchanged,
+            self.skipped,
+            plural(output::warnings(), "warning", "warnings"),
+        );
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// `absolve rewrite`.
 pub fn rewrite(args: RewriteArgs) -> ExitCode {
     let (checked, inputs) = match prepare(&args.input) {
         Ok(prepared) => prepared,
-        Err(message) => return fail(&message),
+        Err(problem) => return fail(problem),
     };
-    if args.output.is_some() && inputs.len() != 1 {
-        return fail("-o takes exactly one input");
+    let tree_copy = args.output.is_some() && inputs.roots.len() == 1 && args.input.files.len() == 1;
+    if let Err(message) = check_rewrite(&args, &inputs, tree_copy) {
+        return fail(Problem::Usage(message));
     }
-    if args.in_place && inputs.iter().any(Option::is_none) {
-        return fail("-i needs files, not standard input");
-    }
+    let mut counts = Counts {
+        skipped: inputs.others.len(),
+        ..Counts::default()
+    };
+    let documents = &inputs.documents;
     let result = if args.in_place {
-        rewrite_in_place(&checked, &inputs)
+        rewrite_in_place(&checked, documents, &mut counts)
+    } else if let Some(path) = args.output.as_deref().filter(|_| tree_copy) {
+        copy_tree(&checked, &inputs, path, &mut counts)
     } else if let Some(path) = &args.output {
-        let input = inputs[0].as_deref();
+        let input = &documents[0];
+        let label = input.path.as_deref();
         let target = match write::Output::create(path) {
             Ok(target) => target,
-            Err(message) => return fail(&message),
+            Err(message) => return fail(Problem::Failure(message)),
         };
         target
-            .write(|out| run(input, &checked, rewrite_sink(input, out)))
-            .map_err(|e| vec![describe_write(input, e)])
+            .write(|out| run(input, &checked, rewrite_sink(label, out)).map(drop))
+            .map_err(|e| vec![describe_write(label, e)])
     } else {
-        rewrite_to_stdout(&checked, &inputs)
+        rewrite_to_stdout(&checked, documents)
     };
+    if args.input.recursive {
+        counts.print(if tree_copy {
+            "copied unchanged"
+        } else {
+            "skipped"
+        });
+    }
     finish(result)
+}
+
+/// The usage rules of `rewrite` that clap cannot say.
+fn check_rewrite(args: &RewriteArgs, inputs: &Inputs, tree_copy: bool) -> Result<(), String> {
+    if args.input.recursive && !args.in_place && args.output.is_none() {
+        return Err(
+            "rewrite -r needs -i (rewrite the files in place) or -o DIR (a rewritten copy of the tree)"
+                .into(),
+        );
+    }
+    if args.output.is_some() && !tree_copy && inputs.documents.len() != 1 {
+        return Err(format!(
+            "-o takes exactly one input ({} given); with -r, one directory",
+            inputs.documents.len()
+        ));
+    }
+    if args.in_place && inputs.documents.iter().any(|i| i.path.is_none()) {
+        return Err("-i needs files, not standard input".into());
+    }
+    if let (true, Some(out), Some(root)) = (tree_copy, &args.output, inputs.roots.first())
+        && resolved_path(out)
+            .zip(resolved_path(root))
+            .is_some_and(|(o, r)| o.starts_with(&r))
+    {
+        return Err(format!(
+            "-o {}: the copy cannot go inside the directory it copies",
+            out.display()
+        ));
+    }
+    Ok(())
+}
+
+/// `path` with its symbolic links and `..` resolved, whether or not its last components
+/// exist yet.
+fn resolved_path(path: &Path) -> Option<PathBuf> {
+    let mut missing = Vec::new();
+    let mut existing = std::path::absolute(path).ok()?;
+    loop {
+        if let Ok(real) = existing.canonicalize() {
+            return Some(missing.into_iter().rev().fold(real, |p, c| p.join(c)));
+        }
+        missing.push(existing.file_name()?.to_owned());
+        existing = existing.parent()?.to_path_buf();
+    }
 }
 
 /// `absolve links`.
 pub fn links(args: LinksArgs) -> ExitCode {
     let (checked, inputs) = match prepare(&args.input) {
         Ok(prepared) => prepared,
-        Err(message) => return fail(&message),
+        Err(problem) => return fail(problem),
     };
     let stdout = io::stdout().lock();
     let mut out = io::BufWriter::new(stdout);
     let mut failures = Vec::new();
-    for input in &inputs {
-        let label = output::label(input.as_deref());
+    let mut counts = Counts {
+        skipped: inputs.others.len(),
+        ..Counts::default()
+    };
+    for input in &inputs.documents {
+        let label = output::label(input.path.as_deref());
         let sink = LinksSink {
             out: &mut out,
             label: &label,
@@ -91,14 +227,20 @@ pub fn links(args: LinksArgs) -> ExitCode {
             part: None,
             error: None,
         };
-        if let Err(error) = run(input.as_deref(), &checked, sink) {
-            if error.kind() == io::ErrorKind::BrokenPipe {
-                return ExitCode::SUCCESS;
-            }
-            failures.push(describe(input.as_deref(), error));
+        let result = run(input, &checked, sink);
+        if let Err(error) = &result
+            && error.kind() == io::ErrorKind::BrokenPipe
+        {
+            return ExitCode::SUCCESS;
         }
+        let result = result.map_err(|e| describe(input.path.as_deref(), e));
+        counts.add(&result);
+        failures.extend(result.err());
     }
     let flushed = out.flush();
+    if args.input.recursive {
+        counts.print("skipped");
+    }
     finish(if failures.is_empty() {
         flushed.map_err(|e| vec![e.to_string()])
     } else {
@@ -107,15 +249,15 @@ pub fn links(args: LinksArgs) -> ExitCode {
 }
 
 /// Checks the options and that every input file can be opened, before anything is written.
-fn prepare(args: &InputArgs) -> Result<(Checked, Vec<Option<PathBuf>>), Failure> {
+fn prepare(args: &InputArgs) -> Result<(Checked, Inputs), Problem> {
     let checked = args.check()?;
-    let inputs = args.inputs()?;
-    for path in inputs.iter().flatten() {
+    let inputs = args.inputs(&checked)?;
+    for path in inputs.documents.iter().filter_map(|i| i.path.as_ref()) {
         // A FIFO or device is not opened twice (nor waited on) here: only when it is read.
         if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
             continue;
         }
-        File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        File::open(path).map_err(|e| Problem::Failure(format!("{}: {e}", path.display())))?;
     }
     Ok((checked, inputs))
 }
@@ -127,20 +269,17 @@ fn rewrite_sink<W: Write>(input: Option<&Path>, out: W) -> RewriteSink<W> {
     }
 }
 
-fn rewrite_to_stdout(checked: &Checked, inputs: &[Option<PathBuf>]) -> Result<(), Vec<Failure>> {
+fn rewrite_to_stdout(checked: &Checked, inputs: &[Input]) -> Result<(), Vec<Failure>> {
     let stdout = io::stdout().lock();
     let mut out = io::BufWriter::with_capacity(CHUNK, stdout);
     let mut failures = Vec::new();
     for input in inputs {
-        if let Err(error) = run(
-            input.as_deref(),
-            checked,
-            rewrite_sink(input.as_deref(), &mut out),
-        ) {
+        let label = input.path.as_deref();
+        if let Err(error) = run(input, checked, rewrite_sink(label, &mut out)) {
             if error.kind() == io::ErrorKind::BrokenPipe {
                 return Ok(());
             }
-            failures.push(describe(input.as_deref(), error));
+            failures.push(describe(label, error));
         }
     }
     out.flush().map_err(|e| vec![e.to_string()])?;
@@ -154,28 +293,51 @@ fn rewrite_to_stdout(checked: &Checked, inputs: &[Option<PathBuf>]) -> Result<()
 /// Each file through a temporary file and an atomic rename (see [`write`]), files in
 /// parallel, with a progress bar when standard error is a terminal. Every file is checked
 /// before any is rewritten.
-fn rewrite_in_place(checked: &Checked, inputs: &[Option<PathBuf>]) -> Result<(), Vec<Failure>> {
+fn rewrite_in_place(
+    checked: &Checked,
+    inputs: &[Input],
+    counts: &mut Counts,
+) -> Result<(), Vec<Failure>> {
     let targets = inputs
         .iter()
-        .flatten()
-        .map(|path| write::Output::in_place(path).map(|target| (path, target)))
+        .filter_map(|input| input.path.as_deref().map(|path| (input, path)))
+        .map(|(input, path)| write::Output::in_place(path).map(|target| (input, path, target)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|message| vec![message])?;
-    let progress = ProgressBar::new(inputs.len() as u64);
+    let progress = progress_bar(targets.len());
+    let results: Vec<Result<Tally, Failure>> = targets
+        .into_par_iter()
+        .map(|(input, path, target)| {
+            let mut tally = Tally::default();
+            let result = target.write(|out| {
+                tally = run(input, checked, rewrite_sink(Some(path), out))?;
+                Ok(())
+            });
+            progress.inc(1);
+            result
+                .map(|()| tally)
+                .map_err(|e| describe_write(Some(path), e))
+        })
+        .collect();
+    progress.finish_and_clear();
+    collect_results(results, counts)
+}
+
+fn progress_bar(len: usize) -> ProgressBar {
+    let progress = ProgressBar::new(len as u64);
     progress.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let failures: Vec<Failure> = targets
-        .into_par_iter()
-        .filter_map(|(path, target)| {
-            let result =
-                target.write(|out| run(Some(path), checked, rewrite_sink(Some(path), out)));
-            progress.inc(1);
-            result.err().map(|e| describe_write(Some(path), e))
-        })
-        .collect();
-    progress.finish_and_clear();
+    progress
+}
+
+fn collect_results(
+    results: Vec<Result<Tally, Failure>>,
+    counts: &mut Counts,
+) -> Result<(), Vec<Failure>> {
+    results.iter().for_each(|r| counts.add(r));
+    let failures: Vec<Failure> = results.into_iter().filter_map(Result::err).collect();
     if failures.is_empty() {
         Ok(())
     } else {
@@ -183,23 +345,280 @@ fn rewrite_in_place(checked: &Checked, inputs: &[Option<PathBuf>]) -> Result<(),
     }
 }
 
-/// Runs one input through the library into `sink`, by its format.
-fn run<S: CliSink>(input: Option<&Path>, checked: &Checked, sink: S) -> io::Result<()> {
-    let mut reader: Box<dyn Read> = match input {
+/// `rewrite -r -o DIR`: a complete copy of the tree in `target`, documents rewritten,
+/// every other file (and symbolic link) copied as it is.
+fn copy_tree(
+    checked: &Checked,
+    inputs: &Inputs,
+    target: &Path,
+    counts: &mut Counts,
+) -> Result<(), Vec<Failure>> {
+    let mut failures = Vec::new();
+    let mkdir =
+        |path: &Path| fs::create_dir_all(path).map_err(|e| format!("{}: {e}", path.display()));
+    failures.extend(mkdir(target).err());
+    for (_, below) in &inputs.directories {
+        failures.extend(mkdir(&target.join(below)).err());
+    }
+    if !failures.is_empty() {
+        return Err(failures);
+    }
+    for (root, below) in &inputs.others {
+        if let Err(e) = copy_other(&root.join(below), &target.join(below)) {
+            failures.push(format!("{}: {e}", root.join(below).display()));
+        }
+    }
+    let progress = progress_bar(inputs.documents.len());
+    let results: Vec<Result<Tally, Failure>> = inputs
+        .documents
+        .par_iter()
+        .filter_map(|input| {
+            let (path, (_, below)) = (input.path.as_deref()?, input.tree.as_ref()?);
+            let mut tally = Tally::default();
+            let copy = target.join(below);
+            let result = write::Output::create(&copy)
+                .map_err(write::Error::Output)
+                .and_then(|target| {
+                    target.write(|out| {
+                        tally = run(input, checked, rewrite_sink(Some(path), out))?;
+                        Ok(())
+                    })
+                })
+                .and_then(|()| {
+                    let permissions = fs::metadata(path)
+                        .map_err(write::Error::Work)?
+                        .permissions();
+                    fs::set_permissions(&copy, permissions).map_err(write::Error::Work)
+                });
+            progress.inc(1);
+            Some(
+                result
+                    .map(|()| tally)
+                    .map_err(|e| describe_write(Some(path), e)),
+            )
+        })
+        .collect();
+    progress.finish_and_clear();
+    let rewritten = collect_results(results, counts);
+    failures.extend(rewritten.err().into_iter().flatten());
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures)
+    }
+}
+
+/// A file that is not a document, copied byte for byte; a symbolic link made anew.
+fn copy_other(from: &Path, to: &Path) -> io::Result<()> {
+    let metadata = fs::symlink_metadata(from)?;
+    #[cfg(unix)]
+    if metadata.file_type().is_symlink() {
+        let target = fs::read_link(from)?;
+        if fs::symlink_metadata(to).is_ok() {
+            fs::remove_file(to)?;
+        }
+        return std::os::unix::fs::symlink(target, to);
+    }
+    if metadata.is_file() {
+        fs::copy(from, to)?;
+    } else {
+        output::warn(
+            &from.display().to_string(),
+            &"not a regular file or a symbolic link: not copied",
+        );
+    }
+    Ok(())
+}
+
+/// Runs one input through the library into `sink`, by its format, with its retrieval URL:
+/// `--url` (per file under -r), else what the saving tool left (see
+/// [`absolve::retrieval`]), else none, with a warning if relative links stay relative.
+fn run<S: CliSink>(input: &Input, checked: &Checked, sink: S) -> io::Result<Tally> {
+    let path = input.path.as_deref();
+    let mut reader: Box<dyn Read> = match path {
         Some(path) => Box::new(File::open(path)?),
         None => Box::new(io::stdin().lock()),
     };
     let head = read_head(&mut reader)?;
-    let format = match checked.format {
-        Format::Auto => format::detect(&head),
-        Format::Html => format::Format::Html,
-        Format::Mime => format::Format::Mime,
-        Format::Mbox => format::Format::Mbox,
+    let format = input.format.unwrap_or_else(|| format::detect(&head));
+    let label = sink.label().to_owned();
+    warn_on_forced_format(&label, checked, format, &head);
+    let (outer, from_marker) = retrieval_base(input, checked, &head, format)?;
+    let local_hits = Arc::new(AtomicUsize::new(0));
+    let mut options = checked.options.clone();
+    if let Some(path) = path.filter(|_| checked.keep_local || from_marker) {
+        let directory = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        options.keep_reference = Some(local_file_rule(
+            directory,
+            checked.keep_local,
+            Arc::clone(&local_hits),
+        ));
+    }
+    let no_base = outer.url().is_none();
+    let source = outer.source();
+    let checked = &Checked {
+        outer,
+        options,
+        ..checked.clone()
+    };
+    let mut tally = Tally::default();
+    let sink = Watched {
+        inner: sink,
+        tally: &mut tally,
+        watch: checked.recursive || no_base,
     };
     match format {
-        format::Format::Html => run_html(input, checked, &head, reader, sink),
+        format::Format::Html => run_html(path, checked, &head, reader, sink),
         format::Format::Mime => run_message(checked, &head, reader, sink),
         format::Format::Mbox => run_mbox(checked, &head, reader, sink),
+        format::Format::Css => run_css(checked, &head, reader, sink),
+    }?;
+    if no_base && tally.relative_left {
+        output::warn(&label, &"no base URL: links left relative (pass --url)");
+    }
+    let hits = local_hits.load(Ordering::Relaxed);
+    if from_marker && !checked.keep_local && hits > 0 {
+        output::warn(
+            &label,
+            &format!(
+                "{hits} {} on disk, resolved against the URL from {source} all the same \
+                 (pass --keep-local to leave them local)",
+                if hits == 1 {
+                    "reference names a file beside it"
+                } else {
+                    "references name files beside it"
+                }
+            ),
+        );
+    }
+    Ok(tally)
+}
+
+/// The retrieval URL of one input, and whether a saved page's marker gave it.
+fn retrieval_base(
+    input: &Input,
+    checked: &Checked,
+    head: &[u8],
+    format: format::Format,
+) -> io::Result<(Base, bool)> {
+    if let Some(base) = &input.url {
+        return Ok((base.clone(), false));
+    }
+    if checked.outer.url().is_some() {
+        return Ok((checked.outer.clone(), false));
+    }
+    let html = format == format::Format::Html;
+    let found = match input.path.as_deref() {
+        Some(path) => retrieval::find(path, head, html)?,
+        None if html => retrieval::from_comments(head),
+        None => None,
+    };
+    Ok(match found.and_then(|found| found.base().ok()) {
+        Some(base) => (base, true),
+        None => (Base::none(), false),
+    })
+}
+
+/// The `--keep-local` rule for a document in `directory`: a reference with no scheme and
+/// no network path, its query and fragment cut and its %XX decoded, names a file that
+/// exists when joined to the directory (a path from `/` is taken as it is, as a file: URL
+/// would be), or a directory with an `index.html`. Each such reference is counted; it is kept only when `keep` is set.
+fn local_file_rule(
+    directory: PathBuf,
+    keep: bool,
+    hits: Arc<AtomicUsize>,
+) -> Arc<dyn Fn(&str) -> bool + Send + Sync> {
+    Arc::new(move |reference: &str| {
+        let exists = names_local_file(&directory, reference);
+        if exists {
+            hits.fetch_add(1, Ordering::Relaxed);
+        }
+        keep && exists
+    })
+}
+
+fn names_local_file(directory: &Path, reference: &str) -> bool {
+    if has_scheme(reference) || reference.starts_with("//") {
+        return false;
+    }
+    let path = reference.split(['?', '#']).next().unwrap_or_default();
+    if path.is_empty() {
+        return false;
+    }
+    let decoded: Vec<u8> = percent_decode_str(path).collect();
+    #[cfg(unix)]
+    let decoded = PathBuf::from(std::ffi::OsStr::from_bytes(&decoded));
+    #[cfg(not(unix))]
+    let decoded = PathBuf::from(String::from_utf8_lossy(&decoded).into_owned());
+    let named = directory.join(decoded);
+    named.is_file() || (named.is_dir() && named.join("index.html").is_file())
+}
+
+/// `--format mbox` on what has no From_ line, `--format mime` on HTML: said, not silent.
+fn warn_on_forced_format(label: &str, checked: &Checked, format: format::Format, head: &[u8]) {
+    let detected = format::detect(head);
+    let warning = match (checked.format, detected) {
+        (Format::Mbox, d) if d != format::Format::Mbox => {
+            "--format mbox: it does not start with a From_ line and a header: what comes \
+             before the first From_ line passes through unchanged"
+        }
+        (Format::Mime, format::Format::Html) => {
+            "--format mime: it does not start with a header block (it looks like HTML): \
+             nothing is changed (try --format auto)"
+        }
+        _ => return,
+    };
+    let _ = format;
+    output::warn(label, &warning);
+}
+
+/// A standalone stylesheet, read whole: its `url()` and `@import` values resolve against
+/// the file's own URL (CSS Syntax §3.2 for its charset: BOM, `--charset`, `@charset`,
+/// else UTF-8).
+fn run_css<S: CliSink>(
+    checked: &Checked,
+    head: &[u8],
+    mut reader: Box<dyn Read>,
+    mut sink: S,
+) -> io::Result<()> {
+    let mut css = head.to_vec();
+    reader.read_to_end(&mut css)?;
+    let encoding = css_encoding(&css, checked.options.charset);
+    if !encoding.is_ascii_compatible() {
+        sink.warning(html::Warning::UnsupportedCharset(encoding.name()));
+        return sink.output(&css);
+    }
+    let mut links = Vec::new();
+    let rewritten = html::rewrite_css_text(&css, encoding, &checked.outer, &checked.options, |l| {
+        links.push(l)
+    });
+    for link in &links {
+        sink.link(link);
+    }
+    sink.output(rewritten.as_deref().unwrap_or(&css))
+}
+
+/// CSS Syntax §3.2: the BOM, else the caller's charset, else `@charset "label";` at the
+/// very start, else UTF-8.
+fn css_encoding(
+    css: &[u8],
+    given: Option<&'static encoding_rs::Encoding>,
+) -> &'static encoding_rs::Encoding {
+    if let Some((encoding, _)) = encoding_rs::Encoding::for_bom(css) {
+        return encoding;
+    }
+    if let Some(given) = given {
+        return given;
+    }
+    let declared = css
+        .strip_prefix(b"@charset \"")
+        .and_then(|rest| rest.split(|&b| b == b'"').next())
+        .and_then(encoding_rs::Encoding::for_label);
+    match declared {
+        // §3.2: a UTF-16 label here means the bytes were ASCII-compatible: UTF-8.
+        Some(e) if e == encoding_rs::UTF_16BE || e == encoding_rs::UTF_16LE => encoding_rs::UTF_8,
+        Some(e) => e,
+        None => encoding_rs::UTF_8,
     }
 }
 
@@ -361,9 +780,14 @@ fn describe_write(input: Option<&Path>, error: write::Error) -> Failure {
     }
 }
 
-fn fail(message: &str) -> ExitCode {
+/// A problem before any work: a usage error exits 2, a failure 1.
+fn fail(problem: Problem) -> ExitCode {
+    let (message, code) = match problem {
+        Problem::Usage(message) => (message, ExitCode::from(super::USAGE)),
+        Problem::Failure(message) => (message, ExitCode::FAILURE),
+    };
     eprintln!("absolve: {message}");
-    ExitCode::FAILURE
+    code
 }
 
 fn finish(result: Result<(), Vec<Failure>>) -> ExitCode {

@@ -6,7 +6,7 @@ use super::document::{AttributeValue, BaseState, Document, Edit};
 use super::values::{escape_attribute, url_ranges};
 use super::{Options, Rewriter, Sink, Warning, attributes::Syntax};
 use crate::base::Base;
-use crate::links::Link;
+use crate::links::{Kept, Link};
 use encoding_rs::Encoding;
 use std::borrow::Cow;
 use std::io;
@@ -53,7 +53,7 @@ fn write_attribute(
     let base = value_base(doc, value, document_base);
     let fragments = FragmentRule::for_value(value, &doc.options);
     let wants_links = sink.wants_links();
-    let mut report = |original: &str, resolved: &str| {
+    let mut report = |original: &str, resolved: &str, kept: Option<Kept>| {
         if !wants_links {
             return;
         }
@@ -65,18 +65,20 @@ fn write_attribute(
             base: base.url().map(str::to_owned),
             base_from: base.source(),
             offset: value.range.start,
+            kept,
+            srcdoc: 0,
         })
     };
     let new_value = match value.syntax {
         Syntax::Css => rewrite_css(value.value.as_bytes(), encoding_rs::UTF_8, |url, _| {
-            let resolved = resolve(url, &base, &doc.options, FragmentRule::Keep);
-            report(url, &resolved);
+            let (resolved, kept) = resolve(url, &base, &doc.options, FragmentRule::Keep);
+            report(url, &resolved, kept);
             changed(url, resolved)
         })
         .map(|bytes| String::from_utf8(bytes).expect("CSS rewritten from UTF-8 is UTF-8")),
         syntax => replace_urls(&value.value, syntax, |url| {
-            let resolved = resolve(url, &base, &doc.options, fragments);
-            report(url, &resolved);
+            let (resolved, kept) = resolve(url, &base, &doc.options, fragments);
+            report(url, &resolved, kept);
             changed(url, resolved)
         }),
     };
@@ -135,7 +137,7 @@ pub(crate) fn rewrite_css_reporting(
 ) -> Option<Vec<u8>> {
     let mut links = Vec::new();
     let rewritten = rewrite_css(css, encoding, |url, offset| {
-        let resolved = resolve(url, base, options, FragmentRule::Keep);
+        let (resolved, kept) = resolve(url, base, options, FragmentRule::Keep);
         links.push(Link {
             element: "style".to_owned(),
             attribute: None,
@@ -144,6 +146,8 @@ pub(crate) fn rewrite_css_reporting(
             base: base.url().map(str::to_owned),
             base_from: base.source(),
             offset: offset as u64,
+            kept,
+            srcdoc: 0,
         });
         changed(url, resolved)
     });
@@ -214,23 +218,31 @@ impl FragmentRule {
     }
 }
 
-/// The resolved form of one reference; what is left alone comes back as it is.
+/// The resolved form of one reference; what is left alone comes back as it is, with
+/// [`Kept::Local`] when the caller's [`Options::keep_reference`] kept it.
 pub(crate) fn resolve<'a>(
     reference: &'a str,
     base: &Base,
     options: &Options,
     fragments: FragmentRule,
-) -> Cow<'a, str> {
+) -> (Cow<'a, str>, Option<Kept>) {
     let keep = reference.is_empty()
         || (fragments == FragmentRule::Keep && reference.starts_with('#'))
         || crate::url::has_scheme(reference)
         || base.url().is_none();
     if keep {
-        return Cow::Borrowed(reference);
+        return (Cow::Borrowed(reference), None);
+    }
+    if options
+        .keep_reference
+        .as_ref()
+        .is_some_and(|k| k(reference))
+    {
+        return (Cow::Borrowed(reference), Some(Kept::Local));
     }
     let mut out = String::with_capacity(reference.len() + 64);
     base.resolve_into(options.standard, reference, &mut out);
-    Cow::Owned(out)
+    (Cow::Owned(out), None)
 }
 
 /// `Some(resolved)` when it differs from the original.

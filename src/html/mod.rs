@@ -30,7 +30,7 @@ use std::io::{self, Read};
 use std::rc::Rc;
 
 /// How a document is rewritten.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Options {
     /// The standard references are resolved by (default: RFC 1808).
     pub standard: Standard,
@@ -46,6 +46,23 @@ pub struct Options {
     /// The most bytes buffered for one tag or one `<style>`/`<noscript>` text
     /// (default 16 MiB); past it the rest passes through unchanged, with a warning.
     pub max_buffer: usize,
+    /// A reference (as written) for which this returns `true` is left as it is and
+    /// listed with [`Kept::Local`](crate::links::Kept::Local): the CLI's `--keep-local`.
+    #[allow(clippy::type_complexity)]
+    pub keep_reference: Option<std::sync::Arc<dyn Fn(&str) -> bool + Send + Sync>>,
+}
+
+impl std::fmt::Debug for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("standard", &self.standard)
+            .field("resolve_fragments", &self.resolve_fragments)
+            .field("charset", &self.charset)
+            .field("base_lookahead", &self.base_lookahead)
+            .field("max_buffer", &self.max_buffer)
+            .field("keep_reference", &self.keep_reference.is_some())
+            .finish()
+    }
 }
 
 /// The default [`Options::base_lookahead`]: 1 MiB.
@@ -61,6 +78,7 @@ impl Default for Options {
             charset: None,
             base_lookahead: DEFAULT_BASE_LOOKAHEAD,
             max_buffer: DEFAULT_MAX_BUFFER,
+            keep_reference: None,
         }
     }
 }

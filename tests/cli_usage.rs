@@ -1,0 +1,220 @@
+//! What a newcomer meets on the command line (issue 10): usage, usage errors (status 2,
+//! clap's whole message), bad base URLs, warnings on a forced format, records with the
+//! same keys, help texts with examples.
+
+mod common;
+
+use common::{absolve, stderr};
+use std::fs;
+
+#[test]
+fn bare_absolve_prints_the_usage_with_the_subcommands() {
+    let out = absolve(&[], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let text = stderr(&out);
+    for expected in [
+        "Usage: absolve <COMMAND>",
+        "resolve",
+        "rewrite",
+        "links",
+        "Examples:",
+    ] {
+        assert!(text.contains(expected), "{expected} in {text}");
+    }
+}
+
+#[test]
+fn a_usage_error_prints_clap_s_whole_message() {
+    let format = absolve(&["rewrite", "--format", "xml"], b"");
+    assert_eq!(format.status.code(), Some(2));
+    let text = stderr(&format);
+    for value in ["auto", "html", "mime", "mbox", "css"] {
+        assert!(text.contains(value), "{value} in {text}");
+    }
+    let typo = absolve(&["rewrite", "--urll", "http://h/"], b"");
+    assert_eq!(typo.status.code(), Some(2));
+    assert!(
+        stderr(&typo).contains("tip: a similar argument exists: '--url'"),
+        "{}",
+        stderr(&typo)
+    );
+}
+
+#[test]
+fn help_goes_to_standard_output_with_examples() {
+    for command in ["rewrite", "links", "resolve"] {
+        let out = absolve(&[command, "--help"], b"");
+        assert!(out.status.success());
+        let help = String::from_utf8(out.stdout).unwrap();
+        assert!(help.contains("Examples:"), "{command}: {help}");
+    }
+    let rewrite = String::from_utf8(absolve(&["rewrite", "--help"], b"").stdout).unwrap();
+    assert!(rewrite.contains("standard output"), "{rewrite}");
+    assert!(
+        rewrite.contains("relative links stay as they are"),
+        "{rewrite}"
+    );
+    assert!(!rewrite.contains("every file"), "{rewrite}");
+}
+
+#[test]
+fn output_with_several_inputs_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.html"), dir.path().join("b.html"));
+    fs::write(&a, "<a href=x>").unwrap();
+    fs::write(&b, "<a href=y>").unwrap();
+    let target = dir.path().join("out.html");
+    let out = absolve(
+        &[
+            "rewrite",
+            "--url",
+            "http://h/",
+            "-o",
+            target.to_str().unwrap(),
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("-o takes exactly one input"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!target.exists());
+}
+
+#[test]
+fn in_place_on_standard_input_is_a_usage_error() {
+    let out = absolve(&["rewrite", "-i", "--url", "http://h/"], b"<a href=x>");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn bad_base_urls_are_usage_errors() {
+    for url in [
+        "http://",
+        "https:///a",
+        "http://h/a b",
+        "http://h/\tx",
+        "example.com/x",
+    ] {
+        let out = absolve(&["rewrite", "--url", url], b"<a href=x>");
+        assert_eq!(out.status.code(), Some(2), "{url}");
+        assert!(out.stdout.is_empty(), "{url}");
+        assert!(stderr(&out).contains("--url"), "{url}: {}", stderr(&out));
+    }
+    let ok = absolve(&["rewrite", "--url", "file:///srv/site/"], b"<a href=x>");
+    assert_eq!(ok.stdout, b"<a href=file:///srv/site/x>");
+}
+
+#[test]
+fn format_mbox_without_a_from_line_warns() {
+    let out = absolve(
+        &["rewrite", "--format", "mbox", "--url", "http://h/"],
+        b"<a href=x>",
+    );
+    assert!(out.status.success());
+    assert_eq!(out.stdout, b"<a href=x>");
+    assert!(
+        stderr(&out).contains("--format mbox: it does not start with a From_ line"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn format_mime_on_html_warns() {
+    let out = absolve(
+        &["rewrite", "--format", "mime", "--url", "http://h/"],
+        b"<!doctype html><a href=x>",
+    );
+    assert!(out.status.success());
+    assert!(
+        stderr(&out).contains("--format mime: it does not start with a header block"),
+        "{}",
+        stderr(&out)
+    );
+    let message = absolve(
+        &["rewrite", "--format", "mime", "--url", "http://h/"],
+        b"Content-Type: text/html\n\n<a href=x>",
+    );
+    assert!(stderr(&message).is_empty(), "{}", stderr(&message));
+}
+
+/// Issue 8 item 16: "From " starting a page is not enough for an mbox.
+#[test]
+fn auto_takes_an_mbox_only_with_a_from_line_and_a_header_block() {
+    let page = b"From the editor: welcome!<p><a href=\"news.html\">";
+    let out = absolve(&["rewrite", "--url", "http://h/"], page);
+    assert_eq!(
+        out.stdout,
+        b"From the editor: welcome!<p><a href=\"http://h/news.html\">"
+    );
+    let dated = b"From the editor 2024\n<p><a href=\"news.html\">";
+    let out = absolve(&["rewrite", "--url", "http://h/"], dated);
+    assert_eq!(
+        out.stdout,
+        b"From the editor 2024\n<p><a href=\"http://h/news.html\">"
+    );
+    let mbox = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\n\n<a href=x>\n";
+    let links = absolve(&["links", "--url", "http://h/"], mbox);
+    let record: serde_json::Value = serde_json::from_slice(&links.stdout).unwrap();
+    assert_eq!(record["message"], 1);
+}
+
+#[test]
+fn every_record_has_the_same_keys() {
+    let html = absolve(&["links", "--url", "http://h/"], b"<a href=x>");
+    let message = absolve(
+        &["links", "--url", "http://h/"],
+        b"Content-Type: text/html\n\n<a href=x>",
+    );
+    let html: serde_json::Value = serde_json::from_slice(&html.stdout).unwrap();
+    let message: serde_json::Value = serde_json::from_slice(&message.stdout).unwrap();
+    let keys = |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&html), keys(&message));
+    assert_eq!(html["message"], serde_json::Value::Null);
+    assert_eq!(html["part"], serde_json::Value::Null);
+    assert_eq!(html["kept"], serde_json::Value::Null);
+    assert_eq!(message["message"], 1);
+}
+
+#[test]
+fn a_saved_from_comment_on_standard_input_gives_the_base() {
+    let page = b"<!-- saved from url=(0016)http://h/a/b.html -->\n<a href=c>";
+    let out = absolve(&["links"], page);
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(record["base_from"], "saved-from");
+    assert_eq!(record["resolved"], "http://h/a/c");
+}
+
+#[test]
+fn keep_local_resolves_against_the_document_s_own_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("sub")).unwrap();
+    fs::write(dir.path().join("sub/a b.png"), "").unwrap();
+    fs::write(dir.path().join("top.css"), "").unwrap();
+    let page = dir.path().join("sub/p.html");
+    fs::write(
+        &page,
+        "<img src='a%20b.png?v=1#x'><link href=../top.css><a href=missing.html><a href=//cdn/x>",
+    )
+    .unwrap();
+    let out = absolve(
+        &[
+            "rewrite",
+            "--keep-local",
+            "--url",
+            "http://h/d/p.html",
+            page.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "<img src='a%20b.png?v=1#x'><link href=../top.css><a href=http://h/d/missing.html><a href=http://cdn/x>"
+    );
+}
