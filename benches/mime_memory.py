@@ -6,7 +6,7 @@ benches/mime_memory.sh):
   b64-part SIZE_MB OUT    the same part in base64
   qp-part SIZE_MB OUT     the same part in quoted-printable
   mbox SIZE_MB OUT        an mbox: a small message, one SIZE_MB message, a small message
-  many-parts COUNT OUT    one multipart/mixed message with COUNT tiny parts
+  many-parts COUNT OUT    one multipart/mixed message with COUNT tiny HTML parts
   nul SIZE_MB OUT         SIZE_MB of NUL bytes
   deep DEPTH OUT          multipart/mixed and message/rfc822 alternating DEPTH levels
 """
@@ -53,10 +53,10 @@ def main():
             f.write(b"From big@b Mon Jan  1 00:00:00 2024\n" + message(html(mb)) + b"\n")
             f.write(small(2))
         elif kind == "many-parts":
-            f.write(b"MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=b\n\n")
+            f.write(b"MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n")
             for i in range(arg):
-                f.write(b"--b\nContent-Type: text/plain\n\nx%d\n" % i)
-            f.write(b"--b--\n")
+                f.write(b"--b\r\nContent-Type: text/html\r\n\r\n<a href=x%06d>\r\n" % i)
+            f.write(b"--b--\r\n")
         elif kind == "nul":
             chunk = b"\0" * 1_000_000
             for _ in range(arg):
