@@ -34,18 +34,106 @@ impl TransferEncoding {
     }
 }
 
+/// How much encoded text is decoded at a time.
+const DECODE_CHUNK: usize = 64 * 1024;
+
 /// Undoes the transfer encoding of `raw` (mailparse's decoders); an identity encoding is
-/// not copied.
+/// not copied. The decoders run over pieces of the body that decode on their own (whole
+/// base64 quanta, quoted-printable lines up to a hard line break), so that memory holds
+/// the decoded body and nothing more; the result is what they give for the whole body.
+///
+/// ```
+/// use absolve::mime::transfer::{decode, TransferEncoding};
+///
+/// assert_eq!(&*decode(b"PGE+\r\nPC9hPg==\r\n", TransferEncoding::Base64).unwrap(), b"<a></a>");
+/// assert_eq!(&*decode(b"a=3D=\r\nb\r\n", TransferEncoding::QuotedPrintable).unwrap(), b"a=b\r\n");
+/// ```
 pub fn decode(
     raw: &[u8],
     encoding: TransferEncoding,
 ) -> Result<Cow<'_, [u8]>, mailparse::MailParseError> {
+    match encoding {
+        TransferEncoding::Identity => Ok(Cow::Borrowed(raw)),
+        TransferEncoding::Base64 => match decode_base64_in_pieces(raw) {
+            Some(decoded) => Ok(Cow::Owned(decoded)),
+            // Let the decoder say what is wrong with the body as a whole.
+            None => decode_whole(raw, encoding).map(Cow::Owned),
+        },
+        TransferEncoding::QuotedPrintable => decode_quoted_printable_in_pieces(raw).map(Cow::Owned),
+    }
+}
+
+fn decode_whole(
+    raw: &[u8],
+    encoding: TransferEncoding,
+) -> Result<Vec<u8>, mailparse::MailParseError> {
     // The content type plays no part in undoing a transfer encoding.
     let ctype = mailparse::parse_content_type("application/octet-stream");
     match Body::new(raw, &ctype, &encoding.label()) {
-        Body::Base64(body) | Body::QuotedPrintable(body) => body.get_decoded().map(Cow::Owned),
-        _ => Ok(Cow::Borrowed(raw)),
+        Body::Base64(body) | Body::QuotedPrintable(body) => body.get_decoded(),
+        _ => Ok(raw.to_vec()),
     }
+}
+
+/// Base64 (RFC 2045 §6.8) in pieces of whole 4-character quanta, whitespace left out as
+/// the decoder does; `None` when a piece does not decode, or padding comes before the
+/// last piece (then only the whole body says what it is).
+fn decode_base64_in_pieces(raw: &[u8]) -> Option<Vec<u8>> {
+    let mut decoded = Vec::with_capacity(raw.len() / 4 * 3 + 3);
+    let mut piece = Vec::with_capacity(DECODE_CHUNK);
+    for &byte in raw {
+        if byte.is_ascii_whitespace() {
+            continue;
+        }
+        piece.push(byte);
+        if piece.len() == DECODE_CHUNK {
+            if piece.contains(&b'=') {
+                return None;
+            }
+            decoded.extend(decode_whole(&piece, TransferEncoding::Base64).ok()?);
+            piece.clear();
+        }
+    }
+    decoded.extend(decode_whole(&piece, TransferEncoding::Base64).ok()?);
+    Some(decoded)
+}
+
+/// Quoted-printable (RFC 2045 §6.7) in pieces that end at a hard line break: the decoder
+/// reads line by line, and a line with no soft break carries nothing over to the next.
+fn decode_quoted_printable_in_pieces(raw: &[u8]) -> Result<Vec<u8>, mailparse::MailParseError> {
+    let mut decoded = Vec::with_capacity(raw.len());
+    let mut start = 0;
+    while start < raw.len() {
+        let end = hard_break_after(raw, start + DECODE_CHUNK);
+        decoded.extend(decode_whole(
+            &raw[start..end],
+            TransferEncoding::QuotedPrintable,
+        )?);
+        start = end;
+    }
+    Ok(decoded)
+}
+
+/// Just past the first line ending at or after `from` whose line has no soft break (its
+/// last printable character is not `=`, as the decoder sees it), else the end.
+fn hard_break_after(raw: &[u8], from: usize) -> usize {
+    let mut pos = from;
+    while pos < raw.len() {
+        let Some(i) = memchr::memchr(b'\n', &raw[pos..]) else {
+            break;
+        };
+        let end = pos + i;
+        let line_start = memchr::memrchr(b'\n', &raw[..end]).map_or(0, |j| j + 1);
+        let last_printable = raw[line_start..end]
+            .iter()
+            .rev()
+            .find(|b| (0x21..=0x7e).contains(*b));
+        if last_printable != Some(&b'=') {
+            return end + 1;
+        }
+        pos = end + 1;
+    }
+    raw.len()
 }
 
 /// The encoded form of a body and what it decodes to: what a re-encoding is shaped by.
@@ -442,6 +530,39 @@ mod tests {
         let (text, encoded) = rewrite_link(b"a=0D=0Ab\r\n<a href=3D\"x\">\r\nc\r\n");
         let back = decode(&encoded, TransferEncoding::QuotedPrintable).unwrap();
         assert_eq!(String::from_utf8(back.into_owned()).unwrap(), text);
+    }
+
+    #[test]
+    fn decoding_in_pieces_gives_what_the_whole_body_gives() {
+        let text: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let b64 = base64::engine::general_purpose::STANDARD.encode(&text);
+        let mut wrapped = Vec::new();
+        for line in b64.as_bytes().chunks(76) {
+            wrapped.extend_from_slice(line);
+            wrapped.extend_from_slice(b"\r\n");
+        }
+        let pieces = decode(&wrapped, TransferEncoding::Base64).unwrap();
+        assert_eq!(&*pieces, &text[..]);
+        let mut qp = Vec::new();
+        for (i, chunk) in text.chunks(50).enumerate() {
+            for &b in chunk {
+                qp.extend_from_slice(format!("={b:02X}").as_bytes());
+            }
+            // Soft breaks, a soft break hidden behind an 8-bit byte, and hard breaks.
+            qp.extend_from_slice([&b"=\n"[..], b"=\xff\n", b"\n", b"x==\n"][i % 4]);
+        }
+        let whole = decode_whole(&qp, TransferEncoding::QuotedPrintable).unwrap();
+        let pieces = decode(&qp, TransferEncoding::QuotedPrintable).unwrap();
+        assert!(*pieces == whole[..]);
+        let bad = b"PGE+\r\n!!\r\n";
+        assert_eq!(
+            decode(bad, TransferEncoding::Base64)
+                .unwrap_err()
+                .to_string(),
+            decode_whole(bad, TransferEncoding::Base64)
+                .unwrap_err()
+                .to_string()
+        );
     }
 
     #[test]
