@@ -39,6 +39,7 @@ pub struct Messages<R: BufRead> {
 }
 
 impl<R: BufRead> Messages<R> {
+    /// Reads the archive `reader` holds, from its start.
     pub fn new(reader: R) -> Self {
         Messages {
             reader,

@@ -32,6 +32,7 @@ pub struct Part {
     pub base: Base,
     /// The byte range of the (encoded) body in the message.
     pub body: Range<usize>,
+    /// Its Content-Transfer-Encoding, undone before a rewrite and applied again after.
     pub transfer_encoding: TransferEncoding,
     /// Why the part must be passed through untouched, if it must.
     pub untouchable: Option<String>,
@@ -40,10 +41,15 @@ pub struct Part {
 /// Something wrong in one part (or the whole message) that did not stop the rest.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Warning {
+    /// The message's heading does not parse: the whole message passes through.
     #[error("not a MIME message ({0}): passed through unchanged")]
     Unparsable(String),
+    /// A part (by its number) left as it is, and why: a damaged encoding, an unknown
+    /// charset, a signed or truncated part, or a structure that is not walked (nested
+    /// past [`walk::MAX_DEPTH`], a multipart without a boundary, ...).
     #[error("part {0}: {1}: passed through unchanged")]
     PartUnchanged(String, String),
+    /// A warning from the HTML rewriter about a part.
     #[error("part {0}: {1}")]
     Html(String, html::Warning),
 }

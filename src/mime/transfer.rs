@@ -11,7 +11,9 @@ use std::io;
 pub enum TransferEncoding {
     /// `7bit`, `8bit`, `binary` or none: the body is its own encoding.
     Identity,
+    /// `quoted-printable` (RFC 2045 §6.7).
     QuotedPrintable,
+    /// `base64` (RFC 2045 §6.8).
     Base64,
 }
 
@@ -138,7 +140,9 @@ fn hard_break_after(raw: &[u8], from: usize) -> usize {
 
 /// The encoded form of a body and what it decodes to: what a re-encoding is shaped by.
 pub struct Original<'a> {
+    /// The body as the message has it.
     pub encoded: &'a [u8],
+    /// What it decodes to.
     pub decoded: &'a [u8],
 }
 
