@@ -71,7 +71,7 @@ impl Writer<'_, '_> {
     /// One entity: heading and body.
     fn entity(&mut self, depth: usize) -> Result<()> {
         self.nodes += 1;
-        let deep = self.u.ratio(9, 10)? && depth < 140 && self.nodes < 400;
+        let deep = self.u.ratio(9, 10)? && depth < 130 && self.nodes < 80;
         if !deep || self.u.ratio(1, 4)? {
             return self.leaf();
         }

@@ -172,10 +172,10 @@ pub fn rewrite_message(
 ///         self.1.push(format!("{} {}", part.path, link.resolved));
 ///     }
 /// }
-/// let message = b"Content-Base: http://h/\r\n\r\n<img src=i.png>";
+/// let message = b"Content-Base: http://h/\r\nContent-Type: text/html\r\n\r\n<img src=i.png>";
 /// let mut out = Out::default();
 /// write_message(message, &Base::none(), &Default::default(), &mut out).unwrap();
-/// assert_eq!(out.0, b"Content-Base: http://h/\r\n\r\n<img src=http://h/i.png>");
+/// assert_eq!(out.0, b"Content-Base: http://h/\r\nContent-Type: text/html\r\n\r\n<img src=http://h/i.png>");
 /// assert_eq!(out.1, ["1 http://h/i.png"]);
 /// ```
 pub fn write_message(
