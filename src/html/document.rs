@@ -21,6 +21,9 @@ pub(crate) enum Edit {
     Attribute(AttributeValue),
     /// The text of a `<style>` element.
     Style(Range<u64>),
+    /// The text of an SVG `<style>` element: CSS whose character references are decoded
+    /// (foreign content is not raw text), one run of text between its child elements.
+    SvgStyle(Range<u64>),
     /// The text of a `<noscript>` element, which lol_html hands over as text: it is parsed
     /// again as HTML.
     Noscript(Range<u64>),
@@ -30,7 +33,7 @@ impl Edit {
     pub(crate) fn range(&self) -> Range<u64> {
         match self {
             Edit::Attribute(value) => value.range.clone(),
-            Edit::Style(range) | Edit::Noscript(range) => range.clone(),
+            Edit::Style(range) | Edit::SvgStyle(range) | Edit::Noscript(range) => range.clone(),
         }
     }
 }
@@ -67,6 +70,7 @@ pub(crate) enum BaseState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Region {
     Style,
+    SvgStyle,
     Noscript,
 }
 
@@ -89,6 +93,11 @@ pub(crate) struct Document {
     pub base_by_lookahead: bool,
     /// Whether link records are wanted; if not, values that cannot change are skipped.
     pub wants_links: bool,
+    /// The absolute offset at which the running lol_html parser started: its source
+    /// locations are relative to it.
+    pub origin: u64,
+    /// SVG `<style>` elements whose end tag has not been seen.
+    pub svg_styles_open: usize,
 }
 
 impl Document {
@@ -107,7 +116,14 @@ impl Document {
             warnings: Vec::new(),
             base_by_lookahead: false,
             wants_links: true,
+            origin: 0,
+            svg_styles_open: 0,
         }
+    }
+
+    /// The absolute byte range of a range lol_html reports.
+    pub(crate) fn absolute(&self, range: Range<usize>) -> Range<u64> {
+        self.origin + range.start as u64..self.origin + range.end as u64
     }
 
     /// The bytes at an absolute range (which are still pending).
@@ -123,6 +139,18 @@ impl Document {
         let namespace = Namespace::from_uri(el.namespace_uri());
         let tag = el.tag_name();
         let mut effects = ElementEffects::default();
+        let location = self.absolute(el.source_location().bytes());
+        // Only an SVG `<style>` (foreign content, not raw text) can hold elements: its CSS
+        // is the text of its own, so a child element ends a run of it (SVG 2 §6.5).
+        if self.open_region.is_some() {
+            self.close_region(location.start);
+            // An HTML element here broke out of the foreign content (HTML §13.2.6.5):
+            // the `<style>` is closed with its `<svg>`.
+            match namespace {
+                Namespace::Html => self.svg_styles_open = 0,
+                _ => effects.resumes_svg_style = true,
+            }
+        }
         if namespace == Namespace::Html {
             match tag.as_str() {
                 "template" => {
@@ -138,12 +166,16 @@ impl Document {
                 _ => {}
             }
         }
-        if tag == "style" && namespace != Namespace::MathMl {
-            effects.region = Some(Region::Style);
+        if tag == "style" {
+            effects.region = match namespace {
+                Namespace::Html => Some(Region::Style),
+                Namespace::Svg => Some(Region::SvgStyle),
+                Namespace::MathMl => None,
+            };
         }
         self.url_attributes(el, namespace, &tag);
         if let Some(region) = effects.region {
-            self.open_region = Some((el.source_location().bytes().end as u64, region));
+            self.open_region = Some((location.end, region));
         }
         effects
     }
@@ -153,20 +185,38 @@ impl Document {
         if let Some((start, region)) = self.open_region.take() {
             self.push_edit(match region {
                 Region::Style => Edit::Style(start..end),
+                Region::SvgStyle => Edit::SvgStyle(start..end),
                 Region::Noscript => Edit::Noscript(start..end),
             });
         }
     }
 
+    /// After a child element of an SVG `<style>` (at `end`), its text continues, if the
+    /// `<style>` is still open.
+    pub(crate) fn resume_svg_style(&mut self, end: u64) {
+        if self.svg_styles_open > 0 && self.open_region.is_none() {
+            self.open_region = Some((end, Region::SvgStyle));
+        }
+    }
+
     /// Queues an edit in byte order. Edits arrive in order but for the attributes of one
-    /// element, which two handlers may record in either order.
+    /// element, which two handlers may record in either order. Edits never overlap: one
+    /// that would (which no well-formed token stream produces) is not queued.
     fn push_edit(&mut self, edit: Edit) {
-        let start = edit.range().start;
+        let range = edit.range();
         let at = self
             .edits
             .iter()
-            .rposition(|e| e.range().start < start)
+            .rposition(|e| e.range().start < range.start)
             .map_or(0, |i| i + 1);
+        let overlaps_previous = at > 0 && self.edits[at - 1].range().end > range.start;
+        let overlaps_next = self
+            .edits
+            .get(at)
+            .is_some_and(|next| next.range().start < range.end);
+        if overlaps_previous || overlaps_next || range.start < self.pending_start {
+            return;
+        }
         self.edits.insert(at, edit);
     }
 
@@ -178,7 +228,7 @@ impl Document {
         }
         if !matches!(self.base, BaseState::Pending) {
             if std::mem::take(&mut self.base_by_lookahead) {
-                let at = el.source_location().bytes().start as u64;
+                let at = self.absolute(el.source_location().bytes()).start;
                 self.warnings.push(Warning::LateBase(at));
             }
             return;
@@ -255,8 +305,7 @@ impl Document {
         let Some(location) = attr.value_source_location() else {
             return;
         };
-        let range = location.bytes();
-        let range = range.start as u64..range.end as u64;
+        let range = self.absolute(location.bytes());
         if !self.wants_links && found.syntax == Syntax::Url && self.cannot_change(&range, namespace)
         {
             return;
@@ -315,8 +364,8 @@ impl Document {
     /// its character references.
     fn decoded_attribute(&mut self, el: &Element<'_, '_>, name: &str) -> Option<String> {
         let attr = el.attributes().iter().find(|a| a.name() == name)?;
-        let range = attr.value_source_location()?.bytes();
-        self.decode(range.start as u64..range.end as u64)
+        let range = self.absolute(attr.value_source_location()?.bytes());
+        self.decode(range)
     }
 
     /// Decodes the bytes at `range` (charset, then character references). Bytes that are
@@ -342,6 +391,8 @@ pub(crate) struct ElementEffects {
     pub region: Option<Region>,
     /// A `<template>` was opened: its end tag closes it.
     pub closes_template: bool,
+    /// The element ended a run of an SVG `<style>`'s text: the text resumes after it.
+    pub resumes_svg_style: bool,
 }
 
 /// The base a `<base href>` value gives: resolved against the outer (fallback) base, and

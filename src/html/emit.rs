@@ -28,10 +28,17 @@ pub(crate) fn flush(doc: &mut Document, mut limit: u64, sink: &mut dyn Sink) -> 
             break;
         }
         let edit = doc.edits.pop_front().expect("an edit");
+        if range.start < cursor {
+            // Never queued (edits do not overlap); were it, the bytes are written once.
+            continue;
+        }
         sink.output(doc.bytes(cursor..range.start))?;
         match &edit {
             Edit::Attribute(value) => write_attribute(doc, value, &base, sink)?,
-            Edit::Style(range) => write_style(doc, range.clone(), &base, sink)?,
+            Edit::Style(range) => write_style(doc, range.clone(), CssIn::Raw, &base, sink)?,
+            Edit::SvgStyle(range) => {
+                write_style(doc, range.clone(), CssIn::Text, &base, sink)?;
+            }
             Edit::Noscript(range) => write_noscript(doc, range.clone(), &base, sink)?,
         }
         cursor = range.end;
@@ -68,7 +75,7 @@ fn write_attribute(
         })
     };
     let new_value = match value.syntax {
-        Syntax::Css => rewrite_css(value.value.as_bytes(), encoding_rs::UTF_8, |url, _| {
+        Syntax::Css => rewrite_css(value.value.as_bytes(), CssIn::Raw, encoding_rs::UTF_8, |url, _| {
             let resolved = resolve(url, &base, &doc.options, FragmentRule::Keep);
             report(url, &resolved);
             changed(url, resolved)
@@ -106,21 +113,32 @@ fn value_base<'a>(
     }
 }
 
+/// How CSS is held in the document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CssIn {
+    /// As it is: an HTML `<style>` (raw text) or a stylesheet.
+    Raw,
+    /// As HTML text, with character references: an SVG `<style>` (foreign content).
+    Text,
+}
+
 /// The text of a `<style>` element: its `url()` and `@import` values.
 fn write_style(
     doc: &Document,
     range: std::ops::Range<u64>,
+    held: CssIn,
     base: &Base,
     sink: &mut dyn Sink,
 ) -> io::Result<()> {
     let css = doc.bytes(range.clone());
     let wants_links = sink.wants_links();
-    let rewritten = rewrite_css_reporting(css, doc.encoding, base, &doc.options, |mut link| {
+    let report = |mut link: Link| {
         if wants_links {
             link.offset += range.start;
             sink.link(&link);
         }
-    });
+    };
+    let rewritten = rewrite_css_held(css, held, doc.encoding, base, &doc.options, report);
     sink.output(rewritten.as_deref().unwrap_or(css))
 }
 
@@ -131,10 +149,22 @@ pub(crate) fn rewrite_css_reporting(
     encoding: &'static Encoding,
     base: &Base,
     options: &Options,
+    on_link: impl FnMut(Link),
+) -> Option<Vec<u8>> {
+    rewrite_css_held(css, CssIn::Raw, encoding, base, options, on_link)
+}
+
+/// [`rewrite_css_reporting`] for CSS held as `held`.
+fn rewrite_css_held(
+    css: &[u8],
+    held: CssIn,
+    encoding: &'static Encoding,
+    base: &Base,
+    options: &Options,
     mut on_link: impl FnMut(Link),
 ) -> Option<Vec<u8>> {
     let mut links = Vec::new();
-    let rewritten = rewrite_css(css, encoding, |url, offset| {
+    let rewritten = rewrite_css(css, held, encoding, |url, offset| {
         let resolved = resolve(url, base, options, FragmentRule::Keep);
         links.push(Link {
             element: "style".to_owned(),
@@ -273,6 +303,7 @@ fn replace_urls(
 /// parses URLs) unless the CSS is UTF-8, so the bytes written are valid in any charset.
 pub(crate) fn rewrite_css(
     css: &[u8],
+    held: CssIn,
     encoding: &'static Encoding,
     mut rewrite: impl FnMut(&str, usize) -> Option<String>,
 ) -> Option<Vec<u8>> {
@@ -283,6 +314,11 @@ pub(crate) fn rewrite_css(
         else {
             continue;
         };
+        if held == CssIn::Text && text.contains('&') {
+            // A character reference may be a delimiter (`&quot;`), so this token may not
+            // be what the CSS parser sees: it is left as it is.
+            continue;
+        }
         let Some(new) = rewrite(&crate::css::unescape(&text), url.token.start) else {
             continue;
         };
@@ -293,6 +329,10 @@ pub(crate) fn rewrite_css(
         };
         let mut token = String::new();
         crate::css::write_url(&mut token, &new, url.quote);
+        if held == CssIn::Text {
+            // Written back as HTML text: `&` and `<` as character references.
+            token = token.replace('&', "&amp;").replace('<', "&lt;");
+        }
         out.extend_from_slice(&css[cursor..url.token.start]);
         out.extend_from_slice(token.as_bytes());
         cursor = url.token.end;

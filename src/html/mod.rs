@@ -22,7 +22,7 @@ pub mod values;
 use crate::base::Base;
 use crate::links::Link;
 use crate::url::Standard;
-use document::{BaseState, Document};
+use document::{BaseState, Document, Region};
 use encoding_rs::Encoding;
 use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, MemorySettings, OutputSink, Settings};
 use std::cell::{Cell, RefCell};
@@ -472,25 +472,50 @@ impl<S: Sink> Rewriter<S> {
         let doc = Rc::clone(&self.doc);
         let scan_only = self.scan_only;
         lol_html::element!("*", move |el| {
-            let effects = doc.borrow_mut().element(el);
-            if let Some(handlers) = el.end_tag_handlers() {
-                if effects.region.is_some() && !scan_only {
-                    let doc = Rc::clone(&doc);
-                    handlers.push(Box::new(move |end| {
-                        let start = end.source_location().bytes().start as u64;
-                        doc.borrow_mut().close_region(start);
-                        Ok(())
-                    }));
+            let mut doc_ref = doc.borrow_mut();
+            let effects = doc_ref.element(el);
+            let tag_end = doc_ref.absolute(el.source_location().bytes()).end;
+            match el.end_tag_handlers() {
+                Some(handlers) => {
+                    if let Some(region) = effects.region.filter(|_| !scan_only) {
+                        let svg = region == Region::SvgStyle;
+                        doc_ref.svg_styles_open += usize::from(svg);
+                        let doc = Rc::clone(&doc);
+                        handlers.push(Box::new(move |end| {
+                            let mut doc = doc.borrow_mut();
+                            let start = doc.absolute(end.source_location().bytes()).start;
+                            doc.close_region(start);
+                            doc.svg_styles_open -= usize::from(svg && doc.svg_styles_open > 0);
+                            Ok(())
+                        }));
+                    }
+                    if effects.resumes_svg_style {
+                        let doc = Rc::clone(&doc);
+                        handlers.push(Box::new(move |end| {
+                            let mut doc = doc.borrow_mut();
+                            let end = doc.absolute(end.source_location().bytes()).end;
+                            doc.resume_svg_style(end);
+                            Ok(())
+                        }));
+                    }
+                    if effects.closes_template {
+                        handlers.push(close_template(&doc));
+                    }
                 }
-                if effects.closes_template {
-                    handlers.push(close_template(&doc));
+                None => {
+                    // A self-closing (foreign) element: it has no content and no end tag.
+                    if effects.region.is_some() {
+                        doc_ref.open_region = None;
+                    }
+                    if effects.resumes_svg_style {
+                        doc_ref.resume_svg_style(tag_end);
+                    }
                 }
             }
             if scan_only {
                 // Only the base matters: nothing is kept for writing.
-                let mut doc = doc.borrow_mut();
-                doc.edits.clear();
-                doc.open_region = None;
+                doc_ref.edits.clear();
+                doc_ref.open_region = None;
             }
             Ok(())
         })

@@ -1,0 +1,102 @@
+//! Issue 8, HTML items: inputs that made the rewriter panic, corrupt text or stop early.
+
+mod common;
+
+use absolve::base::Base;
+use absolve::html::{Options, Warning, links, rewrite, rewrite_and_list};
+use common::{absolve, stderr};
+
+fn base() -> Base {
+    Base::retrieval_url("http://h/a/b").unwrap()
+}
+
+/// Item 1: an SVG `<style>` holds elements (foreign content is not raw text); these
+/// made overlapping edits and a slice panic. Each is rewritten, the elements in it too.
+const SVG_STYLE_CASES: &[(&str, &str)] = &[
+    ("<svg><style><a href=x>", "<svg><style><a href=http://h/a/x>"),
+    (
+        "<svg><style/><a href=\"x\">t</a></svg>",
+        "<svg><style/><a href=\"http://h/a/x\">t</a></svg>",
+    ),
+    (
+        "<svg><style><image href=\"i.png\"/>",
+        "<svg><style><image href=\"http://h/a/i.png\"/>",
+    ),
+    ("<svg><style><s style=\"\">", "<svg><style><s style=\"\">"),
+    (
+        "<template><svg><style><a href=x>",
+        "<template><svg><style><a href=http://h/a/x>",
+    ),
+    (
+        "<noscript><svg><style><a href=x></noscript><a href=y>",
+        "<noscript><svg><style><a href=http://h/a/x></noscript><a href=http://h/a/y>",
+    ),
+    (
+        "<template><svg><style/><a href=\"x\">t</a></svg></template>",
+        "<template><svg><style/><a href=\"http://h/a/x\">t</a></svg></template>",
+    ),
+];
+
+#[test]
+fn svg_style_with_elements_inside_is_rewritten_without_panic() {
+    for (input, expected) in SVG_STYLE_CASES {
+        let out = rewrite_and_list(input.as_bytes(), &base(), &Options::default());
+        assert_eq!(String::from_utf8_lossy(&out.output), *expected, "{input}");
+    }
+}
+
+#[test]
+fn svg_style_cases_through_the_command_line() {
+    for (input, expected) in SVG_STYLE_CASES {
+        let out = absolve(&["rewrite", "--url", "http://h/a/b"], input.as_bytes());
+        assert!(out.status.success(), "{input}: {}", stderr(&out));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), *expected);
+        let listed = absolve(&["links", "--url", "http://h/a/b"], input.as_bytes());
+        assert!(listed.status.success(), "{input}: {}", stderr(&listed));
+    }
+}
+
+#[test]
+fn svg_style_text_is_css_around_its_child_elements() {
+    let input = "<svg><style>a{b:url(i.png)}<g>x</g>c{e:url(#x) f:url('q.png')}</style>\
+                 <rect style='fill:url(p.svg#g)'/></svg><p>url(t.png)";
+    let expected = "<svg><style>a{b:url(http://h/a/i.png)}<g>x</g>c{e:url(#x) \
+                    f:url('http://h/a/q.png')}</style><rect style='fill:url(http://h/a/p.svg#g)'/>\
+                    </svg><p>url(t.png)";
+    let out = rewrite(input.as_bytes(), &base(), &Options::default());
+    assert_eq!(String::from_utf8(out.output).unwrap(), expected);
+}
+
+#[test]
+fn svg_style_url_with_a_character_reference_is_left_alone() {
+    // `&quot;` may be the string's delimiter: the token is not what it seems in bytes.
+    let input = "<svg><style>c{d:url(&quot;j.png&quot;)}</style></svg>";
+    let out = rewrite_and_list(input.as_bytes(), &base(), &Options::default());
+    assert_eq!(String::from_utf8(out.output).unwrap(), input);
+    assert!(out.links.is_empty());
+}
+
+#[test]
+fn an_html_element_breaking_out_of_svg_style_ends_it() {
+    let input = "<svg><style>a{b:url(i.png)}<img src=q>url(t)</style>";
+    let out = rewrite(input.as_bytes(), &base(), &Options::default());
+    assert_eq!(
+        String::from_utf8(out.output).unwrap(),
+        "<svg><style>a{b:url(http://h/a/i.png)}<img src=http://h/a/q>url(t)</style>"
+    );
+}
+
+#[test]
+fn svg_style_in_a_mime_part_and_an_mbox_loses_no_message() {
+    let message = |body: &str| {
+        format!(
+            "From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\nContent-Location: http://h/a/b\n\n{body}\n"
+        )
+    };
+    let mbox = [message("<svg><style><a href=x>"), message("<a href=y>")].concat();
+    let out = absolve(&["rewrite", "--format", "mbox"], mbox.as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("<svg><style><a href=http://h/a/x>"), "{text}");
+    assert!(text.contains("<a href=http://h/a/y>"), "{text}");
+}
