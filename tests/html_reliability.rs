@@ -13,7 +13,10 @@ fn base() -> Base {
 /// Item 1: an SVG `<style>` holds elements (foreign content is not raw text); these
 /// made overlapping edits and a slice panic. Each is rewritten, the elements in it too.
 const SVG_STYLE_CASES: &[(&str, &str)] = &[
-    ("<svg><style><a href=x>", "<svg><style><a href=http://h/a/x>"),
+    (
+        "<svg><style><a href=x>",
+        "<svg><style><a href=http://h/a/x>",
+    ),
     (
         "<svg><style/><a href=\"x\">t</a></svg>",
         "<svg><style/><a href=\"http://h/a/x\">t</a></svg>",
@@ -99,4 +102,78 @@ fn svg_style_in_a_mime_part_and_an_mbox_loses_no_message() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("<svg><style><a href=http://h/a/x>"), "{text}");
     assert!(text.contains("<a href=http://h/a/y>"), "{text}");
+}
+
+/// Item 4: the Japanese text `\x1b$B0<a/href=x>!\x1b(B` spells a tag in ASCII bytes.
+const ISO_2022_JP_TEXT: &[u8] =
+    b"\x1b\x24\x42\x30\x3c\x61\x2f\x68\x72\x65\x66\x3d\x78\x3e\x21\x1b\x28\x42";
+
+#[test]
+fn a_meta_naming_a_charset_that_is_not_ascii_compatible_is_refused() {
+    let labels = [
+        ("iso-2022-jp", "ISO-2022-JP"),
+        ("ISO-2022-KR", "replacement"),
+        ("hz-gb-2312", "replacement"),
+        ("csiso2022kr", "replacement"),
+        ("utf-16", "UTF-16LE"),
+        ("utf-16be", "UTF-16BE"),
+    ];
+    for (label, name) in labels {
+        for meta in [
+            format!("<meta charset={label}>"),
+            format!("<meta http-equiv=Content-Type content='text/html; charset={label}'>"),
+        ] {
+            let mut input = meta.clone().into_bytes();
+            input.extend_from_slice(ISO_2022_JP_TEXT);
+            input.extend_from_slice(b"<a href=z>");
+            let out = rewrite_and_list(
+                &[b"<a href=p>", &input[..]].concat(),
+                &base(),
+                &Options::default(),
+            );
+            let mut expected = b"<a href=http://h/a/p>".to_vec();
+            expected.extend_from_slice(&input);
+            assert_eq!(out.output, expected, "{meta}");
+            assert_eq!(out.warnings, [Warning::UnsupportedCharset(name)], "{meta}");
+            assert_eq!(
+                out.links.len(),
+                1,
+                "{meta}: only the link before the <meta>"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_iso_2022_jp_meta_through_the_command_line_passes_the_text_through() {
+    let mut input = b"<meta charset=iso-2022-jp>".to_vec();
+    input.extend_from_slice(ISO_2022_JP_TEXT);
+    for subcommand in ["rewrite", "links"] {
+        let out = absolve(&[subcommand, "--url", "http://h/a/b"], &input);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("ISO-2022-JP are not supported: passed through unchanged"),
+            "{}",
+            stderr(&out)
+        );
+        if subcommand == "rewrite" {
+            assert_eq!(out.stdout, input);
+        } else {
+            assert!(
+                out.stdout.is_empty(),
+                "{}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+    }
+}
+
+#[test]
+fn an_ascii_compatible_meta_charset_still_applies() {
+    let links = links(
+        b"<meta charset=latin1><a href=\"\xe9\">",
+        &base(),
+        &Options::default(),
+    );
+    assert_eq!(links[0].original, "\u{e9}");
 }

@@ -98,6 +98,8 @@ pub(crate) struct Document {
     pub origin: u64,
     /// SVG `<style>` elements whose end tag has not been seen.
     pub svg_styles_open: usize,
+    /// A `<meta>` named a charset lol_html cannot parse: nothing after it is read.
+    pub refused_charset: Option<&'static str>,
 }
 
 impl Document {
@@ -118,6 +120,7 @@ impl Document {
             wants_links: true,
             origin: 0,
             svg_styles_open: 0,
+            refused_charset: None,
         }
     }
 
@@ -136,9 +139,12 @@ impl Document {
     /// Handles one element: `<template>` nesting, `<base>`, `<meta>` (charset, refresh),
     /// the raw-text `<style>` and `<noscript>`, and every element's URL attributes.
     pub(crate) fn element(&mut self, el: &Element<'_, '_>) -> ElementEffects {
+        let mut effects = ElementEffects::default();
+        if self.refused_charset.is_some() {
+            return effects;
+        }
         let namespace = Namespace::from_uri(el.namespace_uri());
         let tag = el.tag_name();
-        let mut effects = ElementEffects::default();
         let location = self.absolute(el.source_location().bytes());
         // Only an SVG `<style>` (foreign content, not raw text) can hold elements: its CSS
         // is the text of its own, so a child element ends a run of it (SVG 2 §6.5).
@@ -258,10 +264,18 @@ impl Document {
                 .flatten()
                 .and_then(|content| super::charset::from_content_type(&content))
         });
-        if let Some(encoding) = label.and_then(|l| Encoding::for_label(l.trim().as_bytes())) {
-            self.encoding = encoding.output_encoding();
-            self.encoding_fixed = true;
+        let Some(encoding) = label.and_then(|l| Encoding::for_label(l.trim().as_bytes())) else {
+            return;
+        };
+        // Encoding Standard: labels such as `iso-2022-kr` name the replacement encoding;
+        // it, UTF-16 and ISO-2022-JP are not ASCII-compatible, so the bytes after this
+        // tag cannot be read as markup here: they are refused as `--charset` would be.
+        if !encoding.is_ascii_compatible() {
+            self.refused_charset = Some(encoding.name());
+            return;
         }
+        self.encoding = encoding.output_encoding();
+        self.encoding_fixed = true;
     }
 
     /// Records every URL-bearing attribute of an element.

@@ -75,11 +75,16 @@ fn write_attribute(
         })
     };
     let new_value = match value.syntax {
-        Syntax::Css => rewrite_css(value.value.as_bytes(), CssIn::Raw, encoding_rs::UTF_8, |url, _| {
-            let resolved = resolve(url, &base, &doc.options, FragmentRule::Keep);
-            report(url, &resolved);
-            changed(url, resolved)
-        })
+        Syntax::Css => rewrite_css(
+            value.value.as_bytes(),
+            CssIn::Raw,
+            encoding_rs::UTF_8,
+            |url, _| {
+                let resolved = resolve(url, &base, &doc.options, FragmentRule::Keep);
+                report(url, &resolved);
+                changed(url, resolved)
+            },
+        )
         .map(|bytes| String::from_utf8(bytes).expect("CSS rewritten from UTF-8 is UTF-8")),
         syntax => replace_urls(&value.value, syntax, |url| {
             let resolved = resolve(url, &base, &doc.options, fragments);

@@ -404,6 +404,7 @@ impl<S: Sink> Rewriter<S> {
             Parser::Stopped => {}
         }
         self.stop_if_unsettled_beyond_buffer();
+        self.refuse_after_unsupported_meta();
         self.flush_settled(false)
     }
 
@@ -417,6 +418,7 @@ impl<S: Sink> Rewriter<S> {
         {
             self.stop(error.to_string());
         }
+        self.refuse_after_unsupported_meta();
         self.doc.borrow_mut().close_region(self.read);
         self.flush_settled(true)?;
         Ok(self.sink)
@@ -529,6 +531,24 @@ impl<S: Sink> Rewriter<S> {
         if matches!(self.parser, Parser::Running(_)) && unsettled > max_buffer {
             self.stop(format!("more than {max_buffer} bytes in one token"));
         }
+    }
+
+    /// A `<meta>` named a charset that cannot be parsed (ISO-2022-JP, UTF-16, the
+    /// replacement encoding): what follows it passes through unchanged, with the warning
+    /// `--charset` gives for it.
+    fn refuse_after_unsupported_meta(&mut self) {
+        let Some(name) = self.doc.borrow().refused_charset else {
+            return;
+        };
+        if matches!(self.parser, Parser::Stopped) {
+            return;
+        }
+        self.parser = Parser::Stopped;
+        let mut doc = self.doc.borrow_mut();
+        doc.warnings.push(Warning::UnsupportedCharset(name));
+        doc.open_region = None;
+        drop(doc);
+        self.settle_base_on_outer();
     }
 
     /// The parser gave up: everything from here passes through as it is.
