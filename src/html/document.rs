@@ -55,6 +55,9 @@ pub(crate) struct AttributeValue {
     /// A `<base href>`: resolved against the outer base, never against itself.
     pub is_base_href: bool,
     pub encoding: &'static Encoding,
+    /// Whether the bytes were valid in the charset: if not, `value` is decoded lossily,
+    /// listed, and never written.
+    pub decodable: bool,
 }
 
 /// Whether the document base is decided yet.
@@ -100,7 +103,39 @@ pub(crate) struct Document {
     pub svg_styles_open: usize,
     /// A `<meta>` named a charset lol_html cannot parse: nothing after it is read.
     pub refused_charset: Option<&'static str>,
+    /// Elements seen since the running parser started.
+    pub elements_since_start: usize,
+    /// `<svg>` elements whose end tag has not been seen.
+    pub svg_depth: usize,
+    /// `<math>` elements whose end tag has not been seen.
+    pub math_depth: usize,
+    /// The parser is to be restarted at this element's start (see [`RESTART_EVERY`]).
+    pub restart_at: Option<u64>,
 }
+
+/// How many elements one lol_html parser sees before it is restarted at the next element
+/// where nothing it holds matters any more.
+///
+/// lol_html keeps a stack of open elements for its selector matcher and pops it only on
+/// an end tag of the same name; it does not know the end tags HTML implies (§13.1.2.4:
+/// `<li>`, `<p>`, `<td>`, `<tr>`, `<option>` end without one; §13.2.6.4 closes an `<a>`
+/// by the next one). In a valid document of unclosed `<li>` the stack grows without end
+/// and reaches the memory limit. A fresh parser started on an element in HTML content,
+/// outside `<template>`, SVG/MathML and raw text, sees the rest of the document exactly
+/// as the old one would, with an empty stack.
+pub(crate) const RESTART_EVERY: usize = 4096;
+
+/// The element handler's signal that the parser restarts before this element.
+#[derive(Debug)]
+pub(crate) struct RestartParser;
+
+impl std::fmt::Display for RestartParser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the parser restarts here")
+    }
+}
+
+impl std::error::Error for RestartParser {}
 
 impl Document {
     pub(crate) fn new(outer: Base, base: BaseState, options: Options) -> Self {
@@ -121,6 +156,10 @@ impl Document {
             origin: 0,
             svg_styles_open: 0,
             refused_charset: None,
+            elements_since_start: 0,
+            svg_depth: 0,
+            math_depth: 0,
+            restart_at: None,
         }
     }
 
@@ -143,9 +182,14 @@ impl Document {
         if self.refused_charset.is_some() {
             return effects;
         }
-        let namespace = Namespace::from_uri(el.namespace_uri());
         let tag = el.tag_name();
+        let namespace = self.namespace_of(Namespace::from_uri(el.namespace_uri()), &tag);
         let location = self.absolute(el.source_location().bytes());
+        if self.restart_here(namespace, location.start) {
+            self.restart_at = Some(location.start);
+            return effects;
+        }
+        self.elements_since_start += 1;
         // Only an SVG `<style>` (foreign content, not raw text) can hold elements: its CSS
         // is the text of its own, so a child element ends a run of it (SVG 2 §6.5).
         if self.open_region.is_some() {
@@ -172,6 +216,10 @@ impl Document {
                 _ => {}
             }
         }
+        effects.opens_foreign = match (namespace, tag.as_str()) {
+            (Namespace::Svg, "svg") | (Namespace::MathMl, "math") => Some(namespace),
+            _ => None,
+        };
         if tag == "style" {
             effects.region = match namespace {
                 Namespace::Html => Some(Region::Style),
@@ -184,6 +232,35 @@ impl Document {
             self.open_region = Some((location.end, region));
         }
         effects
+    }
+
+    /// The namespace of an element. lol_html reports the integration points themselves
+    /// as HTML, where HTML puts them in their parent's namespace (§13.2.6.5: MathML
+    /// `mi`, `mo`, `mn`, `ms`, `mtext`; SVG `foreignObject`, `desc`, `title`): only
+    /// their content is HTML.
+    fn namespace_of(&self, reported: Namespace, tag: &str) -> Namespace {
+        match (reported, tag) {
+            (Namespace::Html, "mi" | "mo" | "mn" | "ms" | "mtext") if self.math_depth > 0 => {
+                Namespace::MathMl
+            }
+            (Namespace::Html, "foreignobject" | "desc" | "title") if self.svg_depth > 0 => {
+                Namespace::Svg
+            }
+            _ => reported,
+        }
+    }
+
+    /// Whether the parser restarts at an element starting at `start`: after
+    /// [`RESTART_EVERY`] elements, at one in HTML content where no state but the
+    /// tokenizer's (which a start tag resets) is open.
+    fn restart_here(&self, namespace: Namespace, start: u64) -> bool {
+        self.elements_since_start >= RESTART_EVERY
+            && namespace == Namespace::Html
+            && self.template_depth == 0
+            && self.svg_depth + self.math_depth == 0
+            && self.open_region.is_none()
+            && self.svg_styles_open == 0
+            && start > self.origin
     }
 
     /// A raw-text element ends at `end` (its end tag's start, or the end of input).
@@ -324,8 +401,11 @@ impl Document {
         {
             return;
         }
-        let Some(value) = self.decode(range.clone()) else {
-            return;
+        let (value, decodable) = match self.decode(range.clone()) {
+            Some(value) => (value, true),
+            // Listed all the same, so that no link is lost; never written.
+            None if self.wants_links => (self.decode_lossy(range.clone()), false),
+            None => return,
         };
         let codebase = if found.against_codebase {
             self.decoded_attribute(el, "codebase")
@@ -344,6 +424,7 @@ impl Document {
             foreign: namespace != Namespace::Html,
             is_base_href: namespace == Namespace::Html && tag == "base",
             encoding: self.encoding,
+            decodable,
         }));
     }
 
@@ -398,6 +479,23 @@ impl Document {
     }
 }
 
+impl Document {
+    /// The count of open `<svg>` or `<math>` elements.
+    pub(crate) fn foreign_depth(&mut self, namespace: Namespace) -> &mut usize {
+        match namespace {
+            Namespace::MathMl => &mut self.math_depth,
+            _ => &mut self.svg_depth,
+        }
+    }
+
+    /// The bytes at `range` decoded with replacement characters, then their character
+    /// references.
+    fn decode_lossy(&self, range: Range<u64>) -> String {
+        let (text, _) = self.encoding.decode_without_bom_handling(self.bytes(range));
+        htmlize::unescape_attribute(text).into_owned()
+    }
+}
+
 /// What the handler must arrange after recording an element.
 #[derive(Debug, Default)]
 pub(crate) struct ElementEffects {
@@ -407,6 +505,8 @@ pub(crate) struct ElementEffects {
     pub closes_template: bool,
     /// The element ended a run of an SVG `<style>`'s text: the text resumes after it.
     pub resumes_svg_style: bool,
+    /// An `<svg>` or `<math>`: foreign content until its end tag.
+    pub opens_foreign: Option<Namespace>,
 }
 
 /// The base a `<base href>` value gives: resolved against the outer (fallback) base, and

@@ -6,7 +6,7 @@ use super::document::{AttributeValue, BaseState, Document, Edit};
 use super::values::{escape_attribute, url_ranges};
 use super::{Options, Rewriter, Sink, Warning, attributes::Syntax};
 use crate::base::Base;
-use crate::links::Link;
+use crate::links::{Kept, Link};
 use encoding_rs::Encoding;
 use std::borrow::Cow;
 use std::io;
@@ -60,7 +60,7 @@ fn write_attribute(
     let base = value_base(doc, value, document_base);
     let fragments = FragmentRule::for_value(value, &doc.options);
     let wants_links = sink.wants_links();
-    let mut report = |original: &str, resolved: &str| {
+    let mut report = |original: &str, resolved: &str, kept: Option<Kept>| {
         if !wants_links {
             return;
         }
@@ -72,6 +72,8 @@ fn write_attribute(
             base: base.url().map(str::to_owned),
             base_from: base.source(),
             offset: value.range.start,
+            srcdoc: 0,
+            kept,
         })
     };
     let new_value = match value.syntax {
@@ -80,25 +82,46 @@ fn write_attribute(
             CssIn::Raw,
             encoding_rs::UTF_8,
             |url, _| {
-                let resolved = resolve(url, &base, &doc.options, FragmentRule::Keep);
-                report(url, &resolved);
+                let (resolved, kept) = resolve(url, &base, &doc.options, FragmentRule::Keep);
+                report(url, &resolved, kept);
                 changed(url, resolved)
             },
         )
         .map(|bytes| String::from_utf8(bytes).expect("CSS rewritten from UTF-8 is UTF-8")),
+        Syntax::Url if value.value.trim_ascii().is_empty() => {
+            empty_value(doc, value, &base).inspect(|target| report("", target, None))
+        }
         syntax => replace_urls(&value.value, syntax, |url| {
-            let resolved = resolve(url, &base, &doc.options, fragments);
-            report(url, &resolved);
+            let (resolved, kept) = resolve(url, &base, &doc.options, fragments);
+            report(url, &resolved, kept);
             changed(url, resolved)
         }),
     };
-    match new_value {
+    match new_value.filter(|_| value.decodable) {
         Some(new_value) => {
             let escaped = escape_attribute(&new_value, value.quote);
             sink.output(&encode(&escaped, value.encoding))
         }
         None => sink.output(doc.bytes(value.range.clone())),
     }
+}
+
+/// What an empty (or all-whitespace) single-URL value means. HTML: `<a href="">` and
+/// `<area href="">` are this document, the base itself (RFC 1808 §4 step 2a), without
+/// a fragment (not part of a URL in RFC 1808 §2.4.1); a form's empty `action` or
+/// `formaction` is the document's own URL (HTML §4.10.21.3 step 8: "the document's URL",
+/// which a `<base>` does not change): the outer base. Any other empty value is no
+/// resource and stays empty.
+fn empty_value(doc: &Document, value: &AttributeValue, base: &Base) -> Option<String> {
+    if value.foreign {
+        return None;
+    }
+    let target = match (value.element.as_str(), value.attribute.as_str()) {
+        ("a" | "area", "href") => base.url()?,
+        ("form", "action") | ("button" | "input", "formaction") => doc.outer.url()?,
+        _ => return None,
+    };
+    Some(target.split('#').next().unwrap_or(target).to_owned())
 }
 
 /// The base a value resolves against: the outer base for `<base href>` itself, the
@@ -170,7 +193,7 @@ fn rewrite_css_held(
 ) -> Option<Vec<u8>> {
     let mut links = Vec::new();
     let rewritten = rewrite_css(css, held, encoding, |url, offset| {
-        let resolved = resolve(url, base, options, FragmentRule::Keep);
+        let (resolved, kept) = resolve(url, base, options, FragmentRule::Keep);
         links.push(Link {
             element: "style".to_owned(),
             attribute: None,
@@ -179,6 +202,8 @@ fn rewrite_css_held(
             base: base.url().map(str::to_owned),
             base_from: base.source(),
             offset: offset as u64,
+            srcdoc: 0,
+            kept,
         });
         changed(url, resolved)
     });
@@ -249,23 +274,47 @@ impl FragmentRule {
     }
 }
 
-/// The resolved form of one reference; what is left alone comes back as it is.
+/// The resolved form of one reference, and why it was kept if the caller kept it; what
+/// is left alone comes back as it is.
+///
+/// The reference is read as the URL parser reads it (WHATWG URL "basic URL parser"):
+/// leading and trailing C0 controls and spaces, and every tab and newline inside, are
+/// not part of it, so a changed value is the absolute URL alone.
 pub(crate) fn resolve<'a>(
     reference: &'a str,
     base: &Base,
     options: &Options,
     fragments: FragmentRule,
-) -> Cow<'a, str> {
-    let keep = reference.is_empty()
-        || (fragments == FragmentRule::Keep && reference.starts_with('#'))
-        || crate::url::has_scheme(reference)
+) -> (Cow<'a, str>, Option<Kept>) {
+    let cleaned = as_url_parser_reads(reference);
+    let keep = cleaned.is_empty()
+        || (fragments == FragmentRule::Keep && cleaned.starts_with('#'))
+        || crate::url::has_scheme(&cleaned)
         || base.url().is_none();
     if keep {
-        return Cow::Borrowed(reference);
+        return (Cow::Borrowed(reference), None);
     }
-    let mut out = String::with_capacity(reference.len() + 64);
-    base.resolve_into(options.standard, reference, &mut out);
-    Cow::Owned(out)
+    if options
+        .keep_reference
+        .as_ref()
+        .is_some_and(|keep| keep(&cleaned))
+    {
+        return (Cow::Borrowed(reference), Some(Kept::Local));
+    }
+    let mut out = String::with_capacity(cleaned.len() + 64);
+    base.resolve_into(options.standard, &cleaned, &mut out);
+    (Cow::Owned(out), None)
+}
+
+/// A reference without leading and trailing C0 controls and spaces, and without tabs
+/// and newlines inside (WHATWG URL, basic URL parser steps 1-3).
+fn as_url_parser_reads(reference: &str) -> Cow<'_, str> {
+    let trimmed = reference.trim_matches(|c: char| c <= ' ');
+    if trimmed.contains(['\t', '\n', '\r']) {
+        Cow::Owned(trimmed.replace(['\t', '\n', '\r'], ""))
+    } else {
+        Cow::Borrowed(trimmed)
+    }
 }
 
 /// `Some(resolved)` when it differs from the original.
@@ -282,9 +331,9 @@ fn replace_urls(
 ) -> Option<String> {
     if syntax == Syntax::Url {
         // One URL: no list to build.
+        // A changed value is the URL alone, without the whitespace HTML strips around it.
         let range = super::values::trimmed(value, 0..value.len())?;
-        let new = rewrite(&value[range.clone()])?;
-        return Some([&value[..range.start], &new, &value[range.end..]].concat());
+        return rewrite(&value[range]);
     }
     let mut out = String::new();
     let mut cursor = 0;

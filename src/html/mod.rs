@@ -28,9 +28,14 @@ use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, MemorySettings, OutputSink
 use std::cell::{Cell, RefCell};
 use std::io::{self, Read};
 use std::rc::Rc;
+use std::sync::Arc;
+
+/// A caller's test on a reference as written (decoded, trimmed): `true` keeps it as it
+/// is. See [`Options::keep_reference`].
+pub type KeepReference = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 /// How a document is rewritten.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Options {
     /// The standard references are resolved by (default: RFC 1808).
     pub standard: Standard,
@@ -46,6 +51,42 @@ pub struct Options {
     /// The most bytes buffered for one tag or one `<style>`/`<noscript>` text
     /// (default 16 MiB); past it the rest passes through unchanged, with a warning.
     pub max_buffer: usize,
+    /// Asked for every reference that would resolve, as written (decoded, trimmed): when
+    /// it returns `true` the value is left exactly as it is and its [`Link`] says
+    /// [`Kept::Local`](crate::links::Kept::Local). `None` (the default) keeps nothing.
+    ///
+    /// ```
+    /// use absolve::base::Base;
+    /// use absolve::html::{rewrite_and_list, Options};
+    /// use absolve::links::Kept;
+    /// use std::sync::Arc;
+    ///
+    /// let options = Options {
+    ///     keep_reference: Some(Arc::new(|r: &str| r.starts_with("local/"))),
+    ///     ..Options::default()
+    /// };
+    /// let base = Base::retrieval_url("http://h/").unwrap();
+    /// let done = rewrite_and_list(b"<a href=local/x><a href=y>", &base, &options);
+    /// assert_eq!(done.output, b"<a href=local/x><a href=http://h/y>");
+    /// assert_eq!((done.links[0].kept, done.links[1].kept), (Some(Kept::Local), None));
+    /// ```
+    pub keep_reference: Option<KeepReference>,
+}
+
+impl std::fmt::Debug for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("standard", &self.standard)
+            .field("resolve_fragments", &self.resolve_fragments)
+            .field("charset", &self.charset)
+            .field("base_lookahead", &self.base_lookahead)
+            .field("max_buffer", &self.max_buffer)
+            .field(
+                "keep_reference",
+                &self.keep_reference.as_ref().map(|_| "Fn"),
+            )
+            .finish()
+    }
 }
 
 /// The default [`Options::base_lookahead`]: 1 MiB.
@@ -61,6 +102,7 @@ impl Default for Options {
             charset: None,
             base_lookahead: DEFAULT_BASE_LOOKAHEAD,
             max_buffer: DEFAULT_MAX_BUFFER,
+            keep_reference: None,
         }
     }
 }
@@ -398,7 +440,7 @@ impl<S: Sink> Rewriter<S> {
             Parser::NotStarted => self.start(),
             Parser::Running(parser) => {
                 if let Err(error) = parser.write(chunk) {
-                    self.stop(error.to_string());
+                    self.parser_failed(error);
                 }
             }
             Parser::Stopped => {}
@@ -427,10 +469,9 @@ impl<S: Sink> Rewriter<S> {
     /// Chooses the charset (BOM, caller, else UTF-8 with `<meta charset>`) and starts the
     /// parser on the bytes read so far.
     fn start(&mut self) {
-        let bytes = self.doc.borrow().pending.clone();
         let (encoding, fixed) = {
             let doc = self.doc.borrow();
-            match charset::sniff_bom(&bytes) {
+            match charset::sniff_bom(&doc.pending) {
                 Some((encoding, _)) => (encoding, true),
                 None => (doc.encoding, doc.encoding_fixed),
             }
@@ -440,7 +481,7 @@ impl<S: Sink> Rewriter<S> {
             doc.encoding = encoding;
             doc.encoding_fixed = fixed;
         }
-        let Some(ascii_compatible) = AsciiCompatibleEncoding::new(encoding) else {
+        if AsciiCompatibleEncoding::new(encoding).is_none() {
             self.doc
                 .borrow_mut()
                 .warnings
@@ -448,19 +489,55 @@ impl<S: Sink> Rewriter<S> {
             self.parser = Parser::Stopped;
             self.settle_base_on_outer();
             return;
-        };
-        let max_buffer = self.doc.borrow().options.max_buffer;
-        let settings = Settings::new()
-            .with_strict(false)
-            .with_encoding(ascii_compatible)
-            .with_adjust_charset_on_meta_tag(!fixed)
-            .with_memory_settings(MemorySettings::new().with_max_allowed_memory_usage(max_buffer))
-            .append_element_content_handler(self.element_handler());
-        let mut parser = HtmlRewriter::new(settings, Settled(Rc::clone(&self.settled)));
-        let result = parser.write(&bytes);
-        self.parser = Parser::Running(Box::new(parser));
-        if let Err(error) = result {
-            self.stop(error.to_string());
+        }
+        self.run_parser_from(0);
+    }
+
+    /// Starts lol_html at absolute offset `from` (the start of the document, or a
+    /// restart point) and feeds it the bytes read from there.
+    fn run_parser_from(&mut self, mut from: u64) {
+        loop {
+            let (settings, bytes) = {
+                let mut doc = self.doc.borrow_mut();
+                doc.origin = from;
+                doc.elements_since_start = 0;
+                doc.restart_at = None;
+                let encoding = AsciiCompatibleEncoding::new(doc.encoding)
+                    .expect("only ASCII-compatible charsets are parsed");
+                let memory =
+                    MemorySettings::new().with_max_allowed_memory_usage(doc.options.max_buffer);
+                let settings = Settings::new()
+                    .with_strict(false)
+                    .with_encoding(encoding)
+                    .with_adjust_charset_on_meta_tag(!doc.encoding_fixed)
+                    .with_memory_settings(memory)
+                    .append_element_content_handler(self.element_handler());
+                let skip = (from - doc.pending_start) as usize;
+                (settings, doc.pending[skip..].to_vec())
+            };
+            self.settled.set(from);
+            let mut parser = HtmlRewriter::new(settings, Settled(Rc::clone(&self.settled)));
+            let result = parser.write(&bytes);
+            self.parser = Parser::Running(Box::new(parser));
+            match result {
+                Ok(()) => return,
+                Err(error) => {
+                    let restart = self.doc.borrow_mut().restart_at.take();
+                    match restart {
+                        Some(at) => from = at,
+                        None => return self.stop(error.to_string()),
+                    }
+                }
+            }
+        }
+    }
+
+    /// lol_html returned an error: a restart the element handler asked for, or the end.
+    fn parser_failed(&mut self, error: lol_html::errors::RewritingError) {
+        let restart = self.doc.borrow_mut().restart_at.take();
+        match restart {
+            Some(at) => self.run_parser_from(at),
+            None => self.stop(error.to_string()),
         }
     }
 
@@ -476,6 +553,10 @@ impl<S: Sink> Rewriter<S> {
         lol_html::element!("*", move |el| {
             let mut doc_ref = doc.borrow_mut();
             let effects = doc_ref.element(el);
+            if doc_ref.restart_at.is_some() {
+                // Stops this parser before the element: a new one starts at it.
+                return Err(Box::new(document::RestartParser));
+            }
             let tag_end = doc_ref.absolute(el.source_location().bytes()).end;
             match el.end_tag_handlers() {
                 Some(handlers) => {
@@ -502,6 +583,16 @@ impl<S: Sink> Rewriter<S> {
                     }
                     if effects.closes_template {
                         handlers.push(close_template(&doc));
+                    }
+                    if let Some(namespace) = effects.opens_foreign {
+                        *doc_ref.foreign_depth(namespace) += 1;
+                        let doc = Rc::clone(&doc);
+                        handlers.push(Box::new(move |_| {
+                            let mut doc = doc.borrow_mut();
+                            let depth = doc.foreign_depth(namespace);
+                            *depth = depth.saturating_sub(1);
+                            Ok(())
+                        }));
                     }
                 }
                 None => {
