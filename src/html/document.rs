@@ -316,6 +316,16 @@ impl Document {
             }
             return;
         }
+        // The lookahead is exact: a `<base>` that ends past it comes too late, as it
+        // would had the bytes before it been written already.
+        let location = self.absolute(el.source_location().bytes());
+        let lookahead = self.options.base_lookahead;
+        if location.end > lookahead as u64 {
+            self.warnings.push(Warning::BaseLookaheadExceeded(lookahead));
+            self.warnings.push(Warning::LateBase(location.start));
+            self.base = BaseState::Known(self.outer.clone());
+            return;
+        }
         let Some(href) = self.decoded_attribute(el, "href") else {
             return;
         };
