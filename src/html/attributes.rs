@@ -23,6 +23,8 @@ pub enum Syntax {
     Refresh,
     /// CSS declarations (`style`).
     Css,
+    /// A whole HTML document (`<iframe srcdoc>`).
+    Srcdoc,
 }
 
 /// A URL-bearing attribute: its syntax, and whether it resolves against the element's
@@ -94,6 +96,7 @@ const HTML: &[(&str, &[&str], Syntax, bool)] = &[
     ("archive", &["object"], SpaceList, true),
     ("archive", &["applet"], CommaList, true),
     ("style", ANY, Css, false),
+    ("srcdoc", &["iframe"], Srcdoc, false),
 ];
 
 /// SVG 2: `href` and the deprecated `xlink:href` on any SVG element; the presentation

@@ -111,6 +111,10 @@ pub(crate) struct Document {
     pub math_depth: usize,
     /// The parser is to be restarted at this element's start (see [`RESTART_EVERY`]).
     pub restart_at: Option<u64>,
+    /// Where the `<base>` element that set the document base starts.
+    pub base_element_at: Option<u64>,
+    /// How deep in `<iframe srcdoc>` documents this one is (0: the document itself).
+    pub srcdoc_depth: u32,
 }
 
 /// How many elements one lol_html parser sees before it is restarted at the next element
@@ -160,6 +164,8 @@ impl Document {
             svg_depth: 0,
             math_depth: 0,
             restart_at: None,
+            base_element_at: None,
+            srcdoc_depth: 0,
         }
     }
 
@@ -333,6 +339,9 @@ impl Document {
         let base = base_from_href(href, &self.outer);
         if base.is_none() {
             self.warnings.push(Warning::UnusableBase(href.to_owned()));
+        }
+        if base.is_some() {
+            self.base_element_at = Some(location.start);
         }
         self.base = BaseState::Known(base.unwrap_or_else(|| self.outer.clone()));
     }

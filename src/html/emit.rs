@@ -88,6 +88,7 @@ fn write_attribute(
             },
         )
         .map(|bytes| String::from_utf8(bytes).expect("CSS rewritten from UTF-8 is UTF-8")),
+        Syntax::Srcdoc => rewrite_srcdoc(doc, value, &base, sink)?,
         Syntax::Url if value.value.trim_ascii().is_empty() => {
             empty_value(doc, value, &base).inspect(|target| report("", target, None))
         }
@@ -103,6 +104,73 @@ fn write_attribute(
             sink.output(&encode(&escaped, value.encoding))
         }
         None => sink.output(doc.bytes(value.range.clone())),
+    }
+}
+
+/// How deep `<iframe srcdoc>` documents are rewritten; deeper ones are left as they are.
+const MAX_SRCDOC_DEPTH: u32 = 16;
+
+/// An `<iframe srcdoc>` value: a whole document (HTML §4.8.5), rewritten with the same
+/// rules, its links reported with `srcdoc` one deeper and the offset of the value. Its
+/// base: its own first `<base href>` resolved against its fallback base, the parent's
+/// document base (HTML "fallback base URL": the about base URL of an `about:srcdoc`
+/// document). A browser takes that from the parent when the iframe is inserted: before
+/// the parent's `<base>` is parsed, it is the parent's own URL (the outer base).
+fn rewrite_srcdoc(
+    doc: &Document,
+    value: &AttributeValue,
+    document_base: &Base,
+    sink: &mut dyn Sink,
+) -> io::Result<Option<String>> {
+    if doc.srcdoc_depth >= MAX_SRCDOC_DEPTH {
+        return Ok(None);
+    }
+    let before_base = doc
+        .base_element_at
+        .is_some_and(|at| value.range.start < at);
+    let fallback = if before_base { &doc.outer } else { document_base };
+    let options = Options {
+        charset: Some(encoding_rs::UTF_8),
+        base_lookahead: usize::MAX,
+        ..doc.options.clone()
+    };
+    let inner_sink = SrcdocSink {
+        output: Vec::with_capacity(value.value.len() + 64),
+        outer: sink,
+        offset: value.range.start,
+    };
+    let mut inner = Rewriter::new(fallback.clone(), options, inner_sink);
+    inner.doc.borrow_mut().srcdoc_depth = doc.srcdoc_depth + 1;
+    inner.write(value.value.as_bytes())?;
+    let done = inner.end()?;
+    let text = String::from_utf8(done.output).expect("UTF-8 in, UTF-8 out");
+    Ok((text != value.value).then_some(text))
+}
+
+/// Where a srcdoc document's rewrite goes: its bytes kept, its links and warnings passed
+/// on, placed at the srcdoc value.
+struct SrcdocSink<'a> {
+    output: Vec<u8>,
+    outer: &'a mut dyn Sink,
+    offset: u64,
+}
+
+impl Sink for SrcdocSink<'_> {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.output.extend_from_slice(bytes);
+        Ok(())
+    }
+    fn link(&mut self, link: &Link) {
+        let mut link = link.clone();
+        link.srcdoc += 1;
+        link.offset = self.offset;
+        self.outer.link(&link);
+    }
+    fn warning(&mut self, warning: Warning) {
+        self.outer.warning(warning.shifted(self.offset));
+    }
+    fn wants_links(&self) -> bool {
+        self.outer.wants_links()
     }
 }
 
