@@ -10,7 +10,7 @@ use super::attributes::{self, Namespace, Syntax, UrlAttribute};
 use super::{Options, Warning};
 use crate::base::{Base, BaseSource};
 use encoding_rs::Encoding;
-use lol_html::html_content::Element;
+use lol_html::send::Element;
 use std::collections::VecDeque;
 use std::ops::Range;
 
@@ -58,6 +58,17 @@ pub(crate) struct AttributeValue {
     /// Whether the bytes were valid in the charset: if not, `value` is decoded lossily,
     /// listed, and never written.
     pub decodable: bool,
+    /// The attribute has no value at all (`<a href>`): `range` is empty, after its name.
+    pub valueless: bool,
+}
+
+/// Whether an empty value of this HTML attribute names something (see `emit`'s
+/// `empty_value`): `<a href>`, `<area href>`, a form's `action`, `formaction`.
+pub(crate) fn empty_value_counts(element: &str, attribute: &str) -> bool {
+    matches!(
+        (element, attribute),
+        ("a" | "area", "href") | ("form", "action") | ("button" | "input", "formaction")
+    )
 }
 
 /// Whether the document base is decided yet.
@@ -412,10 +423,19 @@ impl Document {
         namespace: Namespace,
         tag: &str,
     ) {
-        let Some(location) = attr.value_source_location() else {
-            return;
+        let (range, valueless) = match attr.value_source_location() {
+            Some(location) => (self.absolute(location.bytes()), false),
+            // A valueless attribute's value is the empty string (HTML §13.2.5.33): where
+            // an empty value means something, `="..."` is written after its name.
+            None if namespace == Namespace::Html && empty_value_counts(tag, &name) => {
+                let Some(name_at) = attr.name_source_location() else {
+                    return;
+                };
+                let end = self.absolute(name_at.bytes()).end;
+                (end..end, true)
+            }
+            None => return,
         };
-        let range = self.absolute(location.bytes());
         if !self.wants_links && found.syntax == Syntax::Url && self.cannot_change(&range, namespace)
         {
             return;
@@ -431,7 +451,11 @@ impl Document {
         } else {
             None
         };
-        let quote = self.quote_before(range.start);
+        let quote = if valueless {
+            None
+        } else {
+            self.quote_before(range.start)
+        };
         self.push_edit(Edit::Attribute(AttributeValue {
             range,
             quote,
@@ -444,6 +468,7 @@ impl Document {
             is_base_href: namespace == Namespace::Html && tag == "base",
             encoding: self.encoding,
             decodable,
+            valueless,
         }));
     }
 

@@ -100,6 +100,9 @@ fn write_attribute(
     };
     match new_value.filter(|_| value.decodable) {
         Some(new_value) => {
+            if value.valueless {
+                sink.output(b"=")?;
+            }
             let escaped = escape_attribute(&new_value, value.quote);
             sink.output(&encode(&escaped, value.encoding))
         }
@@ -140,7 +143,7 @@ fn rewrite_srcdoc(
         offset: value.range.start,
     };
     let mut inner = Rewriter::new(fallback.clone(), options, inner_sink);
-    inner.doc.borrow_mut().srcdoc_depth = doc.srcdoc_depth + 1;
+    super::lock(&inner.doc).srcdoc_depth = doc.srcdoc_depth + 1;
     inner.write(value.value.as_bytes())?;
     let done = inner.end()?;
     let text = String::from_utf8(done.output).expect("UTF-8 in, UTF-8 out");
@@ -184,10 +187,12 @@ fn empty_value(doc: &Document, value: &AttributeValue, base: &Base) -> Option<St
     if value.foreign {
         return None;
     }
-    let target = match (value.element.as_str(), value.attribute.as_str()) {
-        ("a" | "area", "href") => base.url()?,
-        ("form", "action") | ("button" | "input", "formaction") => doc.outer.url()?,
-        _ => return None,
+    if !super::document::empty_value_counts(&value.element, &value.attribute) {
+        return None;
+    }
+    let target = match value.attribute.as_str() {
+        "href" => base.url()?,
+        _ => doc.outer.url()?,
     };
     Some(target.split('#').next().unwrap_or(target).to_owned())
 }

@@ -24,11 +24,11 @@ use crate::links::Link;
 use crate::url::Standard;
 use document::{BaseState, Document, Region};
 use encoding_rs::Encoding;
-use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, MemorySettings, OutputSink, Settings};
-use std::cell::{Cell, RefCell};
+use lol_html::send::{HtmlRewriter, Settings};
+use lol_html::{AsciiCompatibleEncoding, MemorySettings, OutputSink};
 use std::io::{self, Read};
-use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// A caller's test on a reference as written (decoded, trimmed): `true` keeps it as it
 /// is. See [`Options::keep_reference`].
@@ -299,7 +299,7 @@ pub fn scan_base(mut reader: impl Read, outer: &Base, options: &Options) -> io::
             Err(e) => return Err(e),
         };
         scanner.write(&buf[..n])?;
-        if let BaseState::Known(base) = &scanner.doc.borrow().base {
+        if let BaseState::Known(base) = &lock(&scanner.doc).base {
             return Ok(base.clone());
         }
     }
@@ -345,6 +345,13 @@ pub fn may_have_base_element(document: &[u8]) -> bool {
     })
 }
 
+/// The document state, shared by the rewriter and lol_html's handlers. Only one thread
+/// holds a rewriter at a time, so the lock is never contended; a handler that panicked
+/// cannot leave it half-changed in a way that matters more than the panic itself.
+fn lock(doc: &Mutex<Document>) -> MutexGuard<'_, Document> {
+    doc.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// A sink that keeps nothing.
 struct Discard;
 
@@ -359,11 +366,11 @@ impl Sink for Discard {
 
 /// Counts the bytes lol_html writes: its output is its input, since nothing is changed
 /// through it, so the count is how far the document is settled.
-struct Settled(Rc<Cell<u64>>);
+struct Settled(Arc<AtomicU64>);
 
 impl OutputSink for Settled {
     fn handle_chunk(&mut self, chunk: &[u8]) {
-        self.0.set(self.0.get() + chunk.len() as u64);
+        self.0.fetch_add(chunk.len() as u64, Ordering::Relaxed);
     }
 }
 
@@ -395,8 +402,8 @@ enum Parser {
 /// ```
 pub struct Rewriter<S: Sink> {
     parser: Parser,
-    doc: Rc<RefCell<Document>>,
-    settled: Rc<Cell<u64>>,
+    doc: Arc<Mutex<Document>>,
+    settled: Arc<AtomicU64>,
     read: u64,
     /// Only looking for the base ([`scan_base`]): nothing is recorded or written.
     scan_only: bool,
@@ -423,8 +430,8 @@ impl<S: Sink> Rewriter<S> {
         doc.wants_links = sink.wants_links();
         Rewriter {
             parser: Parser::NotStarted,
-            doc: Rc::new(RefCell::new(doc)),
-            settled: Rc::new(Cell::new(0)),
+            doc: Arc::new(Mutex::new(doc)),
+            settled: Arc::new(AtomicU64::new(0)),
             read: 0,
             scan_only: false,
             sink,
@@ -433,7 +440,7 @@ impl<S: Sink> Rewriter<S> {
 
     /// Feeds the next chunk of the document; writes out what is settled.
     pub fn write(&mut self, chunk: &[u8]) -> io::Result<()> {
-        self.doc.borrow_mut().pending.extend_from_slice(chunk);
+        lock(&self.doc).pending.extend_from_slice(chunk);
         self.read += chunk.len() as u64;
         match &mut self.parser {
             Parser::NotStarted if self.read < 3 => return Ok(()),
@@ -461,7 +468,7 @@ impl<S: Sink> Rewriter<S> {
             self.stop(error.to_string());
         }
         self.refuse_after_unsupported_meta();
-        self.doc.borrow_mut().close_region(self.read);
+        lock(&self.doc).close_region(self.read);
         self.flush_settled(true)?;
         Ok(self.sink)
     }
@@ -470,20 +477,19 @@ impl<S: Sink> Rewriter<S> {
     /// parser on the bytes read so far.
     fn start(&mut self) {
         let (encoding, fixed) = {
-            let doc = self.doc.borrow();
+            let doc = lock(&self.doc);
             match charset::sniff_bom(&doc.pending) {
                 Some((encoding, _)) => (encoding, true),
                 None => (doc.encoding, doc.encoding_fixed),
             }
         };
         {
-            let mut doc = self.doc.borrow_mut();
+            let mut doc = lock(&self.doc);
             doc.encoding = encoding;
             doc.encoding_fixed = fixed;
         }
         if AsciiCompatibleEncoding::new(encoding).is_none() {
-            self.doc
-                .borrow_mut()
+            lock(&self.doc)
                 .warnings
                 .push(Warning::UnsupportedCharset(encoding.name()));
             self.parser = Parser::Stopped;
@@ -498,7 +504,7 @@ impl<S: Sink> Rewriter<S> {
     fn run_parser_from(&mut self, mut from: u64) {
         loop {
             let (settings, bytes) = {
-                let mut doc = self.doc.borrow_mut();
+                let mut doc = lock(&self.doc);
                 doc.origin = from;
                 doc.elements_since_start = 0;
                 doc.restart_at = None;
@@ -506,7 +512,7 @@ impl<S: Sink> Rewriter<S> {
                     .expect("only ASCII-compatible charsets are parsed");
                 let memory =
                     MemorySettings::new().with_max_allowed_memory_usage(doc.options.max_buffer);
-                let settings = Settings::new()
+                let settings = Settings::new_send()
                     .with_strict(false)
                     .with_encoding(encoding)
                     .with_adjust_charset_on_meta_tag(!doc.encoding_fixed)
@@ -515,14 +521,14 @@ impl<S: Sink> Rewriter<S> {
                 let skip = (from - doc.pending_start) as usize;
                 (settings, doc.pending[skip..].to_vec())
             };
-            self.settled.set(from);
-            let mut parser = HtmlRewriter::new(settings, Settled(Rc::clone(&self.settled)));
+            self.settled.store(from, Ordering::Relaxed);
+            let mut parser = HtmlRewriter::new(settings, Settled(Arc::clone(&self.settled)));
             let result = parser.write(&bytes);
             self.parser = Parser::Running(Box::new(parser));
             match result {
                 Ok(()) => return,
                 Err(error) => {
-                    let restart = self.doc.borrow_mut().restart_at.take();
+                    let restart = lock(&self.doc).restart_at.take();
                     match restart {
                         Some(at) => from = at,
                         None => return self.stop(error.to_string()),
@@ -534,7 +540,7 @@ impl<S: Sink> Rewriter<S> {
 
     /// lol_html returned an error: a restart the element handler asked for, or the end.
     fn parser_failed(&mut self, error: lol_html::errors::RewritingError) {
-        let restart = self.doc.borrow_mut().restart_at.take();
+        let restart = lock(&self.doc).restart_at.take();
         match restart {
             Some(at) => self.run_parser_from(at),
             None => self.stop(error.to_string()),
@@ -546,12 +552,12 @@ impl<S: Sink> Rewriter<S> {
         &self,
     ) -> (
         std::borrow::Cow<'static, lol_html::Selector>,
-        lol_html::ElementContentHandlers<'static>,
+        lol_html::send::ElementContentHandlers<'static>,
     ) {
-        let doc = Rc::clone(&self.doc);
+        let doc = Arc::clone(&self.doc);
         let scan_only = self.scan_only;
         lol_html::element!("*", move |el| {
-            let mut doc_ref = doc.borrow_mut();
+            let mut doc_ref = lock(&doc);
             let effects = doc_ref.element(el);
             if doc_ref.restart_at.is_some() {
                 // Stops this parser before the element: a new one starts at it.
@@ -563,9 +569,9 @@ impl<S: Sink> Rewriter<S> {
                     if let Some(region) = effects.region.filter(|_| !scan_only) {
                         let svg = region == Region::SvgStyle;
                         doc_ref.svg_styles_open += usize::from(svg);
-                        let doc = Rc::clone(&doc);
+                        let doc = Arc::clone(&doc);
                         handlers.push(Box::new(move |end| {
-                            let mut doc = doc.borrow_mut();
+                            let mut doc = lock(&doc);
                             let start = doc.absolute(end.source_location().bytes()).start;
                             doc.close_region(start);
                             doc.svg_styles_open -= usize::from(svg && doc.svg_styles_open > 0);
@@ -573,9 +579,9 @@ impl<S: Sink> Rewriter<S> {
                         }));
                     }
                     if effects.resumes_svg_style {
-                        let doc = Rc::clone(&doc);
+                        let doc = Arc::clone(&doc);
                         handlers.push(Box::new(move |end| {
-                            let mut doc = doc.borrow_mut();
+                            let mut doc = lock(&doc);
                             let end = doc.absolute(end.source_location().bytes()).end;
                             doc.resume_svg_style(end);
                             Ok(())
@@ -586,9 +592,9 @@ impl<S: Sink> Rewriter<S> {
                     }
                     if let Some(namespace) = effects.opens_foreign {
                         *doc_ref.foreign_depth(namespace) += 1;
-                        let doc = Rc::clone(&doc);
+                        let doc = Arc::clone(&doc);
                         handlers.push(Box::new(move |_| {
-                            let mut doc = doc.borrow_mut();
+                            let mut doc = lock(&doc);
                             let depth = doc.foreign_depth(namespace);
                             *depth = depth.saturating_sub(1);
                             Ok(())
@@ -617,8 +623,8 @@ impl<S: Sink> Rewriter<S> {
     /// Bounded memory: if the parser holds more than [`Options::max_buffer`] bytes
     /// unsettled (one enormous tag), it is stopped and the rest passes through.
     fn stop_if_unsettled_beyond_buffer(&mut self) {
-        let max_buffer = self.doc.borrow().options.max_buffer as u64;
-        let unsettled = self.read - self.settled.get();
+        let max_buffer = lock(&self.doc).options.max_buffer as u64;
+        let unsettled = self.read - self.settled.load(Ordering::Relaxed);
         if matches!(self.parser, Parser::Running(_)) && unsettled > max_buffer {
             self.stop(format!("more than {max_buffer} bytes in one token"));
         }
@@ -628,14 +634,14 @@ impl<S: Sink> Rewriter<S> {
     /// replacement encoding): what follows it passes through unchanged, with the warning
     /// `--charset` gives for it.
     fn refuse_after_unsupported_meta(&mut self) {
-        let Some(name) = self.doc.borrow().refused_charset else {
+        let Some(name) = lock(&self.doc).refused_charset else {
             return;
         };
         if matches!(self.parser, Parser::Stopped) {
             return;
         }
         self.parser = Parser::Stopped;
-        let mut doc = self.doc.borrow_mut();
+        let mut doc = lock(&self.doc);
         doc.warnings.push(Warning::UnsupportedCharset(name));
         doc.open_region = None;
         drop(doc);
@@ -645,8 +651,8 @@ impl<S: Sink> Rewriter<S> {
     /// The parser gave up: everything from here passes through as it is.
     fn stop(&mut self, reason: String) {
         self.parser = Parser::Stopped;
-        let offset = self.settled.get();
-        let mut doc = self.doc.borrow_mut();
+        let offset = self.settled.load(Ordering::Relaxed);
+        let mut doc = lock(&self.doc);
         doc.warnings.push(Warning::ParserStopped { offset, reason });
         doc.open_region = None;
         drop(doc);
@@ -655,7 +661,7 @@ impl<S: Sink> Rewriter<S> {
 
     /// No `<base href>` will count any more: the outer base is the document base.
     fn settle_base_on_outer(&mut self) {
-        let mut doc = self.doc.borrow_mut();
+        let mut doc = lock(&self.doc);
         if matches!(doc.base, BaseState::Pending) {
             doc.base = BaseState::Known(doc.outer.clone());
         }
@@ -668,9 +674,9 @@ impl<S: Sink> Rewriter<S> {
         let mut limit = if ending || stopped {
             self.read
         } else {
-            self.settled.get()
+            self.settled.load(Ordering::Relaxed)
         };
-        let mut doc = self.doc.borrow_mut();
+        let mut doc = lock(&self.doc);
         if self.scan_only {
             let settled = (limit - doc.pending_start) as usize;
             doc.pending.drain(..settled);
@@ -706,10 +712,10 @@ impl<S: Sink> Rewriter<S> {
 }
 
 /// The end tag handler of a `<template>`: one level of template nesting is closed.
-fn close_template(doc: &Rc<RefCell<Document>>) -> lol_html::EndTagHandler<'static> {
-    let doc = Rc::clone(doc);
+fn close_template(doc: &Arc<Mutex<Document>>) -> lol_html::send::EndTagHandler<'static> {
+    let doc = Arc::clone(doc);
     Box::new(move |_| {
-        let mut doc = doc.borrow_mut();
+        let mut doc = lock(&doc);
         doc.template_depth = doc.template_depth.saturating_sub(1);
         Ok(())
     })
