@@ -61,7 +61,10 @@ async fn main() -> io::Result<()> {
     // The proxy task owns the rewriter and keeps it across every `.await`.
     let base = Base::retrieval_url("http://example.com/docs/index.html").expect("a URL");
     let proxy = tokio::spawn(async move {
-        let sink = Forward { to_client, links: 0 };
+        let sink = Forward {
+            to_client,
+            links: 0,
+        };
         let mut rewriter = Rewriter::new(base, Options::default(), sink);
         while let Some(chunk) = body.recv().await {
             rewriter.write(&chunk)?;

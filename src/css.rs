@@ -156,12 +156,15 @@ fn is_url_function(css: &[u8], open: usize) -> bool {
 /// Whether the `(` at `open` ends the function name `image-set` or `-webkit-image-set`
 /// (case-insensitive), itself not the tail of a longer identifier.
 fn is_image_set_function(css: &[u8], open: usize) -> bool {
-    [&b"image-set"[..], b"-webkit-image-set"].iter().any(|name| {
-        let Some(start) = open.checked_sub(name.len()) else {
-            return false;
-        };
-        css[start..open].eq_ignore_ascii_case(name) && (start == 0 || !is_name_byte(css[start - 1]))
-    })
+    [&b"image-set"[..], b"-webkit-image-set"]
+        .iter()
+        .any(|name| {
+            let Some(start) = open.checked_sub(name.len()) else {
+                return false;
+            };
+            css[start..open].eq_ignore_ascii_case(name)
+                && (start == 0 || !is_name_byte(css[start - 1]))
+        })
 }
 
 /// CSS name code points, with every non-ASCII byte counting as one.

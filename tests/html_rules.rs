@@ -57,21 +57,51 @@ fn rule_1_empty_values() {
 }
 
 #[test]
+fn rule_1_a_valueless_attribute_is_an_empty_value() {
+    assert_eq!(
+        rewritten(
+            "<a href>x</a><AREA HREF alt=y><form action><button formaction><img src><link href>"
+        ),
+        "<a href=\"http://h/d/p.html\">x</a><AREA HREF=\"http://h/d/p.html\" alt=y><form action=\"http://h/d/p.html\"><button formaction=\"http://h/d/p.html\"><img src><link href>"
+    );
+    let out = rewrite(b"<a href/>", &base(), &Options::default()).output;
+    assert_eq!(out, b"<a href=\"http://h/d/p.html\"/>");
+}
+
+#[test]
 fn rule_1_empty_values_are_listed_where_they_mean_something() {
-    let found = links(b"<a href=''><img src=''><form action=''>", &base(), &Options::default());
-    let listed: Vec<_> = found.iter().map(|l| (l.element.as_str(), l.resolved.as_str())).collect();
-    assert_eq!(listed, [("a", "http://h/d/p.html"), ("form", "http://h/d/p.html")]);
+    let found = links(
+        b"<a href=''><img src=''><form action=''>",
+        &base(),
+        &Options::default(),
+    );
+    let listed: Vec<_> = found
+        .iter()
+        .map(|l| (l.element.as_str(), l.resolved.as_str()))
+        .collect();
+    assert_eq!(
+        listed,
+        [("a", "http://h/d/p.html"), ("form", "http://h/d/p.html")]
+    );
 }
 
 #[test]
 fn rule_2_srcdoc_is_a_document_written_back_escaped() {
     let input = "<iframe srcdoc=\"<a href=&quot;x?a=1&amp;amp;b=2&quot;>x</a>\"></iframe>";
-    let expected = "<iframe srcdoc=\"<a href=&quot;http://h/d/x?a=1&amp;amp;b=2&quot;>x</a>\"></iframe>";
+    let expected =
+        "<iframe srcdoc=\"<a href=&quot;http://h/d/x?a=1&amp;amp;b=2&quot;>x</a>\"></iframe>";
     assert_eq!(rewritten(input), expected);
     let single = "<iframe srcdoc='<img src=\"it&#39;s.png\">'>";
-    assert_eq!(rewritten(single), "<iframe srcdoc='<img src=\"http://h/d/it&#39;s.png\">'>");
+    assert_eq!(
+        rewritten(single),
+        "<iframe srcdoc='<img src=\"http://h/d/it&#39;s.png\">'>"
+    );
     let unquoted = "<iframe srcdoc=<img/src=i.png>";
-    assert_eq!(rewritten(unquoted), unquoted, "the value ends at the first >: `<img/src=i.png`");
+    assert_eq!(
+        rewritten(unquoted),
+        unquoted,
+        "the value ends at the first >: `<img/src=i.png`"
+    );
 }
 
 #[test]
@@ -103,7 +133,9 @@ fn rule_2_srcdoc_base_and_nesting() {
 #[test]
 fn rule_3_svg_presentation_attributes() {
     assert_eq!(
-        rewritten("<svg><path fill='url(p.svg#g) none' stroke='url(#s)' marker-end=\"url(m.svg#e)\" cursor='url(c.cur),auto'/></svg><p fill='url(x)'>"),
+        rewritten(
+            "<svg><path fill='url(p.svg#g) none' stroke='url(#s)' marker-end=\"url(m.svg#e)\" cursor='url(c.cur),auto'/></svg><p fill='url(x)'>"
+        ),
         "<svg><path fill='url(http://h/d/p.svg#g) none' stroke='url(#s)' marker-end=\"url(http://h/d/m.svg#e)\" cursor='url(http://h/d/c.cur),auto'/></svg><p fill='url(x)'>"
     );
 }
@@ -111,7 +143,9 @@ fn rule_3_svg_presentation_attributes() {
 #[test]
 fn rule_4_mathml_href_on_any_element() {
     assert_eq!(
-        rewritten("<math><mi href=a>x</mi><mtext href=b>t</mtext><mspace href=c /></math><mi href=d>"),
+        rewritten(
+            "<math><mi href=a>x</mi><mtext href=b>t</mtext><mspace href=c /></math><mi href=d>"
+        ),
         "<math><mi href=http://h/d/a>x</mi><mtext href=http://h/d/b>t</mtext><mspace href=http://h/d/c /></math><mi href=d>"
     );
 }
@@ -119,8 +153,14 @@ fn rule_4_mathml_href_on_any_element() {
 #[test]
 fn rule_5_a_changed_value_is_the_url_alone() {
     assert_eq!(rewritten("<a href=\"  g  \">"), "<a href=\"http://h/d/g\">");
-    assert_eq!(rewritten("<a href=\"\ta\nb\r.html\n\">"), "<a href=\"http://h/d/ab.html\">");
-    assert_eq!(rewritten("<p style=\"a:url(' i.png ')\">"), "<p style=\"a:url('http://h/d/i.png')\">");
+    assert_eq!(
+        rewritten("<a href=\"\ta\nb\r.html\n\">"),
+        "<a href=\"http://h/d/ab.html\">"
+    );
+    assert_eq!(
+        rewritten("<p style=\"a:url(' i.png ')\">"),
+        "<p style=\"a:url('http://h/d/i.png')\">"
+    );
     let untouched = "<a href=\" http://x/ \"><a href=' #f '><a href=\" java\nscript:void(0)\">";
     assert_eq!(rewritten(untouched), untouched);
 }
@@ -128,7 +168,9 @@ fn rule_5_a_changed_value_is_the_url_alone() {
 #[test]
 fn rule_6_image_set_strings_are_urls() {
     assert_eq!(
-        rewritten("<p style='b:image-set(\"a.png\" 1x, url(b.png) 2x)'><style>p{b:-webkit-image-set('c.png' 1x)}</style>"),
+        rewritten(
+            "<p style='b:image-set(\"a.png\" 1x, url(b.png) 2x)'><style>p{b:-webkit-image-set('c.png' 1x)}</style>"
+        ),
         "<p style='b:image-set(\"http://h/d/a.png\" 1x, url(http://h/d/b.png) 2x)'><style>p{b:-webkit-image-set('http://h/d/c.png' 1x)}</style>"
     );
 }
@@ -137,7 +179,10 @@ fn rule_6_image_set_strings_are_urls() {
 fn rule_7_an_undecodable_value_is_listed_not_rewritten() {
     let input = b"<a href=\"\xff.html\">x</a><a href=ok.html>";
     let out = rewrite_and_list(input, &base(), &Options::default());
-    assert_eq!(out.output, b"<a href=\"\xff.html\">x</a><a href=http://h/d/ok.html>");
+    assert_eq!(
+        out.output,
+        b"<a href=\"\xff.html\">x</a><a href=http://h/d/ok.html>"
+    );
     assert_eq!(out.links.len(), 2);
     assert_eq!(out.links[0].original, "\u{fffd}.html");
     assert_eq!(out.warnings, [Warning::Undecodable(9, "UTF-8")]);
@@ -165,7 +210,10 @@ fn rule_8_the_lookahead_is_exact() {
     // The <base> ends at byte 36: it applies with 36 bytes of lookahead, not with 35,
     // whatever the chunks.
     let doc = b"<a href=x><p>........<base href=/b/><a href=y>";
-    assert_eq!(&doc[..36], b"<a href=x><p>........<base href=/b/>".as_slice());
+    assert_eq!(
+        &doc[..36],
+        b"<a href=x><p>........<base href=/b/>".as_slice()
+    );
     for chunk in [1, 7, 64, 4096] {
         let out = streamed(doc, 36, chunk);
         assert!(out.output.starts_with(b"<a href=http://h/b/x>"), "{chunk}");
@@ -176,7 +224,11 @@ fn rule_8_the_lookahead_is_exact() {
             "{chunk}"
         );
         assert_eq!(out.links[2].base_from, BaseSource::RetrievalUrl);
-        assert!(out.warnings.contains(&Warning::LateBase(21)), "{:?}", out.warnings);
+        assert!(
+            out.warnings.contains(&Warning::LateBase(21)),
+            "{:?}",
+            out.warnings
+        );
     }
 }
 
@@ -212,7 +264,11 @@ fn keep_reference_leaves_a_value_exactly_as_written() {
         String::from_utf8(out.output).unwrap(),
         "<a href=' local/x '><img srcset='local/a.png 1x, http://h/d/b.png 2x'><p style='b:url(local/c)'><a href=#top><a href=http://h/d/d>"
     );
-    let kept: Vec<_> = out.links.iter().map(|l| (l.original.as_str(), l.kept)).collect();
+    let kept: Vec<_> = out
+        .links
+        .iter()
+        .map(|l| (l.original.as_str(), l.kept))
+        .collect();
     assert_eq!(
         kept,
         [

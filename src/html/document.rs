@@ -338,7 +338,8 @@ impl Document {
         let location = self.absolute(el.source_location().bytes());
         let lookahead = self.options.base_lookahead;
         if location.end > lookahead as u64 {
-            self.warnings.push(Warning::BaseLookaheadExceeded(lookahead));
+            self.warnings
+                .push(Warning::BaseLookaheadExceeded(lookahead));
             self.warnings.push(Warning::LateBase(location.start));
             self.base = BaseState::Known(self.outer.clone());
             return;

@@ -101,7 +101,9 @@ fn write_attribute(
     match new_value.filter(|_| value.decodable) {
         Some(new_value) => {
             if value.valueless {
-                sink.output(b"=")?;
+                // Quoted: a `/` or `>` may follow the name directly.
+                let escaped = escape_attribute(&new_value, Some(b'"'));
+                return sink.output(&encode(&format!("=\"{escaped}\""), value.encoding));
             }
             let escaped = escape_attribute(&new_value, value.quote);
             sink.output(&encode(&escaped, value.encoding))
@@ -128,10 +130,12 @@ fn rewrite_srcdoc(
     if doc.srcdoc_depth >= MAX_SRCDOC_DEPTH {
         return Ok(None);
     }
-    let before_base = doc
-        .base_element_at
-        .is_some_and(|at| value.range.start < at);
-    let fallback = if before_base { &doc.outer } else { document_base };
+    let before_base = doc.base_element_at.is_some_and(|at| value.range.start < at);
+    let fallback = if before_base {
+        &doc.outer
+    } else {
+        document_base
+    };
     let options = Options {
         charset: Some(encoding_rs::UTF_8),
         base_lookahead: usize::MAX,
