@@ -46,8 +46,13 @@ fn rule_1_empty_values() {
         rewritten("<base href=/b/><form action=\"\"><button formaction=''><input formaction=\"\">"),
         "<base href=http://h/b/><form action=\"http://h/d/p.html\"><button formaction='http://h/d/p.html'><input formaction=\"http://h/d/p.html\">"
     );
-    let none = "<img src=\"\"><link href=''><script src=\"\"></script><iframe src=''><video src=\"\"><svg><a href=\"\"/></svg>";
+    let none = "<img src=\"\"><link href=''><script src=\"\"></script><iframe src=''><video src=\"\"><svg><image href=''/></svg>";
     assert_eq!(rewritten(none), none);
+    // An SVG <a> with an empty href leads to the base too (Chromium follows it there).
+    assert_eq!(
+        rewritten("<base href=/b/><svg><a href=\" \"/><a xlink:href=''/><a href/></svg>"),
+        "<base href=http://h/b/><svg><a href=\"http://h/b/\"/><a xlink:href='http://h/b/'/><a href=\"http://h/b/\"/></svg>"
+    );
     // A fragment of the base is not part of the document's URL.
     let base = Base::retrieval_url("http://h/d/p.html#frag").unwrap();
     let out = rewrite(b"<a href=''>", &base, &Options::default()).output;
@@ -240,7 +245,9 @@ fn rule_8_through_the_command_line_from_a_pipe() {
     assert!(out.status.success());
     assert!(out.stdout.starts_with(b"<a href=http://h/d/x>"));
     assert!(out.stdout.ends_with(b"<a href=http://h/d/y>"));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("at byte 1100031 came after the lookahead"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("at byte 1100031 came after the lookahead")
+    );
     // Within the 1 MiB it applies.
     let mut doc = b"<a href=x><p>".to_vec();
     doc.resize((1 << 20) - 15, b'.');

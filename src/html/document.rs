@@ -62,9 +62,13 @@ pub(crate) struct AttributeValue {
     pub valueless: bool,
 }
 
-/// Whether an empty value of this HTML attribute names something (see `emit`'s
-/// `empty_value`): `<a href>`, `<area href>`, a form's `action`, `formaction`.
-pub(crate) fn empty_value_counts(element: &str, attribute: &str) -> bool {
+/// Whether an empty value of this attribute names something (see `emit`'s
+/// `empty_value`): HTML `<a href>`, `<area href>`, a form's `action`, `formaction`; an
+/// SVG `<a>`'s `href` (or `xlink:href`), which browsers follow to the base the same way.
+pub(crate) fn empty_value_counts(foreign: bool, element: &str, attribute: &str) -> bool {
+    if foreign {
+        return element == "a" && matches!(attribute, "href" | "xlink:href");
+    }
     matches!(
         (element, attribute),
         ("a" | "area", "href") | ("form", "action") | ("button" | "input", "formaction")
@@ -428,7 +432,9 @@ impl Document {
             Some(location) => (self.absolute(location.bytes()), false),
             // A valueless attribute's value is the empty string (HTML §13.2.5.33): where
             // an empty value means something, `="..."` is written after its name.
-            None if namespace == Namespace::Html && empty_value_counts(tag, &name) => {
+            None if namespace != Namespace::MathMl
+                && empty_value_counts(namespace == Namespace::Svg, tag, &name) =>
+            {
                 let Some(name_at) = attr.name_source_location() else {
                     return;
                 };

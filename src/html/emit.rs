@@ -183,19 +183,17 @@ impl Sink for SrcdocSink<'_> {
 
 /// What an empty (or all-whitespace) single-URL value means. HTML: `<a href="">` and
 /// `<area href="">` are this document, the base itself (RFC 1808 §4 step 2a), without
-/// a fragment (not part of a URL in RFC 1808 §2.4.1); a form's empty `action` or
+/// a fragment (not part of a URL in RFC 1808 §2.4.1), and so is an SVG `<a href="">`
+/// (browsers follow it the same way); a form's empty `action` or
 /// `formaction` is the document's own URL (HTML §4.10.21.3 step 8: "the document's URL",
 /// which a `<base>` does not change): the outer base. Any other empty value is no
 /// resource and stays empty.
 fn empty_value(doc: &Document, value: &AttributeValue, base: &Base) -> Option<String> {
-    if value.foreign {
-        return None;
-    }
-    if !super::document::empty_value_counts(&value.element, &value.attribute) {
+    if !super::document::empty_value_counts(value.foreign, &value.element, &value.attribute) {
         return None;
     }
     let target = match value.attribute.as_str() {
-        "href" => base.url()?,
+        "href" | "xlink:href" => base.url()?,
         _ => doc.outer.url()?,
     };
     Some(target.split('#').next().unwrap_or(target).to_owned())
