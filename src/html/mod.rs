@@ -385,6 +385,9 @@ enum Parser {
 /// The streaming rewriter: feed it chunks with [`write`](Self::write), finish with
 /// [`end`](Self::end); the rewritten bytes, links and warnings go to the [`Sink`].
 ///
+/// It is `Send` when its sink is, so an async server can hold it across an `.await`
+/// (`examples/stream_response.rs`).
+///
 /// ```
 /// use absolve::base::Base;
 /// use absolve::html::{Collected, Options, Rewriter};
