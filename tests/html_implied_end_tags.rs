@@ -131,3 +131,24 @@ fn a_generated_document_of_several_megabytes_through_the_command_line() {
     );
     assert_all_absolute(&out.stdout, 200_000);
 }
+
+#[test]
+fn a_restart_gives_the_same_bytes_whatever_the_chunks() {
+    let doc = format!(
+        "{}<a href=a><template><a href=t></template><svg><a href=s /></svg><style>p{{b:url(i.png)}}</style>{}<a href=z>",
+        "<li>".repeat(4100),
+        "<p>".repeat(4100)
+    );
+    let whole = rewrite(doc.as_bytes(), &base(), &Options::default()).output;
+    for chunk in [1, 7, 1000] {
+        let mut rewriter = Rewriter::new(base(), Options::default(), Collected::default());
+        for piece in doc.as_bytes().chunks(chunk) {
+            rewriter.write(piece).unwrap();
+        }
+        let out = rewriter.end().unwrap().output;
+        assert!(out == whole, "chunks of {chunk}");
+    }
+    let text = String::from_utf8(whole).unwrap();
+    assert!(text.ends_with("<p><a href=http://h/d/z>"));
+    assert!(text.contains("<style>p{b:url(http://h/d/i.png)}</style>"));
+}

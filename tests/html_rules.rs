@@ -288,3 +288,20 @@ fn keep_reference_leaves_a_value_exactly_as_written() {
     let json = serde_json::to_string(&out.links[0]).unwrap();
     assert!(json.ends_with("\"kept\":\"local\"}"), "{json}");
 }
+
+#[test]
+fn the_new_fixtures_come_out_the_same_whatever_the_chunks() {
+    for name in [
+        "empty-values.html",
+        "srcdoc-documents.html",
+        "svg-presentation-and-image-set.html",
+    ] {
+        let page = std::fs::read(format!("fixtures/html/{name}")).unwrap();
+        let whole = rewrite_and_list(&page, &base(), &Options::default());
+        for chunk in [1, 3, 17, 4096] {
+            let out = streamed(&page, usize::MAX, chunk);
+            assert_eq!(out.output, whole.output, "{name} in chunks of {chunk}");
+            assert_eq!(out.links, whole.links, "{name} in chunks of {chunk}");
+        }
+    }
+}

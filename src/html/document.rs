@@ -286,7 +286,12 @@ impl Document {
 
     /// A raw-text element ends at `end` (its end tag's start, or the end of input).
     pub(crate) fn close_region(&mut self, end: u64) {
-        if let Some((start, region)) = self.open_region.take() {
+        let Some((start, region)) = self.open_region.take() else {
+            return;
+        };
+        // An unclosed child of an SVG `<style>` may have its end handler run at the
+        // `<style>`'s end tag, before the `<style>`'s own: the run it resumed is empty.
+        if end > start {
             self.push_edit(match region {
                 Region::Style => Edit::Style(start..end),
                 Region::SvgStyle => Edit::SvgStyle(start..end),
@@ -318,7 +323,8 @@ impl Document {
             .edits
             .get(at)
             .is_some_and(|next| next.range().start < range.end);
-        if overlaps_previous || overlaps_next || range.start < self.pending_start {
+        let misplaced = range.end < range.start || range.start < self.pending_start;
+        if overlaps_previous || overlaps_next || misplaced {
             return;
         }
         self.edits.insert(at, edit);
