@@ -305,3 +305,18 @@ fn the_new_fixtures_come_out_the_same_whatever_the_chunks() {
         }
     }
 }
+
+#[test]
+fn deeply_nested_srcdoc_documents_stop_at_16_levels_without_overflow() {
+    let escape = |html: &str| html.replace('&', "&amp;").replace('"', "&quot;");
+    let mut doc = String::from("<a href=x>");
+    for _ in 0..200 {
+        doc = format!("<a href=x><iframe srcdoc=\"{}\"></iframe>", escape(&doc));
+    }
+    let out = rewrite_and_list(doc.as_bytes(), &base(), &Options::default());
+    let depths: Vec<u32> = out.links.iter().map(|l| l.srcdoc).collect();
+    assert_eq!(depths, (0..=16).collect::<Vec<_>>());
+    assert!(out.links.iter().all(|l| l.resolved == "http://h/d/x"));
+    let again = rewrite(&out.output, &base(), &Options::default()).output;
+    assert_eq!(again, out.output);
+}
