@@ -191,6 +191,23 @@ fn rule_7_an_undecodable_value_is_listed_not_rewritten() {
     assert_eq!(out.warnings, [Warning::Undecodable(9, "UTF-8")]);
 }
 
+#[test]
+fn rule_7_an_undecodable_url_in_a_style_element_is_listed_not_rewritten() {
+    let input = b"<style>a{b:url(\xff.png)}c{d:url(ok.png)}</style>";
+    let out = rewrite_and_list(input, &base(), &Options::default());
+    assert_eq!(
+        out.output,
+        b"<style>a{b:url(\xff.png)}c{d:url(http://h/d/ok.png)}</style>".as_slice()
+    );
+    let listed: Vec<_> = out
+        .links
+        .iter()
+        .map(|l| (l.original.as_str(), l.offset))
+        .collect();
+    assert_eq!(listed, [("\u{fffd}.png", 15), ("ok.png", 30)]);
+    assert_eq!(out.warnings, [Warning::Undecodable(15, "UTF-8")]);
+}
+
 /// Streams `document` in chunks of `chunk` bytes with a lookahead of `lookahead`.
 fn streamed(document: &[u8], lookahead: usize, chunk: usize) -> Collected {
     let options = Options {

@@ -81,7 +81,7 @@ fn write_attribute(
             value.value.as_bytes(),
             CssIn::Raw,
             encoding_rs::UTF_8,
-            |url, _| {
+            |url, _, _| {
                 let (resolved, kept) = resolve(url, &base, &doc.options, FragmentRule::Keep);
                 report(url, &resolved, kept);
                 changed(url, resolved)
@@ -235,13 +235,18 @@ fn write_style(
 ) -> io::Result<()> {
     let css = doc.bytes(range.clone());
     let wants_links = sink.wants_links();
-    let report = |mut link: Link| {
-        if wants_links {
-            link.offset += range.start;
-            sink.link(&link);
-        }
-    };
-    let rewritten = rewrite_css_held(css, held, doc.encoding, base, &doc.options, report);
+    let mut links = Vec::new();
+    let mut undecodable = Vec::new();
+    let report = |link: Link| links.push(link);
+    let note = |offset: usize| undecodable.push(range.start + offset as u64);
+    let rewritten = rewrite_css_held(css, held, doc.encoding, base, &doc.options, report, note);
+    for offset in undecodable {
+        sink.warning(Warning::Undecodable(offset, doc.encoding.name()));
+    }
+    for mut link in links.into_iter().filter(|_| wants_links) {
+        link.offset += range.start;
+        sink.link(&link);
+    }
     sink.output(rewritten.as_deref().unwrap_or(css))
 }
 
@@ -254,7 +259,7 @@ pub(crate) fn rewrite_css_reporting(
     options: &Options,
     on_link: impl FnMut(Link),
 ) -> Option<Vec<u8>> {
-    rewrite_css_held(css, CssIn::Raw, encoding, base, options, on_link)
+    rewrite_css_held(css, CssIn::Raw, encoding, base, options, on_link, drop)
 }
 
 /// [`rewrite_css_reporting`] for CSS held as `held`.
@@ -265,9 +270,13 @@ fn rewrite_css_held(
     base: &Base,
     options: &Options,
     mut on_link: impl FnMut(Link),
+    mut on_undecodable: impl FnMut(usize),
 ) -> Option<Vec<u8>> {
     let mut links = Vec::new();
-    let rewritten = rewrite_css(css, held, encoding, |url, offset| {
+    let rewritten = rewrite_css(css, held, encoding, |url, offset, decodable| {
+        if !decodable {
+            on_undecodable(offset);
+        }
         let (resolved, kept) = resolve(url, base, options, FragmentRule::Keep);
         links.push(Link {
             element: "style".to_owned(),
@@ -434,13 +443,16 @@ pub(crate) fn rewrite_css(
     css: &[u8],
     held: CssIn,
     encoding: &'static Encoding,
-    mut rewrite: impl FnMut(&str, usize) -> Option<String>,
+    mut rewrite: impl FnMut(&str, usize, bool) -> Option<String>,
 ) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     let mut cursor = 0;
     for url in crate::css::urls(css) {
         let Some(text) = encoding.decode_without_bom_handling_and_without_replacement(url.raw(css))
         else {
+            // Listed (decoded with replacement characters), never written.
+            let (lossy, _) = encoding.decode_without_bom_handling(url.raw(css));
+            let _ = rewrite(&crate::css::unescape(&lossy), url.token.start, false);
             continue;
         };
         if held == CssIn::Text && text.contains('&') {
@@ -448,7 +460,7 @@ pub(crate) fn rewrite_css(
             // be what the CSS parser sees: it is left as it is.
             continue;
         }
-        let Some(new) = rewrite(&crate::css::unescape(&text), url.token.start) else {
+        let Some(new) = rewrite(&crate::css::unescape(&text), url.token.start, true) else {
             continue;
         };
         let new = if encoding == encoding_rs::UTF_8 {
