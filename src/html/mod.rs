@@ -572,35 +572,26 @@ impl<S: Sink> Rewriter<S> {
                     if let Some(region) = effects.region.filter(|_| !scan_only) {
                         let svg = region == Region::SvgStyle;
                         doc_ref.svg_styles_open += usize::from(svg);
-                        let doc = Arc::clone(&doc);
-                        handlers.push(Box::new(move |end| {
-                            let mut doc = lock(&doc);
-                            let start = doc.absolute(end.source_location().bytes()).start;
-                            doc.close_region(start);
+                        handlers.push(on_end_tag(&doc, move |doc, end_tag| {
+                            doc.close_region(end_tag.start);
                             doc.svg_styles_open -= usize::from(svg && doc.svg_styles_open > 0);
-                            Ok(())
                         }));
                     }
                     if effects.resumes_svg_style {
-                        let doc = Arc::clone(&doc);
-                        handlers.push(Box::new(move |end| {
-                            let mut doc = lock(&doc);
-                            let end = doc.absolute(end.source_location().bytes()).end;
-                            doc.resume_svg_style(end);
-                            Ok(())
+                        handlers.push(on_end_tag(&doc, |doc, end_tag| {
+                            doc.resume_svg_style(end_tag.end);
                         }));
                     }
                     if effects.closes_template {
-                        handlers.push(close_template(&doc));
+                        handlers.push(on_end_tag(&doc, |doc, _| {
+                            doc.template_depth = doc.template_depth.saturating_sub(1);
+                        }));
                     }
                     if let Some(namespace) = effects.opens_foreign {
                         *doc_ref.foreign_depth(namespace) += 1;
-                        let doc = Arc::clone(&doc);
-                        handlers.push(Box::new(move |_| {
-                            let mut doc = lock(&doc);
+                        handlers.push(on_end_tag(&doc, move |doc, _| {
                             let depth = doc.foreign_depth(namespace);
                             *depth = depth.saturating_sub(1);
-                            Ok(())
                         }));
                     }
                 }
@@ -714,12 +705,16 @@ impl<S: Sink> Rewriter<S> {
     }
 }
 
-/// The end tag handler of a `<template>`: one level of template nesting is closed.
-fn close_template(doc: &Arc<Mutex<Document>>) -> lol_html::send::EndTagHandler<'static> {
+/// An end tag handler that runs `f` on the document with the end tag's absolute range.
+fn on_end_tag(
+    doc: &Arc<Mutex<Document>>,
+    f: impl FnOnce(&mut Document, std::ops::Range<u64>) + Send + 'static,
+) -> lol_html::send::EndTagHandler<'static> {
     let doc = Arc::clone(doc);
-    Box::new(move |_| {
+    Box::new(move |end| {
         let mut doc = lock(&doc);
-        doc.template_depth = doc.template_depth.saturating_sub(1);
+        let range = doc.absolute(end.source_location().bytes());
+        f(&mut doc, range);
         Ok(())
     })
 }
