@@ -113,6 +113,9 @@ fn svg_style_in_a_mime_part_and_an_mbox_loses_no_message() {
     assert!(text.contains("<a href=http://h/a/y>"), "{text}");
 }
 
+/// How the warning names the encoding every `iso-2022-kr`-like label maps to.
+const REPLACEMENT: &str = "the replacement encoding (ISO-2022-KR, ISO-2022-CN, HZ-GB-2312, ...)";
+
 /// Item 4: the Japanese text `\x1b$B0<a/href=x>!\x1b(B` spells a tag in ASCII bytes.
 const ISO_2022_JP_TEXT: &[u8] =
     b"\x1b\x24\x42\x30\x3c\x61\x2f\x68\x72\x65\x66\x3d\x78\x3e\x21\x1b\x28\x42";
@@ -121,9 +124,9 @@ const ISO_2022_JP_TEXT: &[u8] =
 fn a_meta_naming_a_charset_that_is_not_ascii_compatible_is_refused() {
     let labels = [
         ("iso-2022-jp", "ISO-2022-JP"),
-        ("ISO-2022-KR", "replacement"),
-        ("hz-gb-2312", "replacement"),
-        ("csiso2022kr", "replacement"),
+        ("ISO-2022-KR", REPLACEMENT),
+        ("hz-gb-2312", REPLACEMENT),
+        ("csiso2022kr", REPLACEMENT),
         ("utf-16", "UTF-16LE"),
         ("utf-16be", "UTF-16BE"),
     ];

@@ -144,6 +144,11 @@ pub(crate) struct Document {
 /// as the old one would, with an empty stack.
 pub(crate) const RESTART_EVERY: usize = 4096;
 
+/// How a warning names the replacement encoding: by the charsets whose labels map to it
+/// (Encoding Standard §4.2).
+pub(crate) const REPLACEMENT_LABELS: &str =
+    "the replacement encoding (ISO-2022-KR, ISO-2022-CN, HZ-GB-2312, ...)";
+
 /// The element handler's signal that the parser restarts before this element.
 #[derive(Debug)]
 pub(crate) struct RestartParser;
@@ -389,7 +394,10 @@ impl Document {
         // it, UTF-16 and ISO-2022-JP are not ASCII-compatible, so the bytes after this
         // tag cannot be read as markup here: they are refused as `--charset` would be.
         if !encoding.is_ascii_compatible() {
-            self.refused_charset = Some(encoding.name());
+            self.refused_charset = Some(match encoding == encoding_rs::REPLACEMENT {
+                true => REPLACEMENT_LABELS,
+                false => encoding.name(),
+            });
             return;
         }
         self.encoding = encoding.output_encoding();
