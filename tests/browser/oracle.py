@@ -288,9 +288,13 @@ def content_changes(a, b):
     return [(i1, a[i1:i2], b[j1:j2]) for op, i1, i2, j1, j2 in sm.get_opcodes() if op != 'equal']
 
 
-def short(items, n=200):
-    s = ' | '.join(items) or '(nothing)'
-    return s if len(s) <= n else s[:n] + '...'
+def shown(a, b, n=90):
+    """The two sides of a content change, cut around where they first differ."""
+    a, b = clean(' | '.join(a) or '(nothing)'), clean(' | '.join(b) or '(nothing)')
+    k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    start = max(0, k - n // 3)
+    cut = lambda s: ('...' if start else '') + s[start:start + n] + ('...' if len(s) > start + n else '')
+    return cut(a), cut(b)
 
 
 def clean(s):
@@ -335,7 +339,7 @@ def run(args):
         print('\t'.join(clean(x) for x in m))
     changes = content_changes(original['content'], rewrite['content'])
     for pos, a, b in changes:
-        print('oracle: content changed at item %d: %s -> %s' % (pos, short(a), short(b)))
+        print('oracle: content changed at item %d: %s -> %s' % ((pos,) + shown(a, b)))
     changed = sum(max(len(a), len(b)) for _, a, b in changes)
     print('oracle: content: %d items compared, %d changed' % (len(original['content']), changed))
     print('oracle: %d urls compared, %d mismatches' % (compared, len(mismatches)), flush=True)
@@ -349,7 +353,17 @@ def main():
     ap.add_argument('--rewritten', help='the rewrite (default: read from standard input)')
     ap.add_argument('--timeout', type=float, default=120, help='seconds per browser step (default 120)')
     ap.add_argument('--dump', help='write what the browser listed as JSON into this directory')
+    ap.add_argument('--deadline', type=int, default=600, help='seconds for the whole run (default 600)')
     args = ap.parse_args()
+
+    def stop(signum, _frame):
+        raise Failure('stopped by signal %d (deadline %d s)' % (signum, args.deadline))
+
+    # On a deadline or SIGTERM the exception unwinds through run(), whose cleanup stops
+    # Chromium and removes the temporary directory.
+    signal.signal(signal.SIGALRM, stop)
+    signal.signal(signal.SIGTERM, stop)
+    signal.alarm(args.deadline)
     try:
         return run(args)
     except (Failure, OSError) as e:
