@@ -76,13 +76,19 @@ impl Verdict {
 /// Rewrites `page` with absolve for the retrieval URL the oracle chose, passes the result
 /// through `damage` (the identity, except in the tests of the oracle itself), and returns
 /// what the oracle said.
-fn judge(page: &Path, retrieval_path: &str, damage: impl FnOnce(Vec<u8>) -> Vec<u8>) -> Verdict {
+fn judge(
+    page: &Path,
+    retrieval_path: &str,
+    oracle_args: &[&str],
+    damage: impl FnOnce(Vec<u8>) -> Vec<u8>,
+) -> Verdict {
     let _browser = ONE_BROWSER.lock().unwrap_or_else(|e| e.into_inner());
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/oracle.py");
     let mut oracle = Command::new("python3")
         .arg(&script)
         .arg(page)
         .arg(retrieval_path)
+        .args(oracle_args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -131,8 +137,8 @@ fn judge(page: &Path, retrieval_path: &str, damage: impl FnOnce(Vec<u8>) -> Vec<
 }
 
 /// Judges `page`, prints its summary line, and returns a description of what failed.
-fn check(name: &str, page: &Path, retrieval_path: &str) -> Option<String> {
-    let verdict = judge(page, retrieval_path, |rewrite| rewrite);
+fn check(name: &str, page: &Path, retrieval_path: &str, oracle_args: &[&str]) -> Option<String> {
+    let verdict = judge(page, retrieval_path, oracle_args, |rewrite| rewrite);
     println!("{name}: {}", verdict.summary());
     (verdict.status != Some(0)).then(|| format!("{name}:\n{}", verdict.report))
 }
@@ -144,7 +150,7 @@ fn fixture() -> PathBuf {
 #[test]
 #[cfg_attr(not(has_chromium), ignore = "needs chromium: apt-get install chromium")]
 fn kitchen_sink_leads_where_it_led() {
-    let failure = check("kitchen-sink.html", &fixture(), KITCHEN_SINK.1);
+    let failure = check("kitchen-sink.html", &fixture(), KITCHEN_SINK.1, &[]);
     assert!(failure.is_none(), "{}", failure.unwrap());
 }
 
@@ -158,7 +164,31 @@ fn real_pages_lead_where_they_led() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/html");
     let failures: Vec<String> = REAL_PAGES
         .iter()
-        .filter_map(|(name, path)| check(name, &dir.join(name), path))
+        .filter_map(|(name, path)| check(name, &dir.join(name), path, &[]))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The snapshot fixtures of fixtures/html/ too, at the URL their snapshots use. Several
+/// have no `<meta charset>`: the pages are sent as UTF-8, absolve's default, where
+/// Chromium's own default would be windows-1252.
+#[test]
+#[cfg_attr(not(has_chromium), ignore = "needs chromium: apt-get install chromium")]
+fn snapshot_fixtures_lead_where_they_led() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/html");
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "html"))
+        .collect();
+    pages.sort();
+    assert!(pages.len() >= 10, "{}", dir.display());
+    let failures: Vec<String> = pages
+        .iter()
+        .filter_map(|page| {
+            let name = page.file_name().unwrap().to_string_lossy();
+            check(&name, page, "/dir/page.html", &["--charset", "utf-8"])
+        })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -168,7 +198,7 @@ fn real_pages_lead_where_they_led() {
 #[test]
 #[cfg_attr(not(has_chromium), ignore = "needs chromium: apt-get install chromium")]
 fn the_oracle_catches_what_it_must() {
-    let untouched = judge(&fixture(), KITCHEN_SINK.1, |_| {
+    let untouched = judge(&fixture(), KITCHEN_SINK.1, &[], |_| {
         std::fs::read(fixture()).unwrap()
     });
     let (compared, mismatches) = untouched.counts();
@@ -176,7 +206,7 @@ fn the_oracle_catches_what_it_must() {
     assert!(mismatches > 100, "{}", untouched.report);
     assert_eq!(untouched.content_changes(), 0, "{}", untouched.report);
 
-    let damaged = judge(&fixture(), KITCHEN_SINK.1, |rewrite| {
+    let damaged = judge(&fixture(), KITCHEN_SINK.1, &[], |rewrite| {
         String::from_utf8(rewrite)
             .unwrap()
             .replace("mentioning page.html", "mentioning elsewhere.html")

@@ -299,7 +299,7 @@
         if (u !== null) {
           used.add('content');
           one('content', u);
-          content.push('refresh ' + get('content').replace(/[;,].*$/s, ''));
+          content.push('refresh after ' + /^[\t\n\f\r ]*[0-9.]*/.exec(get('content'))[0].trim());
         }
       }
       if (ln === 'iframe' && el.hasAttribute('srcdoc')) used.add('srcdoc');

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A headless-Chromium judge for absolve's HTML rewrite (relocation invariance).
 
-    oracle.py PAGE RETRIEVAL_PATH [--rewritten FILE] [--timeout S] [--dump DIR]
+    oracle.py PAGE RETRIEVAL_PATH [--rewritten FILE] [--charset CS] [--timeout S] [--dump DIR]
 
 PAGE is served as it is at its retrieval URL, http://127.0.0.1:PORT/RETRIEVAL_PATH (PORT
 chosen by the OS). The oracle prints that URL on its first line,
@@ -56,16 +56,17 @@ class Failure(Exception):
 class Server:
     """One page on a loopback port chosen by the OS, for any path."""
 
-    def __init__(self):
+    def __init__(self, charset):
         self.body = b''
         owner = self
+        content_type = 'text/html' + ('; charset=' + charset if charset else '')
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = 'HTTP/1.1'
 
             def do_GET(self):
                 self.send_response(200)
-                self.send_header('Content-Type', 'text/html')
+                self.send_header('Content-Type', content_type)
                 self.send_header('Content-Length', str(len(owner.body)))
                 self.send_header('Cache-Control', 'no-store')
                 self.end_headers()
@@ -309,7 +310,7 @@ def run(args):
     workdir = tempfile.mkdtemp(prefix='absolve-oracle-')
     servers, browser = [], None
     try:
-        servers = [Server(), Server()]
+        servers = [Server(args.charset), Server(args.charset)]
         servers[0].body = page
         url = 'http://%s:%d%s' % (HOST, servers[0].port, args.path)
         moved = 'http://%s:%d%s' % (HOST, servers[1].port, MOVED_PATH)
@@ -352,6 +353,8 @@ def main():
     ap.add_argument('path', help='path of the retrieval URL, e.g. /docs/a/page.html')
     ap.add_argument('--rewritten', help='the rewrite (default: read from standard input)')
     ap.add_argument('--timeout', type=float, default=120, help='seconds per browser step (default 120)')
+    ap.add_argument('--charset', help='charset parameter sent with both pages (default none: a BOM, '
+                    '<meta charset> or the browser\'s default decides; absolve\'s default is UTF-8)')
     ap.add_argument('--dump', help='write what the browser listed as JSON into this directory')
     ap.add_argument('--deadline', type=int, default=600, help='seconds for the whole run (default 600)')
     args = ap.parse_args()
