@@ -129,7 +129,18 @@ class Chromium:
         self.on_event = {}
         self.closed = False
         threading.Thread(target=self._read, daemon=True).start()
-        self.call('Browser.getVersion', timeout=90)
+        try:
+            self.call('Browser.getVersion', timeout=90)
+        except Failure as e:
+            self.close()
+            raise Failure('%s did not start (%s); its log ends:\n%s' % (CHROMIUM, e, self.log_tail()))
+        except BaseException:
+            self.close()
+            raise
+
+    def log_tail(self, lines=10):
+        with open(self.log.name, 'rb') as f:
+            return b'\n'.join(f.read().splitlines()[-lines:]).decode('utf-8', 'replace')
 
     def _read(self):
         buf = b''
@@ -180,10 +191,16 @@ class Chromium:
         try:
             if not self.closed:
                 self.send('Browser.close')
-            self.proc.wait(timeout=10)
-        except (Failure, OSError, subprocess.TimeoutExpired):
+        except (Failure, OSError):
             pass
-        # Chromium's helper processes share its process group: none may outlive the run.
+        # Wait for the browser to exit without reaping it: while it is a zombie its
+        # process group id cannot be reused, so the group kill below reaches only its
+        # helpers (which share the group), and none outlives the run.
+        end = time.time() + 10
+        while time.time() < end:
+            if os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                break
+            time.sleep(0.05)
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -310,7 +327,8 @@ def run(args):
     workdir = tempfile.mkdtemp(prefix='absolve-oracle-')
     servers, browser = [], None
     try:
-        servers = [Server(args.charset), Server(args.charset)]
+        servers.append(Server(args.charset))
+        servers.append(Server(args.charset))
         servers[0].body = page
         url = 'http://%s:%d%s' % (HOST, servers[0].port, args.path)
         moved = 'http://%s:%d%s' % (HOST, servers[1].port, MOVED_PATH)
