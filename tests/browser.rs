@@ -155,10 +155,9 @@ fn kitchen_sink_leads_where_it_led() {
 }
 
 #[test]
-#[cfg_attr(not(has_chromium), ignore = "needs chromium: apt-get install chromium")]
 #[cfg_attr(
-    not(has_shared),
-    ignore = "needs ../shared (the project's shared corpora)"
+    not(all(has_chromium, has_shared)),
+    ignore = "needs chromium (apt-get install chromium) and ../shared (the project's shared corpora)"
 )]
 fn real_pages_lead_where_they_led() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/html");
