@@ -12,7 +12,8 @@
 // Returns JSON: {records: [[key, tag, attr, raw, resolved, kind]], content: [string], ...}
 // kind: 'url' (compared by resolved URL), 'fragment' (#x: must stay as written), 'empty'
 // (an empty value that means "no resource": must stay empty), 'other' (javascript:,
-// data:, mailto: ..., or unparsable: compared by raw value).
+// data:, mailto: ..., or unparsable: compared by raw value), 'computed' (a URL in a computed
+// style of an element with a style attribute, as the browser resolved it in the page).
 ((options) => {
   'use strict';
   const NS = {
@@ -51,6 +52,9 @@
   // submission); any other empty URL value means "no resource".
   const EMPTY_IS_DOCUMENT = ['a href', 'area href', 'form action', 'button formaction', 'input formaction'];
 
+  // Computed properties read for elements with a style attribute.
+  const COMPUTED = ['background-image', 'list-style-image', 'border-image-source', 'mask-image',
+    'cursor', 'content', 'shape-outside'];
   const isSpace = (c) => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f';
   const stripUrl = (s) => s.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
 
@@ -326,7 +330,26 @@
       if (!used.has(a.name)) other.push(a.name + '=' + JSON.stringify(a.value));
     }
     content.push('<' + tag + (other.length ? ' ' + other.join(' ') : '') + '>');
-    if (el.hasAttribute('style')) content.push('@style ' + css('style', get('style')));
+    if (el.hasAttribute('style')) {
+      content.push('@style ' + css('style', get('style')));
+      // What the browser itself made of the declarations (CSS OM computed values, absolute
+      // URLs): a rewrite that broke the CSS syntax or its escapes shows here.
+      const view = inDocument && doc.defaultView;
+      if (view) {
+        // Chromium resolves a style attribute's url() when it parses it: one parsed before
+        // the <base> keeps the document's URL. Setting it again (a trailing space changes
+        // nothing else) parses it against the document's base URL as it is now.
+        el.setAttribute('style', get('style') + ' ');
+        const cs = view.getComputedStyle(el);
+        for (const prop of COMPUTED) {
+          const found = [...cs.getPropertyValue(prop).matchAll(/url\("((?:[^"\\]|\\.)*)"\)/g)];
+          found.forEach((m, k) => {
+            const u = unescapeCss(m[1]);
+            records.push([i + ' computed:' + prop + '[' + k + ']', tag, 'computed:' + prop, u, u, 'computed']);
+          });
+        }
+      }
+    }
     const isStyle = ln === 'style' && (ns === NS.html || ns === NS.svg);
     if (isStyle) content.push('css ' + css('text', el.textContent));
     for (let c = el.firstChild; c; c = c.nextSibling) {

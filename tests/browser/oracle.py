@@ -286,6 +286,11 @@ def compare(original, rewrite):
             continue
         if r[1] != tag:
             out.append((key, tag, resolved or raw, r[1], 'element changed'))
+        elif kind == 'computed':
+            # Resolved by the browser in each page, against each page's own base: this checks
+            # that the browser still reads the same URLs from the rewritten CSS.
+            if r[4] != resolved:
+                out.append((key, tag, resolved, r[4], 'CSS read differently'))
         elif kind == 'url':
             if r[4] != resolved:
                 out.append((key, tag, resolved, r[4] if r[4] is not None else r[3], 'leads elsewhere'))
