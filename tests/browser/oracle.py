@@ -22,7 +22,6 @@ Exit status: 0 all equal, 1 mismatches or content changes, 2 the oracle could no
 Python standard library only; Chromium from ABSOLVE_CHROMIUM, else /usr/bin/chromium.
 """
 import argparse
-import base64
 import difflib
 import http.server
 import json
