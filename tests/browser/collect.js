@@ -49,7 +49,9 @@
   const SVG_CSS = ['fill', 'stroke', 'filter', 'clip-path', 'mask', 'marker-start', 'marker-mid',
     'marker-end', 'cursor'];
   // Only these mean "this document" when empty (HTML LS: following hyperlinks, form
-  // submission); any other empty URL value means "no resource".
+  // submission); any other empty URL value means "no resource". Matched on the local name,
+  // so an SVG <a href=""> counts too: clicked in Chromium, it navigates to the base, as
+  // the HTML one does.
   const EMPTY_IS_DOCUMENT = ['a href', 'area href', 'form action', 'button formaction', 'input formaction'];
 
   // Computed properties read for elements with a style attribute.
