@@ -38,7 +38,7 @@ mod stream;
 mod write;
 
 pub use list::Links;
-pub use write::rewrite;
+pub use write::{ORIGINAL_RECORD_ID, rewrite};
 
 use crate::links::Link;
 use std::fmt;
@@ -215,7 +215,7 @@ pub enum Error {
 pub struct Summary {
     /// Records read.
     pub records: u64,
-    /// Records written anew (as `conversion` records) because their payload changed.
+    /// Records written anew because their payload changed.
     pub rewritten: u64,
     /// Records copied as they were.
     pub copied: u64,
