@@ -47,7 +47,7 @@ const MAX_HELD_FIRST_RECORD: u64 = 32 << 20;
 /// assert!(out.starts_with(&request));
 /// assert!(out.contains("WARC-Type: response\r\n"));
 /// assert!(out.contains("Absolve-Original-Record-ID: <urn:uuid:response>\r\n"));
-/// assert!(out.ends_with("Content-Length: 19\r\n\r\n<a href=http://h/a/b>\r\n\r\n"));
+/// assert!(out.ends_with("Content-Length: 21\r\n\r\n<a href=http://h/a/b>\r\n\r\n"));
 /// ```
 pub fn rewrite<R: Read, W: Write>(
     reader: R,
