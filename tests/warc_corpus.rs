@@ -173,7 +173,15 @@ fn common_crawl_records() {
 /// The links ia-web-commons' WAT generator test expects in `link-extraction-test.warc`
 /// (`ExtractingParseObserverTest.testLinkExtraction`), record by record (URL as the WAT
 /// lists it, its element and attribute), and the base each record's links resolve against.
-const WAT_EXPECTED: [(&str, &str, &[(&str, &str, &str)]); 6] = [
+/// A record's target URI, the base its links resolve against, and the expected links
+/// (URL, element, attribute).
+type WatRecord = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str, &'static str)],
+);
+
+const WAT_EXPECTED: [WatRecord; 6] = [
     (
         "http://www.example.com/html4.html",
         // The record's <base href> (§3.1).

@@ -116,6 +116,9 @@ pub(crate) fn analyze<R: Read>(
                     analysis.document = doc_kind(http.get("Content-Type"));
                 }
             }
+            if analysis.document == Some(DocKind::Untyped) {
+                sniff_raw_body(framing, &mut analysis)?;
+            }
         }
         "resource" => {
             let content_type = analysis.head.field("Content-Type");
@@ -125,6 +128,33 @@ pub(crate) fn analyze<R: Read>(
     }
     Ok(analysis)
 }
+
+/// An untyped body with no coding is sniffed on its first bytes, so that a large
+/// non-HTML body without `Content-Type` is not held.
+fn sniff_raw_body<R: Read>(framing: &mut Framing<R>, analysis: &mut Analysis) -> Result<(), Error> {
+    let Some(http) = &analysis.http else {
+        return Ok(());
+    };
+    if !http.codings("Transfer-Encoding").is_empty() || !http.codings("Content-Encoding").is_empty()
+    {
+        return Ok(());
+    }
+    let have = analysis.prefix.len() - http.len.min(analysis.prefix.len());
+    let remaining = analysis.head.length - analysis.prefix.len() as u64;
+    let want = (SNIFF_LEN.saturating_sub(have) as u64).min(remaining);
+    framing
+        .block(want)
+        .read_to_end(&mut analysis.prefix)
+        .map_err(super::framing::stream_error)?;
+    let body = &analysis.prefix[http.len.min(analysis.prefix.len())..];
+    if !sniffs_as_html(body) {
+        analysis.document = None;
+    }
+    Ok(())
+}
+
+/// How many bytes of a body are sniffed (MIME Sniffing §7: the resource header, 1445).
+const SNIFF_LEN: usize = 1445;
 
 /// Reads the block until its HTTP head is complete.
 fn read_http_head<R: Read>(

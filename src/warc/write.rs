@@ -165,9 +165,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             },
             None => None,
         };
-        self.finish_record(
-            plan, start, end, &analysis, &trailer, new_record, held_block,
-        )?;
+        self.finish_record(plan, start, end, &analysis, trailer, new_record, held_block)?;
         Ok(true)
     }
 
