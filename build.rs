@@ -8,6 +8,8 @@
 //! - `has_strace`: strace(1), which shows the order of the fsync(2) and rename(2) calls.
 //! - `has_user_xattr`: the temporary directory's file system takes `user.*` extended
 //!   attributes (for the `user.xdg.origin.url` test).
+//! - `has_warcio`: warcio in the test script's virtual environment (`target/venv`), for
+//!   the WARC round trip (`warcio check`, `warcio index` on rewritten archives).
 
 use std::path::Path;
 
@@ -17,6 +19,11 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(is_root)");
     println!("cargo::rustc-check-cfg=cfg(has_strace)");
     println!("cargo::rustc-check-cfg=cfg(has_user_xattr)");
+    println!("cargo::rustc-check-cfg=cfg(has_warcio)");
+    println!("cargo::rerun-if-changed=target/venv/bin/warcio");
+    if Path::new("target/venv/bin/warcio").exists() {
+        println!("cargo::rustc-cfg=has_warcio");
+    }
     println!("cargo::rerun-if-changed=../shared");
     println!("cargo::rerun-if-env-changed=ABSOLVE_CHROMIUM");
     if Path::new("../shared/corpus").is_dir() {

@@ -1,5 +1,5 @@
-//! Telling an HTML document, a MIME message, an mbox archive and a stylesheet apart: by
-//! content ([`detect`], [`sniff`]) and by file name extension ([`from_extension`]).
+//! Telling an HTML document, a MIME message, an mbox archive, a WARC file and a stylesheet
+//! apart: by content ([`detect`], [`sniff`]) and by file name extension ([`from_extension`]).
 
 /// What a document is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -10,12 +10,16 @@ pub enum Format {
     Mime,
     /// An mbox archive: messages each after a `From ` separator line.
     Mbox,
+    /// A WARC file (ISO 28500): it starts with `WARC/`, or with a gzip member whose
+    /// content does.
+    Warc,
     /// A standalone CSS stylesheet: never told by content, only by its `.css` name.
     Css,
 }
 
 /// The format a file name extension (any case, without the dot) names: `html`, `htm`,
-/// `xhtml`, `xht`, `shtml`; `eml`, `mht`, `mhtml`; `mbox`; `css`. `None` for any other.
+/// `xhtml`, `xht`, `shtml`; `eml`, `mht`, `mhtml`; `mbox`; `css`; `warc` (a `.warc.gz` file is
+/// named by its last two extensions: the caller passes `warc` for it). `None` for any other.
 /// A message or page is still told apart from HTML by content ([`detect`]): the
 /// extension only says the file is a document.
 ///
@@ -28,7 +32,7 @@ pub enum Format {
 /// assert_eq!(from_extension("php?id=3"), None);
 /// ```
 pub fn from_extension(extension: &str) -> Option<Format> {
-    const TABLE: [(&str, Format); 10] = [
+    const TABLE: [(&str, Format); 11] = [
         ("html", Format::Html),
         ("htm", Format::Html),
         ("xhtml", Format::Html),
@@ -39,6 +43,7 @@ pub fn from_extension(extension: &str) -> Option<Format> {
         ("mht", Format::Mime),
         ("mhtml", Format::Mime),
         ("mbox", Format::Mbox),
+        ("warc", Format::Warc),
     ];
     TABLE
         .iter()
@@ -145,6 +150,9 @@ fn is_html_by_sniffing(head: &[u8]) -> bool {
 /// assert_eq!(detect(b"From the editor 2024\n<p><a href=\"news.html\">"), Format::Html);
 /// ```
 pub fn detect(head: &[u8]) -> Format {
+    if is_warc(head) {
+        return Format::Warc;
+    }
     if is_mbox(head) {
         return Format::Mbox;
     }
@@ -165,6 +173,32 @@ fn is_mbox(head: &[u8]) -> bool {
     let first = crate::mime::mbox::Messages::new(first_line).next();
     let is_from_line = matches!(first, Some(Ok(entry)) if !entry.separator.is_empty());
     is_from_line && is_header_block(rest)
+}
+
+/// Whether `head` starts a WARC file: `WARC/`, plain or in a gzip member (WARC 1.1
+/// Annex D).
+///
+/// ```
+/// use absolve::format::{detect, Format};
+/// use std::io::Write;
+///
+/// assert_eq!(detect(b"WARC/1.1\r\nWARC-Type: warcinfo\r\n"), Format::Warc);
+/// let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+/// gz.write_all(b"WARC/1.0\r\n").unwrap();
+/// assert_eq!(detect(&gz.finish().unwrap()), Format::Warc);
+/// ```
+fn is_warc(head: &[u8]) -> bool {
+    use std::io::Read;
+    if head.starts_with(b"WARC/") {
+        return true;
+    }
+    if !head.starts_with(&[0x1f, 0x8b]) {
+        return false;
+    }
+    let mut start = [0; 5];
+    flate2::read::GzDecoder::new(head)
+        .read_exact(&mut start)
+        .is_ok_and(|()| &start == b"WARC/")
 }
 
 /// Fields that only a mail or MIME heading has.

@@ -23,5 +23,6 @@ pub mod links;
 pub mod mime;
 pub mod retrieval;
 pub mod url;
+pub mod warc;
 
 pub use url::{Standard, resolve};

@@ -25,6 +25,8 @@ pub enum Format {
     Mbox,
     /// A CSS stylesheet: its url() and @import resolve against the file's own URL.
     Css,
+    /// A WARC web archive (.warc, .warc.gz): the HTML and CSS payloads of its records.
+    Warc,
 }
 
 impl Format {
@@ -36,6 +38,7 @@ impl Format {
             Format::Mime => Some(format::Format::Mime),
             Format::Mbox => Some(format::Format::Mbox),
             Format::Css => Some(format::Format::Css),
+            Format::Warc => Some(format::Format::Warc),
         }
     }
 }
@@ -61,12 +64,16 @@ pub struct InputArgs {
     /// The input format.
     #[arg(long, value_enum, default_value = "auto")]
     pub format: Format,
+    /// WARC: also take the HTTP Content-Base and Content-Location header fields as bases
+    /// (RFC 1808 §3.2, RFC 2068), between <base href> and WARC-Target-URI.
+    #[arg(long)]
+    pub http_base_headers: bool,
     /// Leave a relative reference as it is when it names a file that exists beside the
     /// document on disk (a saved page's ./page_files/...); `links` lists it with "kept": "local".
     #[arg(long)]
     pub keep_local: bool,
     /// Process the documents under each DIRECTORY: files named .html .htm .xhtml .xht
-    /// .shtml .css .eml .mht .mhtml .mbox, and files of other or no extension whose first
+    /// .shtml .css .eml .mht .mhtml .mbox .warc .warc.gz, and files of other or no extension whose first
     /// bytes are HTML, a message or an mbox (but .txt .js .json .xml .svg and other text
     /// and data types). Every other file is skipped.
     #[arg(short, long)]
@@ -94,6 +101,7 @@ pub struct Checked {
     pub format: Format,
     pub keep_local: bool,
     pub recursive: bool,
+    pub http_base_headers: bool,
 }
 
 /// One input: standard input or a file, with what the walk of a directory found.
@@ -173,6 +181,7 @@ impl InputArgs {
             format: self.format,
             keep_local: self.keep_local,
             recursive: self.recursive,
+            http_base_headers: self.http_base_headers,
         })
     }
 
@@ -271,7 +280,7 @@ fn walk(dir: &Path, checked: &Checked, inputs: &mut Inputs) -> Result<(), Proble
 /// Whether a file found under a directory is a document, and of what format if its name
 /// or content settled it (`Some(None)`: a document whose content will tell).
 fn document_format(path: &Path, wanted: Format) -> Result<Option<Option<format::Format>>, Problem> {
-    let extension = path.extension().and_then(|e| e.to_str());
+    let extension = warc_gz_extension(path).or_else(|| path.extension().and_then(|e| e.to_str()));
     if extension.is_some_and(format::is_not_a_document) {
         return Ok(None);
     }
@@ -284,6 +293,15 @@ fn document_format(path: &Path, wanted: Format) -> Result<Option<Option<format::
         (Some(found), Some(wanted)) => *found == wanted,
         _ => true,
     }))
+}
+
+/// A gzipped WARC file (`.warc.gz`) is named by its last two extensions.
+fn warc_gz_extension(path: &Path) -> Option<&'static str> {
+    let name = path.file_name()?.to_str()?;
+    let cut = name.len().checked_sub(".warc.gz".len())?;
+    name.get(cut..)
+        .is_some_and(|tail| tail.eq_ignore_ascii_case(".warc.gz"))
+        .then_some("warc")
 }
 
 /// With a `--format`, only the files whose extension names that format.

@@ -5,6 +5,7 @@ mod output;
 mod process;
 mod resolve;
 mod tally;
+mod warc;
 mod write;
 
 use clap::{Parser, Subcommand};

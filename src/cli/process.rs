@@ -443,6 +443,14 @@ fn run<S: CliSink>(input: &Input, checked: &Checked, sink: S) -> io::Result<Tall
     let format = input.format.unwrap_or_else(|| format::detect(&head));
     let label = sink.label().to_owned();
     warn_on_forced_format(&label, checked, format, &head);
+    if format == format::Format::Warc {
+        // Each record carries its own bases (§3.1-§3.3): no retrieval URL is looked for.
+        let changed = super::warc::run(checked, &head, reader, sink)?;
+        return Ok(Tally {
+            changed,
+            relative_left: false,
+        });
+    }
     let (outer, from_marker) = retrieval_base(input, checked, &head, format)?;
     let local_hits = Arc::new(AtomicUsize::new(0));
     let mut options = checked.options.clone();
@@ -472,6 +480,7 @@ fn run<S: CliSink>(input: &Input, checked: &Checked, sink: S) -> io::Result<Tall
         format::Format::Mime => run_message(checked, &head, reader, sink),
         format::Format::Mbox => run_mbox(checked, &head, reader, sink),
         format::Format::Css => run_css(checked, &head, reader, sink),
+        format::Format::Warc => unreachable!("a WARC input is run above"),
     }?;
     if no_base && tally.relative_left {
         output::warn(&label, &"no base URL: links left relative (pass --url)");

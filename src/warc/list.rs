@@ -1,0 +1,211 @@
+//! [`Links`]: the links of a WARC file, record by record.
+
+use super::framing::Framing;
+use super::payload::{self, Analysis, DocKind};
+use super::{Error, Options, RecordLink, Warning};
+use crate::links::Link;
+use rayon::prelude::*;
+use std::collections::VecDeque;
+use std::io::Read;
+
+/// Streams the links of a WARC (plain or gzip, detected), record by record: the URLs of
+/// each `response` record's HTTP header fields, then those of its HTML or CSS payload
+/// (and of `resource` records, and the header fields of `revisit` records).
+///
+/// Memory holds the payloads of a batch (at most [`BATCH_BYTES`] beyond the largest
+/// payload), which are rewritten in parallel (rayon's pool) and listed in file order;
+/// other records are read past without being held.
+/// The iterator ends after the first [`Error`] (the input is then unreadable); warnings
+/// (damaged records, read past) are collected for [`take_warnings`](Self::take_warnings).
+///
+/// ```
+/// use absolve::warc::{Links, Options};
+///
+/// let body = "<base href='http://cdn.example/'><img src=i.png>";
+/// let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{body}");
+/// let warc = format!(
+///     "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:2>\r\n\
+///      WARC-Target-URI: <http://example.com/>\r\n\
+///      Content-Type: application/http;msgtype=response\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n",
+///     http.len()
+/// );
+/// let mut links = Links::new(warc.as_bytes(), Options::default());
+/// let first = links.next().unwrap().unwrap();
+/// assert_eq!(first.link.element, "base");
+/// let second = links.next().unwrap().unwrap();
+/// assert_eq!(second.link.resolved, "http://cdn.example/i.png");
+/// assert_eq!(second.target_uri.as_deref(), Some("http://example.com/"));
+/// assert!(links.next().is_none());
+/// assert!(links.take_warnings().is_empty());
+/// ```
+pub struct Links<R: Read> {
+    state: State<R>,
+    options: Options,
+    queue: VecDeque<RecordLink>,
+    warnings: Vec<Warning>,
+    /// Records read whose payloads are not processed yet, and their payload bytes.
+    pending: Vec<Pending>,
+    pending_bytes: usize,
+    /// An error met with records pending: reported after their links.
+    deferred: Option<Error>,
+}
+
+/// How many payload bytes are read before the batch is processed.
+pub const BATCH_BYTES: usize = 4 << 20;
+
+/// The most records in a batch.
+const BATCH_RECORDS: usize = 256;
+
+/// A record read, its payload not processed yet.
+struct Pending {
+    analysis: Analysis,
+    header_links: Vec<Link>,
+}
+
+impl Pending {
+    /// The record's links (header fields first, then payload) and warnings.
+    fn finish(self, options: &Options) -> (Vec<RecordLink>, Vec<Warning>) {
+        let mut warnings = Vec::new();
+        let mut warn = |w: Warning| warnings.push(w);
+        let analysis = &self.analysis;
+        let mut links = self.header_links;
+        if let Some(kind) = analysis.document
+            && let Some(body) = payload::payload(analysis, &mut warn)
+            && (kind != DocKind::Untyped || payload::sniffs_as_html(&body))
+        {
+            links.extend(payload::process(analysis, kind, &body, options, false, &mut warn).links);
+        }
+        let id = analysis.head.record.id.clone().unwrap_or_default();
+        let links = links
+            .into_iter()
+            .map(|link| RecordLink {
+                record: id.clone(),
+                target_uri: analysis.target_uri.clone(),
+                link,
+            })
+            .collect();
+        (links, warnings)
+    }
+}
+
+enum State<R> {
+    /// The input has not been looked at yet.
+    Start(R),
+    Reading(Box<Framing<R>>),
+    Done,
+}
+
+impl<R: Read> Links<R> {
+    /// Links of the WARC read from `reader` (plain, or gzip detected by its magic number).
+    pub fn new(reader: R, options: Options) -> Self {
+        Links {
+            state: State::Start(reader),
+            options,
+            queue: VecDeque::new(),
+            warnings: Vec::new(),
+            pending: Vec::new(),
+            pending_bytes: 0,
+            deferred: None,
+        }
+    }
+
+    /// The warnings so far (each names its record), leaving none behind.
+    pub fn take_warnings(&mut self) -> Vec<Warning> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// Reads the next record; `Ok(false)` at the end of the input.
+    fn read_record(&mut self) -> Result<bool, Error> {
+        let framing = match std::mem::replace(&mut self.state, State::Done) {
+            State::Start(reader) => Box::new(Framing::new(reader)?),
+            State::Reading(framing) => framing,
+            State::Done => return Ok(false),
+        };
+        self.state = State::Reading(framing);
+        let State::Reading(framing) = &mut self.state else {
+            unreachable!("set just above")
+        };
+        let warnings = &mut self.warnings;
+        let mut warn = |w: Warning| warnings.push(w);
+        let Some(head) = framing.next_head(&mut warn)? else {
+            self.state = State::Done;
+            return Ok(false);
+        };
+        let record = head.record.clone();
+        if !head.has_length {
+            warn(Warning::NoContentLength {
+                record: record.clone(),
+            });
+            framing.previous = Some(record);
+            return Ok(true);
+        }
+        let mut analysis = payload::analyze(framing, head, &self.options, &mut warn)?;
+        match analysis.document {
+            Some(_) => payload::read_block(framing, &mut analysis, &mut warn)?,
+            None => payload::copy_block(framing, &analysis, &mut |_| Ok(()), &mut warn)?,
+        }
+        self.pending_bytes += analysis.prefix.len();
+        let header_links = std::mem::take(&mut analysis.header_links);
+        self.pending.push(Pending {
+            analysis,
+            header_links,
+        });
+        framing.end_of_record()?;
+        framing.previous = Some(record);
+        let position = framing.position();
+        framing.input.get_mut().forget_members_before(position);
+        if self.pending_bytes >= BATCH_BYTES || self.pending.len() >= BATCH_RECORDS {
+            self.process_pending();
+        }
+        Ok(true)
+    }
+
+    /// Processes the pending records' payloads, in parallel, their links queued in order.
+    fn process_pending(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        self.pending_bytes = 0;
+        let options = &self.options;
+        let done: Vec<_> = if pending
+            .iter()
+            .filter(|p| p.analysis.document.is_some())
+            .count()
+            > 1
+        {
+            pending.into_par_iter().map(|p| p.finish(options)).collect()
+        } else {
+            pending.into_iter().map(|p| p.finish(options)).collect()
+        };
+        for (links, warnings) in done {
+            self.queue.extend(links);
+            self.warnings.extend(warnings);
+        }
+    }
+}
+
+impl<R: Read> Iterator for Links<R> {
+    type Item = Result<RecordLink, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(link) = self.queue.pop_front() {
+                return Some(Ok(link));
+            }
+            if !self.pending.is_empty() && matches!(self.state, State::Done) {
+                self.process_pending();
+                continue;
+            }
+            if let Some(error) = self.deferred.take() {
+                return Some(Err(error));
+            }
+            match self.read_record() {
+                Ok(true) => continue,
+                Ok(false) if self.pending.is_empty() => return None,
+                Ok(false) => self.process_pending(),
+                Err(error) => {
+                    self.state = State::Done;
+                    self.deferred = Some(error);
+                }
+            }
+        }
+    }
+}
