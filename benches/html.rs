@@ -59,9 +59,9 @@ fn lol_html_floor(page: &[u8]) -> usize {
 fn absolve_rewrite(page: &[u8], base: &Base, held: bool) -> usize {
     let options = Options::default();
     let mut rewriter = if held {
-        Rewriter::new(base.clone(), options, Count(0))
+        Rewriter::new(base, &options, Count(0))
     } else {
-        Rewriter::with_document_base(base.clone(), base.clone(), options, Count(0))
+        Rewriter::with_document_base(base, base, &options, Count(0))
     };
     for chunk in page.chunks(CHUNK) {
         rewriter.write(chunk).unwrap();

@@ -65,7 +65,7 @@ async fn main() -> io::Result<()> {
             to_client,
             links: 0,
         };
-        let mut rewriter = Rewriter::new(base, Options::default(), sink);
+        let mut rewriter = Rewriter::new(&base, &Options::default(), sink);
         while let Some(chunk) = body.recv().await {
             rewriter.write(&chunk)?;
         }

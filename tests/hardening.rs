@@ -68,12 +68,12 @@ proptest! {
     fn any_bytes_pass_and_without_a_base_come_out_unchanged(
         bytes in proptest::collection::vec(any::<u8>(), 0..400), chunk in 1..50usize
     ) {
-        let mut rewriter = Rewriter::new(base(), Options::default(), Collected::default());
+        let mut rewriter = Rewriter::new(&base(), &Options::default(), Collected::default());
         for piece in bytes.chunks(chunk) {
             rewriter.write(piece).unwrap();
         }
         rewriter.end().unwrap();
-        let mut rewriter = Rewriter::new(Base::none(), Options::default(), Collected::default());
+        let mut rewriter = Rewriter::new(&Base::none(), &Options::default(), Collected::default());
         for piece in bytes.chunks(chunk) {
             rewriter.write(piece).unwrap();
         }
@@ -87,7 +87,7 @@ proptest! {
 
 /// Streams `document` through the rewriter in 64 KiB chunks.
 fn stream(document: impl Iterator<Item = Vec<u8>>, options: Options) -> Collected {
-    let mut rewriter = Rewriter::new(base(), options, Collected::default());
+    let mut rewriter = Rewriter::new(&base(), &options, Collected::default());
     for chunk in document {
         rewriter.write(&chunk).unwrap();
     }

@@ -87,7 +87,7 @@ fn any_chunking_gives_the_same_bytes() {
     let input = std::fs::read("fixtures/html/css-in-style-attributes-and-elements.html").unwrap();
     let whole = rewritten(&input);
     for size in [1, 2, 3, 7, 64] {
-        let mut rewriter = Rewriter::new(base(), Options::default(), Collected::default());
+        let mut rewriter = Rewriter::new(&base(), &Options::default(), Collected::default());
         for chunk in input.chunks(size) {
             rewriter.write(chunk).unwrap();
         }
@@ -123,7 +123,7 @@ fn a_base_past_the_lookahead_is_not_used_and_both_are_warned_about() {
         base_lookahead: 16,
         ..Options::default()
     };
-    let mut rewriter = Rewriter::new(base(), options, Collected::default());
+    let mut rewriter = Rewriter::new(&base(), &options, Collected::default());
     rewriter.write(b"<a href=a.html>a</a>").unwrap();
     rewriter
         .write(b"<base href=/other/><a href=b.html>")
@@ -149,7 +149,7 @@ fn a_tag_larger_than_the_buffer_passes_through_and_the_rest_is_kept() {
     input.extend(b"<img alt=\"");
     input.extend(std::iter::repeat_n(b'x', 100_000));
     input.extend(b"\"><a href=b.html>");
-    let mut rewriter = Rewriter::new(base(), options, Collected::default());
+    let mut rewriter = Rewriter::new(&base(), &options, Collected::default());
     for chunk in input.chunks(1024) {
         rewriter.write(chunk).unwrap();
     }

@@ -44,7 +44,7 @@ fn assert_same(got: &str, expected: &str) {
 
 /// The document in 64 KiB chunks through the streaming rewriter, and whole in memory.
 fn both_ways(document: &[u8]) -> [Collected; 2] {
-    let mut rewriter = Rewriter::new(base(), Options::default(), Collected::default());
+    let mut rewriter = Rewriter::new(&base(), &Options::default(), Collected::default());
     for chunk in document.chunks(64 * 1024) {
         rewriter.write(chunk).unwrap();
     }
@@ -141,7 +141,7 @@ fn a_restart_gives_the_same_bytes_whatever_the_chunks() {
     );
     let whole = rewrite(doc.as_bytes(), &base(), &Options::default()).output;
     for chunk in [1, 7, 1000] {
-        let mut rewriter = Rewriter::new(base(), Options::default(), Collected::default());
+        let mut rewriter = Rewriter::new(&base(), &Options::default(), Collected::default());
         for piece in doc.as_bytes().chunks(chunk) {
             rewriter.write(piece).unwrap();
         }

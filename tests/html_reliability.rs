@@ -236,8 +236,8 @@ fn random_mixes_of_foreign_content_and_style_never_panic() {
         let doc: String = (0..12).map(|_| PIECES[next() % PIECES.len()]).collect();
         let whole = rewrite(doc.as_bytes(), &base(), &Options::default()).output;
         let mut rewriter = absolve::html::Rewriter::new(
-            base(),
-            Options::default(),
+            &base(),
+            &Options::default(),
             absolve::html::Collected::default(),
         );
         for piece in doc.as_bytes().chunks(5) {

@@ -218,7 +218,7 @@ fn streamed(document: &[u8], lookahead: usize, chunk: usize) -> Collected {
         keep_links: true,
         ..Collected::default()
     };
-    let mut rewriter = Rewriter::new(base(), options, sink);
+    let mut rewriter = Rewriter::new(&base(), &options, sink);
     for piece in document.chunks(chunk) {
         rewriter.write(piece).unwrap();
     }

@@ -14,7 +14,7 @@ fn the_rewriter_and_its_options_are_send() {
 #[test]
 fn a_rewriter_moved_to_another_thread_mid_document_finishes_there() {
     let base = absolve::base::Base::retrieval_url("http://h/d/").unwrap();
-    let mut rewriter = Rewriter::new(base, Options::default(), Collected::default());
+    let mut rewriter = Rewriter::new(&base, &Options::default(), Collected::default());
     rewriter.write(b"<a hr").unwrap();
     let done = std::thread::spawn(move || {
         rewriter.write(b"ef=x>").unwrap();

@@ -11,7 +11,7 @@ fuzz_target!(|input: (u8, &[u8])| {
     let base = Base::retrieval_url("http://h/a/b").unwrap();
     let options = Options::default();
     let whole = rewrite(document, &base, &options);
-    let mut rewriter = Rewriter::new(base.clone(), options.clone(), Collected::default());
+    let mut rewriter = Rewriter::new(&base, &options, Collected::default());
     for piece in document.chunks(usize::from(chunk).max(1)) {
         rewriter.write(piece).unwrap();
     }

@@ -661,9 +661,9 @@ fn run_html<S: CliSink>(
             } else {
                 outer.clone()
             };
-            Rewriter::with_document_base(outer, document_base, options, sink)
+            Rewriter::with_document_base(&outer, &document_base, &options, sink)
         }
-        None => Rewriter::new(outer, options, sink),
+        None => Rewriter::new(&outer, &options, sink),
     };
     rewriter.write(head)?;
     copy_chunks(reader, |chunk| rewriter.write(chunk))?;

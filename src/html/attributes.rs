@@ -31,15 +31,20 @@ pub enum Syntax {
 /// `codebase` (HTML 4.01 `<object>` and `<applet>`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UrlAttribute {
+    /// How the value holds its URL or URLs.
     pub syntax: Syntax,
+    /// Whether it resolves against the element's `codebase` rather than the base.
     pub against_codebase: bool,
 }
 
 /// The namespace of an element, as far as URL attributes are concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Namespace {
+    /// HTML elements.
     Html,
+    /// SVG elements (`<svg>` and what is inside it).
     Svg,
+    /// MathML elements (`<math>` and what is inside it).
     MathMl,
 }
 

@@ -146,7 +146,7 @@ fn rewrite_srcdoc(
         outer: sink,
         offset: value.range.start,
     };
-    let mut inner = Rewriter::new(fallback.clone(), options, inner_sink);
+    let mut inner = Rewriter::new(fallback, &options, inner_sink);
     super::lock(&inner.doc).srcdoc_depth = doc.srcdoc_depth + 1;
     inner.write(value.value.as_bytes())?;
     let done = inner.end()?;
@@ -310,7 +310,7 @@ fn write_noscript(
         inner: sink,
         shift: range.start,
     };
-    let mut inner = Rewriter::with_document_base(doc.outer.clone(), base.clone(), options, shifted);
+    let mut inner = Rewriter::with_document_base(&doc.outer, base, &options, shifted);
     inner.write(doc.bytes(range))?;
     inner.end().map(drop)
 }

@@ -23,7 +23,7 @@ use crate::base::Base;
 use crate::links::Link;
 use crate::url::Standard;
 use document::{BaseState, Document, Region};
-use encoding_rs::Encoding;
+pub use encoding_rs::Encoding;
 use lol_html::send::{HtmlRewriter, Settings};
 use lol_html::{AsciiCompatibleEncoding, MemorySettings, OutputSink};
 use std::io::{self, Read};
@@ -34,7 +34,22 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 /// is. See [`Options::keep_reference`].
 pub type KeepReference = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
-/// How a document is rewritten.
+/// How a document is rewritten. Start from [`Options::default`] and set what differs.
+///
+/// ```
+/// use absolve::base::Base;
+/// use absolve::html::{rewrite, Options};
+/// use absolve::Standard;
+///
+/// let options = Options {
+///     standard: Standard::Rfc3986,
+///     resolve_fragments: true,
+///     ..Options::default()
+/// };
+/// let base = Base::retrieval_url("http://h/a/b").unwrap();
+/// let out = rewrite(b"<a href='#top'>", &base, &options).output;
+/// assert_eq!(out, b"<a href='http://h/a/b#top'>");
+/// ```
 #[derive(Clone)]
 pub struct Options {
     /// The standard references are resolved by (default: RFC 1808).
@@ -94,6 +109,29 @@ pub const DEFAULT_BASE_LOOKAHEAD: usize = 1 << 20;
 /// The default [`Options::max_buffer`]: 16 MiB.
 pub const DEFAULT_MAX_BUFFER: usize = 16 << 20;
 
+impl Options {
+    /// The charset of an HTTP or MIME `Content-Type` value (`text/html; charset=...`)
+    /// as the transport charset: set when the value names a known charset, unchanged
+    /// otherwise. One call where a crawler has the header.
+    ///
+    /// ```
+    /// use absolve::html::{Encoding, Options};
+    ///
+    /// let options = Options::default().with_content_type("text/html; charset=Shift_JIS");
+    /// assert_eq!(options.charset, Encoding::for_label(b"shift_jis"));
+    /// let unknown = Options::default().with_content_type("text/html; charset=x-klingon");
+    /// assert_eq!(unknown.charset, None);
+    /// ```
+    pub fn with_content_type(mut self, content_type: &str) -> Self {
+        if let Some(encoding) =
+            charset::from_content_type(content_type).and_then(|label| charset::from_label(&label))
+        {
+            self.charset = Some(encoding);
+        }
+        self
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -129,7 +167,12 @@ pub enum Warning {
     #[error(
         "the HTML parser stopped at byte {offset} ({reason}): the rest passed through unchanged"
     )]
-    ParserStopped { offset: u64, reason: String },
+    ParserStopped {
+        /// The byte offset where it stopped.
+        offset: u64,
+        /// What lol_html said.
+        reason: String,
+    },
     /// A `<style>` or `<noscript>` text larger than the buffer limit.
     #[error(
         "the <style>/<noscript> text at byte {0} is larger than the buffer limit: passed through unchanged"
@@ -155,6 +198,41 @@ impl Warning {
 
 /// Where a rewriter's results go: the output bytes, each link found, each warning.
 /// Nothing in the rewriter blocks or spawns: it calls these as it goes.
+///
+/// An error returned by [`output`](Self::output) (an [`io::Error`], for example a closed
+/// connection) stops nothing inside the rewriter: it is returned by the
+/// [`Rewriter::write`] or [`Rewriter::end`] call that produced the bytes, and the caller
+/// decides what to do. Links and warnings cannot fail.
+///
+/// ```
+/// use absolve::base::Base;
+/// use absolve::html::{Options, Rewriter, Sink, Warning};
+/// use absolve::links::Link;
+/// use std::io::{self, Write};
+///
+/// /// Writes the page to any `Write` and prints each resolved link.
+/// struct Printer<W: Write> { out: W, found: Vec<String> }
+///
+/// impl<W: Write> Sink for Printer<W> {
+///     fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+///         self.out.write_all(bytes)
+///     }
+///     fn link(&mut self, link: &Link) {
+///         self.found.push(link.resolved.clone());
+///     }
+///     fn warning(&mut self, warning: Warning) {
+///         eprintln!("warning: {warning}");
+///     }
+/// }
+///
+/// let base = Base::retrieval_url("http://h/a/").unwrap();
+/// let sink = Printer { out: Vec::new(), found: Vec::new() };
+/// let mut rewriter = Rewriter::new(&base, &Options::default(), sink);
+/// rewriter.write(b"<a href=b>b</a>").unwrap();
+/// let done = rewriter.end().unwrap();
+/// assert_eq!(done.out, b"<a href=http://h/a/b>b</a>");
+/// assert_eq!(done.found, ["http://h/a/b"]);
+/// ```
 pub trait Sink {
     /// The next bytes of the rewritten document.
     fn output(&mut self, bytes: &[u8]) -> io::Result<()>;
@@ -169,14 +247,57 @@ pub trait Sink {
     fn warning(&mut self, _warning: Warning) {}
 }
 
-/// Collects everything in memory: what [`rewrite`], [`rewrite_and_list`] and [`links`]
-/// return. Links are kept only when `keep_links` is set.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
+/// Collects everything in memory: the sink [`rewrite`], [`rewrite_and_list`] and [`links`]
+/// return. [`Collected::default`] keeps the links too; [`Collected::output_only`] does not
+/// (the rewriter then does not build them, which is faster).
+///
+/// ```
+/// use absolve::base::Base;
+/// use absolve::html::{Collected, Options, Rewriter};
+///
+/// let base = Base::retrieval_url("http://h/").unwrap();
+/// let mut rewriter = Rewriter::new(&base, &Options::default(), Collected::default());
+/// rewriter.write(b"<img src=i.png>").unwrap();
+/// let done = rewriter.end().unwrap();
+/// assert_eq!(done.output, b"<img src=http://h/i.png>");
+/// assert_eq!(done.links[0].resolved, "http://h/i.png");
+/// assert!(done.warnings.is_empty());
+///
+/// let mut fast = Rewriter::new(&base, &Options::default(), Collected::output_only());
+/// fast.write(b"<img src=i.png>").unwrap();
+/// assert!(fast.end().unwrap().links.is_empty());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Collected {
+    /// The rewritten document.
     pub output: Vec<u8>,
+    /// Every URL found, in document order (empty when `keep_links` is off).
     pub links: Vec<Link>,
+    /// What went wrong without stopping the rewrite.
     pub warnings: Vec<Warning>,
+    /// Whether links are built and kept (`true` by default).
     pub keep_links: bool,
+}
+
+impl Default for Collected {
+    fn default() -> Self {
+        Collected {
+            output: Vec::new(),
+            links: Vec::new(),
+            warnings: Vec::new(),
+            keep_links: true,
+        }
+    }
+}
+
+impl Collected {
+    /// Keeps the output and the warnings, not the links.
+    pub fn output_only() -> Self {
+        Collected {
+            keep_links: false,
+            ..Collected::default()
+        }
+    }
 }
 
 impl Sink for Collected {
@@ -195,7 +316,8 @@ impl Sink for Collected {
     }
 }
 
-/// Rewrites a whole document in memory.
+/// Rewrites a whole document in memory: the output and the warnings (its `links` stay
+/// empty, which is faster: [`rewrite_and_list`] gives them too).
 ///
 /// ```
 /// use absolve::base::Base;
@@ -243,9 +365,9 @@ fn rewrite_in_memory(
         ..options.clone()
     };
     let mut rewriter = if may_have_base_element(document) {
-        Rewriter::new(outer.clone(), options, collected)
+        Rewriter::new(outer, &options, collected)
     } else {
-        Rewriter::with_document_base(outer.clone(), outer.clone(), options, collected)
+        Rewriter::with_document_base(outer, outer, &options, collected)
     };
     // Writing to memory cannot fail. Chunks keep the parser's working set in cache.
     for chunk in document.chunks(64 * 1024) {
@@ -288,7 +410,7 @@ pub fn scan_base(mut reader: impl Read, outer: &Base, options: &Options) -> io::
         base_lookahead: usize::MAX,
         ..options.clone()
     };
-    let mut scanner = Rewriter::new(outer.clone(), options, Discard);
+    let mut scanner = Rewriter::new(outer, &options, Discard);
     scanner.scan_only = true;
     let mut buf = vec![0; 64 * 1024];
     loop {
@@ -393,7 +515,7 @@ enum Parser {
 /// use absolve::html::{Collected, Options, Rewriter};
 ///
 /// let base = Base::retrieval_url("http://h/a/").unwrap();
-/// let mut rewriter = Rewriter::new(base, Options::default(), Collected::default());
+/// let mut rewriter = Rewriter::new(&base, &Options::default(), Collected::default());
 /// for chunk in [&b"<link rel=icon hr"[..], b"ef=\"f.ico\"><p style='background:url(b.png)'>"] {
 ///     rewriter.write(chunk).unwrap();
 /// }
@@ -416,15 +538,28 @@ pub struct Rewriter<S: Sink> {
 impl<S: Sink> Rewriter<S> {
     /// A rewriter that finds the document base as it reads, holding output back until it
     /// is known (at most [`Options::base_lookahead`] bytes).
-    pub fn new(outer: Base, options: Options, sink: S) -> Self {
-        Self::with_state(Document::new(outer, BaseState::Pending, options), sink)
+    /// `outer` and `options` are taken by reference, as [`rewrite`] takes them.
+    pub fn new(outer: &Base, options: &Options, sink: S) -> Self {
+        Self::with_state(
+            Document::new(outer.clone(), BaseState::Pending, options.clone()),
+            sink,
+        )
     }
 
     /// A rewriter whose document base is already known (from [`scan_base`], or a fragment
     /// of a document), so that it holds nothing back.
-    pub fn with_document_base(outer: Base, document_base: Base, options: Options, sink: S) -> Self {
+    pub fn with_document_base(
+        outer: &Base,
+        document_base: &Base,
+        options: &Options,
+        sink: S,
+    ) -> Self {
         Self::with_state(
-            Document::new(outer, BaseState::Known(document_base), options),
+            Document::new(
+                outer.clone(),
+                BaseState::Known(document_base.clone()),
+                options.clone(),
+            ),
             sink,
         )
     }

@@ -20,6 +20,23 @@ use std::ops::Range;
 use transfer::TransferEncoding;
 
 /// One part of a message, as the walker reports it.
+///
+/// ```
+/// use absolve::base::{Base, BaseSource};
+/// use absolve::mime::{parts, transfer::TransferEncoding};
+///
+/// let message = b"Content-Location: http://h/a/page.html\r\n\
+/// Content-Type: text/html; charset=utf-8\r\n\
+/// Content-Transfer-Encoding: quoted-printable\r\n\r\n<a href=3D\"b\">\r\n";
+/// let (found, _) = parts(message, &Base::none());
+/// let part = &found[0];
+/// assert_eq!((part.path.as_str(), part.mime_type.as_str()), ("1", "text/html"));
+/// assert_eq!(part.charset.as_deref(), Some("utf-8"));
+/// assert_eq!(part.base.source(), BaseSource::ContentLocation);
+/// assert_eq!(part.transfer_encoding, TransferEncoding::QuotedPrintable);
+/// assert_eq!(&message[part.body.clone()], b"<a href=3D\"b\">\r\n");
+/// assert!(part.untouchable.is_none());
+/// ```
 #[derive(Debug, Clone)]
 pub struct Part {
     /// The IMAP part number: `1`, `1.2`, `1.2.1`.
@@ -39,6 +56,20 @@ pub struct Part {
 }
 
 /// Something wrong in one part (or the whole message) that did not stop the rest.
+///
+/// ```
+/// use absolve::base::Base;
+/// use absolve::mime::Warning;
+///
+/// let message = b"Content-Type: text/html; charset=x-klingon\r\n\r\n<a href=b>";
+/// let base = Base::retrieval_url("http://h/").unwrap();
+/// let mut warnings = Vec::new();
+/// let out = absolve::mime::rewrite_message(message, &base, &Default::default(), &mut warnings);
+/// assert_eq!(out, message);
+/// assert!(matches!(&warnings[..], [Warning::PartUnchanged(part, why)] if part == "1" && why.contains("x-klingon")));
+/// assert!(warnings[0].to_string().starts_with("part 1: "));
+/// assert!(warnings[0].to_string().ends_with(": passed through unchanged"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Warning {
     /// The message's heading does not parse: the whole message passes through.
@@ -55,7 +86,37 @@ pub enum Warning {
 }
 
 /// Where a walk's results go: the output bytes, each link found, each warning, as they
-/// come (nothing is collected).
+/// come (nothing is collected). A `Vec<Warning>` is a `Report` that keeps the warnings.
+///
+/// ```
+/// use absolve::base::Base;
+/// use absolve::links::Link;
+/// use absolve::mime::{write_message, Part, Report, Warning};
+/// use std::io;
+///
+/// /// Prints each link with its part; keeps the output.
+/// #[derive(Default)]
+/// struct Listing { out: Vec<u8>, lines: Vec<String> }
+///
+/// impl Report for Listing {
+///     fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+///         self.out.extend_from_slice(bytes);
+///         Ok(())
+///     }
+///     fn link(&mut self, part: &Part, link: &Link) {
+///         self.lines.push(format!("{} {}", part.path, link.resolved));
+///     }
+///     fn warning(&mut self, warning: Warning) {
+///         eprintln!("{warning}");
+///     }
+/// }
+///
+/// let message = b"Content-Base: http://h/d/\r\nContent-Type: text/html\r\n\r\n<a href=x>";
+/// let mut listing = Listing::default();
+/// write_message(message, &Base::none(), &Default::default(), &mut listing).unwrap();
+/// assert_eq!(listing.lines, ["1 http://h/d/x"]);
+/// assert!(listing.out.ends_with(b"<a href=http://h/d/x>"));
+/// ```
 pub trait Report {
     /// The next bytes of the rewritten message (dropped unless implemented).
     fn output(&mut self, _bytes: &[u8]) -> io::Result<()> {
@@ -68,6 +129,16 @@ pub trait Report {
     /// Whether [`link`](Self::link) is wanted (if not, link records are not built).
     fn wants_links(&self) -> bool {
         true
+    }
+}
+
+/// Keeps the warnings; the output and the links are dropped.
+impl Report for Vec<Warning> {
+    fn warning(&mut self, warning: Warning) {
+        self.push(warning);
+    }
+    fn wants_links(&self) -> bool {
+        false
     }
 }
 
@@ -340,9 +411,9 @@ fn rewrite_html_part<'p, 'r, 'o>(
         ..options.clone()
     };
     let mut rewriter = if html::may_have_base_element(decoded) {
-        html::Rewriter::new(base, options, body)
+        html::Rewriter::new(&base, &options, body)
     } else {
-        html::Rewriter::with_document_base(base.clone(), base, options, body)
+        html::Rewriter::with_document_base(&base, &base, &options, body)
     };
     // Chunks keep the parser's working set in cache.
     for chunk in decoded.chunks(64 * 1024) {

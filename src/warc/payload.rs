@@ -423,9 +423,9 @@ pub(crate) fn process(
                 warnings: Vec::new(),
             };
             let mut rewriter = if html::may_have_base_element(body) {
-                Rewriter::new(outer, html_options, sink)
+                Rewriter::new(&outer, &html_options, sink)
             } else {
-                Rewriter::with_document_base(outer.clone(), outer, html_options, sink)
+                Rewriter::with_document_base(&outer, &outer, &html_options, sink)
             };
             for chunk in body.chunks(64 * 1024) {
                 // Writing to memory cannot fail.
