@@ -90,8 +90,12 @@ fn rewritten_and_listed(input: &str) -> (String, Vec<String>) {
 fn svg_style_character_references_are_decoded_before_the_css_is_read() {
     // Foreign content is not raw text: the CSS is `url("j.png")` (Chromium's sheet says
     // so), written back with its quotes as characters.
-    let (out, listed) = rewritten_and_listed("<svg><style>c{d:url(&quot;j.png&quot;)}</style></svg>");
-    assert_eq!(out, "<svg><style>c{d:url(\"http://h/a/j.png\")}</style></svg>");
+    let (out, listed) =
+        rewritten_and_listed("<svg><style>c{d:url(&quot;j.png&quot;)}</style></svg>");
+    assert_eq!(
+        out,
+        "<svg><style>c{d:url(\"http://h/a/j.png\")}</style></svg>"
+    );
     assert_eq!(listed, ["j.png"]);
     // `&quot;` delimits a string that only looks like a URL; `&amp;` is `&` in the URL,
     // written back as `&amp;`, and so is `<` as `&lt;`.

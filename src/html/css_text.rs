@@ -89,7 +89,8 @@ impl DecodedText {
             if bytes.is_ascii() {
                 self.push(bytes, start..end, true);
             } else {
-                let decoded = encoding.decode_without_bom_handling_and_without_replacement(bytes)?;
+                let decoded =
+                    encoding.decode_without_bom_handling_and_without_replacement(bytes)?;
                 self.push(decoded.as_bytes(), start..end, false);
             }
             start = end;
@@ -158,9 +159,7 @@ fn reference_length(chunk: &[u8]) -> Option<usize> {
     (1..=chunk.len().min(MAX_REFERENCE)).find(|&length| {
         let head = unescape_bytes_in(&chunk[..length], Context::General);
         let rest = &chunk[length..];
-        whole.len() == head.len() + rest.len()
-            && whole.starts_with(&head)
-            && whole.ends_with(rest)
+        whole.len() == head.len() + rest.len() && whole.starts_with(&head) && whole.ends_with(rest)
     })
 }
 
