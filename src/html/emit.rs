@@ -446,10 +446,11 @@ pub(crate) fn rewrite_css(
     encoding: &'static Encoding,
     mut rewrite: impl FnMut(&str, usize, bool) -> Option<String>,
 ) -> Option<Vec<u8>> {
-    if held == CssIn::Text && css.contains(&b'&') {
-        if let Some(text) = DecodedText::decode(css, encoding) {
-            return rewrite_css_text(css, &text, encoding, rewrite);
-        }
+    if held == CssIn::Text
+        && css.contains(&b'&')
+        && let Some(text) = DecodedText::decode(css, encoding)
+    {
+        return rewrite_css_text(css, &text, encoding, rewrite);
     }
     let mut out = Vec::new();
     let mut cursor = 0;
@@ -494,6 +495,7 @@ fn rewrite_css_text(
     let mut cursor = 0;
     for url in crate::css::urls(&text.bytes) {
         let raw = text.raw_range(url.token.clone());
+        // (Where its start does not map back: the end of the last URL written.)
         let offset = raw.as_ref().map_or(cursor, |raw| raw.start);
         // Decoded text is UTF-8 but where a UTF-8 document's own bytes are not.
         let Some(decoded) = encoding_rs::UTF_8
