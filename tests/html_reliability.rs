@@ -79,13 +79,59 @@ fn svg_style_text_is_css_around_its_child_elements() {
     assert_eq!(String::from_utf8(out.output).unwrap(), expected);
 }
 
-#[test]
-fn svg_style_url_with_a_character_reference_is_left_alone() {
-    // `&quot;` may be the string's delimiter: the token is not what it seems in bytes.
-    let input = "<svg><style>c{d:url(&quot;j.png&quot;)}</style></svg>";
+/// Rewrites `input` against `http://h/a/b`: the output and the original of each link.
+fn rewritten_and_listed(input: &str) -> (String, Vec<String>) {
     let out = rewrite_and_list(input.as_bytes(), &base(), &Options::default());
-    assert_eq!(String::from_utf8(out.output).unwrap(), input);
-    assert!(out.links.is_empty());
+    let listed = out.links.iter().map(|l| l.original.clone()).collect();
+    (String::from_utf8(out.output).unwrap(), listed)
+}
+
+#[test]
+fn svg_style_character_references_are_decoded_before_the_css_is_read() {
+    // Foreign content is not raw text: the CSS is `url("j.png")` (Chromium's sheet says
+    // so), written back with its quotes as characters.
+    let (out, listed) =
+        rewritten_and_listed("<svg><style>c{d:url(&quot;j.png&quot;)}</style></svg>");
+    assert_eq!(
+        out,
+        "<svg><style>c{d:url(\"http://h/a/j.png\")}</style></svg>"
+    );
+    assert_eq!(listed, ["j.png"]);
+    // `&quot;` delimits a string that only looks like a URL; `&amp;` is `&` in the URL,
+    // written back as `&amp;`, and so is `<` as `&lt;`.
+    let (out, listed) = rewritten_and_listed(
+        "<svg><style>p{content:&quot;url(s.png)&quot;} q{b:url(a&amp;b.png) c:url(x&lt;y)}</style></svg>",
+    );
+    assert_eq!(
+        out,
+        "<svg><style>p{content:&quot;url(s.png)&quot;} \
+         q{b:url(http://h/a/a&amp;b.png) c:url(http://h/a/x&lt;y)}</style></svg>"
+    );
+    assert_eq!(listed, ["a&b.png", "x<y"]);
+}
+
+#[test]
+fn svg_style_quotes_from_references_stay_escaped_in_the_css() {
+    // `url("a\"b")` in CSS: the escaped quote stays escaped; a `"` in a `'...'` string needs none.
+    let (out, listed) = rewritten_and_listed(
+        "<svg><style>&#x2E;k{d:url(&quot;a\\&quot;b&quot;)} e{f:url('g&quot;h')}</style><g/>&amp;</svg>",
+    );
+    assert_eq!(
+        out,
+        "<svg><style>&#x2E;k{d:url(\"http://h/a/a\\\"b\")} e{f:url('http://h/a/g\"h')}</style><g/>&amp;</svg>"
+    );
+    assert_eq!(listed, ["a\"b", "g\"h"]);
+}
+
+#[test]
+fn svg_style_references_in_one_run_of_several() {
+    let input = "<svg><style>a{b:url(&#x69;.png)}<g>url(&quot;n&quot;)</g>c{d:url(&quot;k&quot;)}</style></svg>";
+    let (out, listed) = rewritten_and_listed(input);
+    assert_eq!(
+        out,
+        "<svg><style>a{b:url(http://h/a/i.png)}<g>url(&quot;n&quot;)</g>c{d:url(\"http://h/a/k\")}</style></svg>"
+    );
+    assert_eq!(listed, ["i.png", "k"]);
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! with each recorded value replaced by its resolved form where that differs. Everything
 //! outside a replaced value is written exactly as it was read.
 
+use super::css_text::DecodedText;
 use super::document::{AttributeValue, BaseState, Document, Edit};
 use super::values::{escape_attribute, url_ranges};
 use super::{Options, Rewriter, Sink, Warning, attributes::Syntax};
@@ -445,6 +446,12 @@ pub(crate) fn rewrite_css(
     encoding: &'static Encoding,
     mut rewrite: impl FnMut(&str, usize, bool) -> Option<String>,
 ) -> Option<Vec<u8>> {
+    if held == CssIn::Text
+        && css.contains(&b'&')
+        && let Some(text) = DecodedText::decode(css, encoding)
+    {
+        return rewrite_css_text(css, &text, encoding, rewrite);
+    }
     let mut out = Vec::new();
     let mut cursor = 0;
     for url in crate::css::urls(css) {
@@ -456,26 +463,15 @@ pub(crate) fn rewrite_css(
             continue;
         };
         if held == CssIn::Text && text.contains('&') {
-            // A character reference may be a delimiter (`&quot;`), so this token may not
-            // be what the CSS parser sees: it is left as it is.
+            // Its character references could not be decoded: this token may not be what
+            // the CSS parser sees, so it is left as it is.
             continue;
         }
         let Some(new) = rewrite(&crate::css::unescape(&text), url.token.start, true) else {
             continue;
         };
-        let new = if encoding == encoding_rs::UTF_8 {
-            Cow::Owned(new)
-        } else {
-            percent_encode_non_ascii(&new)
-        };
-        let mut token = String::new();
-        crate::css::write_url(&mut token, &new, url.quote);
-        if held == CssIn::Text {
-            // Written back as HTML text: `&` and `<` as character references.
-            token = token.replace('&', "&amp;").replace('<', "&lt;");
-        }
         out.extend_from_slice(&css[cursor..url.token.start]);
-        out.extend_from_slice(token.as_bytes());
+        out.extend_from_slice(new_token(&new, url.quote, held, encoding).as_bytes());
         cursor = url.token.end;
     }
     if cursor == 0 {
@@ -483,6 +479,62 @@ pub(crate) fn rewrite_css(
     }
     out.extend_from_slice(&css[cursor..]);
     Some(out)
+}
+
+/// [`rewrite_css`] for the text of an SVG `<style>` holding character references: the
+/// URLs are those of the decoded text, the CSS the browser parses (HTML §13.2.6.5: not
+/// raw text); each one replaces the raw bytes it came from, the rest passes as it was.
+/// A URL whose ends fall inside a reference is listed, never written.
+fn rewrite_css_text(
+    css: &[u8],
+    text: &DecodedText,
+    encoding: &'static Encoding,
+    mut rewrite: impl FnMut(&str, usize, bool) -> Option<String>,
+) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut cursor = 0;
+    for url in crate::css::urls(&text.bytes) {
+        let raw = text.raw_range(url.token.clone());
+        // (Where its start does not map back: the end of the last URL written.)
+        let offset = raw.as_ref().map_or(cursor, |raw| raw.start);
+        // Decoded text is UTF-8 but where a UTF-8 document's own bytes are not.
+        let Some(decoded) = encoding_rs::UTF_8
+            .decode_without_bom_handling_and_without_replacement(url.raw(&text.bytes))
+        else {
+            let (lossy, _) = encoding_rs::UTF_8.decode_without_bom_handling(url.raw(&text.bytes));
+            let _ = rewrite(&crate::css::unescape(&lossy), offset, false);
+            continue;
+        };
+        let new = rewrite(&crate::css::unescape(&decoded), offset, true);
+        let (Some(new), Some(raw)) = (new, raw) else {
+            continue;
+        };
+        out.extend_from_slice(&css[cursor..raw.start]);
+        out.extend_from_slice(new_token(&new, url.quote, CssIn::Text, encoding).as_bytes());
+        cursor = raw.end;
+    }
+    if cursor == 0 {
+        return None;
+    }
+    out.extend_from_slice(&css[cursor..]);
+    Some(out)
+}
+
+/// The token written for a new URL: CSS-escaped for its quote (CSS Syntax 3 §4.3.5),
+/// non-ASCII percent-encoded unless the CSS is UTF-8, and as HTML text (`&` and `<` as
+/// character references, HTML §13.1.2.6) where the CSS is held as text.
+fn new_token(new: &str, quote: Option<u8>, held: CssIn, encoding: &'static Encoding) -> String {
+    let new = if encoding == encoding_rs::UTF_8 {
+        Cow::Borrowed(new)
+    } else {
+        percent_encode_non_ascii(new)
+    };
+    let mut token = String::new();
+    crate::css::write_url(&mut token, &new, quote);
+    if held == CssIn::Text {
+        token = token.replace('&', "&amp;").replace('<', "&lt;");
+    }
+    token
 }
 
 /// Non-ASCII characters as `%XX` of their UTF-8 bytes.

@@ -15,6 +15,7 @@
 
 pub mod attributes;
 pub mod charset;
+mod css_text;
 mod document;
 mod emit;
 pub mod values;

@@ -236,6 +236,15 @@
     return { urls, masked: out };
   }
 
+  // DOM "child text content": the data of the node's Text children, in tree order.
+  function childTextContent(el) {
+    let text = '';
+    for (let c = el.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === Node.TEXT_NODE) text += c.data;
+    }
+    return text;
+  }
+
   const records = [];
   const content = [];
   let index = 0;
@@ -353,7 +362,10 @@
       }
     }
     const isStyle = ln === 'style' && (ns === NS.html || ns === NS.svg);
-    if (isStyle) content.push('css ' + css('text', el.textContent));
+    // HTML LS §4.2.6 "update a style block" parses the element's child text content (its
+    // Text children only, not its descendants'): Chromium does so for an SVG <style> with
+    // element children too (its sheet has no rule from a child element's text).
+    if (isStyle) content.push('css ' + css('text', childTextContent(el)));
     for (let c = el.firstChild; c; c = c.nextSibling) {
       if (c.nodeType === Node.TEXT_NODE && !isStyle) content.push('text ' + JSON.stringify(c.data));
       if (c.nodeType === Node.COMMENT_NODE) content.push('comment ' + JSON.stringify(c.data));
