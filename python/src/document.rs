@@ -1,0 +1,151 @@
+//! A whole document in memory, by format, as `absolve rewrite` and `absolve links` treat a
+//! file (`src/cli/process.rs`): HTML, one MIME message, an mbox archive, a WARC file.
+//! Nothing here touches Python: it runs with the GIL released.
+
+use crate::args::{Checked, Format};
+use crate::link::{Link, Place};
+use absolve::format;
+use absolve::html;
+use absolve::mime::{self, Part, Report};
+
+/// What a document gave: its rewritten bytes (when asked), its links, its warnings.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub output: Vec<u8>,
+    pub links: Vec<Link>,
+    pub warnings: Vec<String>,
+}
+
+/// What the caller wants out of a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Want {
+    /// The rewritten bytes.
+    Output,
+    /// The links.
+    Links,
+}
+
+/// The format of `document`: the one given, or told apart by content.
+pub fn resolve_format(format: Format, document: &[u8]) -> Format {
+    if format != Format::Auto {
+        return format;
+    }
+    if crate::warc::looks_like_warc(document) {
+        return Format::Warc;
+    }
+    match format::detect(&document[..document.len().min(64 * 1024)]) {
+        format::Format::Html => Format::Html,
+        format::Format::Mime => Format::Mime,
+        format::Format::Mbox => Format::Mbox,
+    }
+}
+
+/// Processes `document` as `format`.
+pub fn process(
+    document: &[u8],
+    format: Format,
+    checked: &Checked,
+    want: Want,
+) -> Result<Outcome, String> {
+    match resolve_format(format, document) {
+        Format::Html | Format::Auto => Ok(html_document(document, checked, want)),
+        Format::Mime => Ok(message(document, checked, want)),
+        Format::Mbox => Ok(mbox(document, checked, want)),
+        Format::Warc => crate::warc::in_memory(document, checked, want),
+    }
+}
+
+/// An HTML document: in memory, its `<base href>` found wherever it is.
+fn html_document(document: &[u8], checked: &Checked, want: Want) -> Outcome {
+    let collected = match want {
+        Want::Output => html::rewrite(document, &checked.outer, &checked.options),
+        Want::Links => html::rewrite_and_list(document, &checked.outer, &checked.options),
+    };
+    Outcome {
+        output: match want {
+            Want::Output => collected.output,
+            Want::Links => Vec::new(),
+        },
+        links: collected.links.into_iter().map(Link::bare).collect(),
+        warnings: collected.warnings.iter().map(ToString::to_string).collect(),
+    }
+}
+
+/// One MIME message (an `.eml`, an MHTML page): message number 1, as the CLI numbers it.
+fn message(document: &[u8], checked: &Checked, want: Want) -> Outcome {
+    let mut outcome = Outcome::default();
+    let rewritten = one_message(document, 1, checked, want, &mut outcome);
+    if want == Want::Output {
+        outcome.output = rewritten;
+    }
+    outcome
+}
+
+/// An mbox archive, message by message; separator lines kept as they were.
+fn mbox(document: &[u8], checked: &Checked, want: Want) -> Outcome {
+    let mut outcome = Outcome::default();
+    for (index, entry) in mime::mbox::Messages::new(document).enumerate() {
+        // Reading from memory cannot fail.
+        let Ok(entry) = entry else { break };
+        if want == Want::Output {
+            outcome.output.extend_from_slice(&entry.separator);
+        }
+        if entry.separator.is_empty() {
+            // Bytes before the first separator line are not a message: kept as they are.
+            if want == Want::Output {
+                outcome.output.extend_from_slice(&entry.message);
+            }
+            continue;
+        }
+        let rewritten = one_message(&entry.message, index + 1, checked, want, &mut outcome);
+        if want == Want::Output {
+            let updated = mime::mbox::update_content_length(&entry.message, rewritten);
+            outcome.output.extend_from_slice(&updated);
+        }
+    }
+    outcome
+}
+
+/// Rewrites message `number`, its links and warnings located by its number and parts.
+fn one_message(
+    message: &[u8],
+    number: usize,
+    checked: &Checked,
+    want: Want,
+    outcome: &mut Outcome,
+) -> Vec<u8> {
+    let mut report = MessageReport {
+        number,
+        want,
+        outcome,
+    };
+    mime::rewrite_message(message, &checked.outer, &checked.options, &mut report)
+}
+
+/// Keeps a message's links and warnings, located by message number and part.
+struct MessageReport<'a> {
+    number: usize,
+    want: Want,
+    outcome: &'a mut Outcome,
+}
+
+impl Report for MessageReport<'_> {
+    fn wants_links(&self) -> bool {
+        self.want == Want::Links
+    }
+    fn link(&mut self, part: &Part, link: &absolve::links::Link) {
+        self.outcome.links.push(Link {
+            link: link.clone(),
+            place: Place {
+                message: Some(self.number),
+                part: Some(part.path.clone()),
+                ..Place::default()
+            },
+        });
+    }
+    fn warning(&mut self, warning: mime::Warning) {
+        self.outcome
+            .warnings
+            .push(format!("message {}: {warning}", self.number));
+    }
+}
