@@ -136,8 +136,14 @@ fn last_header_value(value: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
     if value.is_instance_of::<PyString>() || value.is_instance_of::<PyBytes>() {
         return header_text(value).map(Some);
     }
+    let not_text = |_| {
+        PyTypeError::new_err(format!(
+            "headers: names and values must be str or bytes (or a list of them), not {}",
+            type_name(value)
+        ))
+    };
     let mut last = None;
-    for item in value.try_iter()? {
+    for item in value.try_iter().map_err(not_text)? {
         last = Some(header_text(&item?)?);
     }
     Ok(last)
