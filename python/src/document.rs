@@ -57,17 +57,53 @@ pub fn process(
 
 /// An HTML document: in memory, its `<base href>` found wherever it is.
 fn html_document(document: &[u8], checked: &Checked, want: Want) -> Outcome {
-    let collected = match want {
-        Want::Output => html::rewrite(document, &checked.outer, &checked.options),
-        Want::Links => html::rewrite_and_list(document, &checked.outer, &checked.options),
+    match want {
+        Want::Output => {
+            let collected = html::rewrite(document, &checked.outer, &checked.options);
+            Outcome {
+                output: collected.output,
+                links: Vec::new(),
+                warnings: collected.warnings.iter().map(ToString::to_string).collect(),
+            }
+        }
+        Want::Links => html_links(document, checked),
+    }
+}
+
+/// The links of an HTML document, its rewritten bytes dropped as they come (the library's
+/// `html::links` keeps them in memory all the same; this belongs in the library).
+fn html_links(document: &[u8], checked: &Checked) -> Outcome {
+    let options = html::Options {
+        base_lookahead: usize::MAX,
+        ..checked.options.clone()
     };
-    Outcome {
-        output: match want {
-            Want::Output => collected.output,
-            Want::Links => Vec::new(),
-        },
-        links: collected.links.into_iter().map(Link::bare).collect(),
-        warnings: collected.warnings.iter().map(ToString::to_string).collect(),
+    let outer = checked.outer.clone();
+    let sink = LinksOnly::default();
+    let mut rewriter = if html::may_have_base_element(document) {
+        html::Rewriter::new(outer, options, sink)
+    } else {
+        html::Rewriter::with_document_base(outer.clone(), outer, options, sink)
+    };
+    // Nothing in `LinksOnly` can fail.
+    for chunk in document.chunks(64 * 1024) {
+        let _ = rewriter.write(chunk);
+    }
+    rewriter.end().unwrap_or_default().0
+}
+
+/// A sink that keeps the links and warnings of a document, not its bytes.
+#[derive(Default)]
+struct LinksOnly(Outcome);
+
+impl html::Sink for LinksOnly {
+    fn output(&mut self, _bytes: &[u8]) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn link(&mut self, link: &absolve::links::Link) {
+        self.0.links.push(Link::bare(link.clone()));
+    }
+    fn warning(&mut self, warning: html::Warning) {
+        self.0.warnings.push(warning.to_string());
     }
 }
 
