@@ -1,4 +1,5 @@
-//! Telling an HTML document, a MIME message and an mbox archive apart by content.
+//! Telling an HTML document, a MIME message, an mbox archive and a WARC file apart by
+//! content.
 
 /// What a document is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -9,6 +10,9 @@ pub enum Format {
     Mime,
     /// An mbox archive: messages each after a `From ` separator line.
     Mbox,
+    /// A WARC file (ISO 28500): it starts with `WARC/`, or with a gzip member whose
+    /// content does.
+    Warc,
 }
 
 /// The format of a document from its first bytes (a few kilobytes are plenty): an mbox
@@ -26,6 +30,9 @@ pub enum Format {
 /// assert_eq!(detect(b"Note: a fragment\n<p><a href=x>"), Format::Html);
 /// ```
 pub fn detect(head: &[u8]) -> Format {
+    if is_warc(head) {
+        return Format::Warc;
+    }
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     if head.starts_with(b"From ") {
         return Format::Mbox;
@@ -34,6 +41,32 @@ pub fn detect(head: &[u8]) -> Format {
         return Format::Mime;
     }
     Format::Html
+}
+
+/// Whether `head` starts a WARC file: `WARC/`, plain or in a gzip member (WARC 1.1
+/// Annex D).
+///
+/// ```
+/// use absolve::format::{detect, Format};
+/// use std::io::Write;
+///
+/// assert_eq!(detect(b"WARC/1.1\r\nWARC-Type: warcinfo\r\n"), Format::Warc);
+/// let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+/// gz.write_all(b"WARC/1.0\r\n").unwrap();
+/// assert_eq!(detect(&gz.finish().unwrap()), Format::Warc);
+/// ```
+fn is_warc(head: &[u8]) -> bool {
+    use std::io::Read;
+    if head.starts_with(b"WARC/") {
+        return true;
+    }
+    if !head.starts_with(&[0x1f, 0x8b]) {
+        return false;
+    }
+    let mut start = [0; 5];
+    flate2::read::GzDecoder::new(head)
+        .read_exact(&mut start)
+        .is_ok_and(|()| &start == b"WARC/")
 }
 
 /// Fields that only a mail or MIME heading has.

@@ -21,5 +21,6 @@ pub mod html;
 pub mod links;
 pub mod mime;
 pub mod url;
+pub mod warc;
 
 pub use url::{Standard, resolve};

@@ -18,6 +18,8 @@ pub enum Format {
     Mime,
     /// An mbox archive of messages.
     Mbox,
+    /// A WARC web archive (.warc, .warc.gz): the HTML and CSS payloads of its records.
+    Warc,
 }
 
 #[derive(Debug, Args)]
@@ -38,6 +40,10 @@ pub struct InputArgs {
     /// The input format.
     #[arg(long, value_enum, default_value = "auto")]
     pub format: Format,
+    /// WARC: also take the HTTP Content-Base and Content-Location header fields as bases
+    /// (RFC 1808 §3.2, RFC 2068), between <base href> and WARC-Target-URI.
+    #[arg(long)]
+    pub http_base_headers: bool,
     /// Process every file under the directories given.
     #[arg(short, long)]
     pub recursive: bool,
@@ -51,6 +57,7 @@ pub struct Checked {
     pub outer: Base,
     pub options: html::Options,
     pub format: Format,
+    pub http_base_headers: bool,
 }
 
 impl InputArgs {
@@ -77,6 +84,7 @@ impl InputArgs {
             outer,
             options,
             format: self.format,
+            http_base_headers: self.http_base_headers,
         })
     }
 
@@ -124,8 +132,11 @@ fn covers(format: Format, path: &Path) -> bool {
     let html = ["html", "htm", "xhtml", "shtml"].contains(&extension.as_str());
     let mime = ["eml", "mht", "mhtml", "msg"].contains(&extension.as_str());
     let mbox = ["mbox", "mbx"].contains(&extension.as_str());
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    let warc = name.ends_with(".warc") || name.ends_with(".warc.gz");
     match format {
-        Format::Auto => html || mime || mbox,
+        Format::Auto => html || mime || mbox || warc,
+        Format::Warc => warc,
         Format::Html => html,
         Format::Mime => mime,
         Format::Mbox => mbox,

@@ -4,6 +4,7 @@ mod input;
 mod output;
 mod process;
 mod resolve;
+mod warc;
 
 use clap::{Parser, Subcommand};
 use std::io;

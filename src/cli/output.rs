@@ -49,6 +49,10 @@ pub trait CliSink: Sink {
     fn label(&self) -> &str;
     /// The message (1-based, in an mbox) and MIME part the next reports are about.
     fn locate(&mut self, _message: Option<usize>, _part: Option<&str>) {}
+    /// A link found in a WARC record (its `WARC-Record-ID` and `WARC-Target-URI`).
+    fn record_link(&mut self, _record: &str, _target_uri: Option<&str>, link: &Link) {
+        self.link(link);
+    }
 }
 
 /// Writes the rewritten bytes; warnings go to standard error.
@@ -77,6 +81,12 @@ pub struct Record<'a> {
     pub message: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub part: Option<&'a str>,
+    /// WARC: the record's `WARC-Record-ID`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<&'a str>,
+    /// WARC: the record's `WARC-Target-URI` (null when it has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_uri: Option<Option<&'a str>>,
     #[serde(flatten)]
     pub link: &'a Link,
 }
@@ -104,14 +114,32 @@ impl<W: Write> CliSink for LinksSink<'_, W> {
         self.message = message;
         self.part = part.map(str::to_owned);
     }
+    fn record_link(&mut self, record: &str, target_uri: Option<&str>, link: &Link) {
+        if self.error.is_none()
+            && let Err(error) = self.write_located(link, Some(record), Some(target_uri))
+        {
+            self.error = Some(error);
+        }
+    }
 }
 
 impl<W: Write> LinksSink<'_, W> {
     fn write_record(&mut self, link: &Link) -> io::Result<()> {
+        self.write_located(link, None, None)
+    }
+
+    fn write_located(
+        &mut self,
+        link: &Link,
+        record: Option<&str>,
+        target_uri: Option<Option<&str>>,
+    ) -> io::Result<()> {
         let record = Record {
             file: self.label,
             message: self.message,
             part: self.part.as_deref(),
+            record,
+            target_uri,
             link,
         };
         serde_json::to_writer(&mut self.out, &record)?;

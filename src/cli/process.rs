@@ -180,11 +180,13 @@ fn run<S: CliSink>(input: Option<&Path>, checked: &Checked, sink: S) -> io::Resu
         Format::Html => format::Format::Html,
         Format::Mime => format::Format::Mime,
         Format::Mbox => format::Format::Mbox,
+        Format::Warc => format::Format::Warc,
     };
     match format {
         format::Format::Html => run_html(input, checked, &head, reader, sink),
         format::Format::Mime => run_message(checked, &head, reader, sink),
         format::Format::Mbox => run_mbox(checked, &head, reader, sink),
+        format::Format::Warc => super::warc::run(checked, &head, reader, sink),
     }
 }
 

@@ -1,0 +1,222 @@
+//! WARC web archives (ISO 28500, WARC 1.0/1.1): the links of every HTML and CSS payload,
+//! and the archive rewritten with them made absolute.
+//!
+//! A `response` record is RFC 1808 §3 made concrete: the page's `<base href>` (§3.1), the
+//! HTTP message around it (§3.2, only with [`Options::http_base_headers`]: browsers never
+//! used `Content-Base`/`Content-Location` as a base and RFC 7231 dropped the rule), and
+//! the `WARC-Target-URI` it was retrieved from (§3.3). The URLs in the HTTP header fields
+//! (`Location`, `Content-Location`, `Link`, `Refresh`) are links too, resolved against the
+//! target URI (RFC 7231 §7.1.2, RFC 8288 §3.2), never against a `<base>`.
+//!
+//! The archive is read as a stream, plain or gzip (one member per record, WARC 1.1
+//! Annex D, or one stream for the whole file), record by record: only an HTML or CSS
+//! payload is held in memory, other records are skipped (or, in [`rewrite`], copied)
+//! as they are read. Reading is lenient, as warcio's: a wrong `Content-Length` is
+//! survived by skipping to the next `WARC/` line, and a truncated file ends with a
+//! warning.
+//!
+//! ```
+//! use absolve::warc::{Links, Options};
+//!
+//! let warc = b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\n\
+//! WARC-Target-URI: http://example.com/a/page.html\r\n\
+//! Content-Type: application/http; msgtype=response\r\nContent-Length: 93\r\n\r\n\
+//! HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nLink: </style.css>; rel=stylesheet\r\n\r\n\
+//! <a href=b.html>b</a>\r\n\r\n";
+//! let links: Vec<_> = Links::new(&warc[..], Options::default()).collect::<Result<_, _>>().unwrap();
+//! let found: Vec<_> = links.iter().map(|l| (l.link.element.as_str(), l.link.resolved.as_str())).collect();
+//! assert_eq!(found, [("http", "http://example.com/style.css"), ("a", "http://example.com/a/b.html")]);
+//! assert_eq!(links[0].record, "<urn:uuid:1>");
+//! assert_eq!(links[1].target_uri.as_deref(), Some("http://example.com/a/page.html"));
+//! ```
+
+mod framing;
+mod http;
+mod list;
+mod payload;
+mod stream;
+mod write;
+
+pub use list::Links;
+pub use write::rewrite;
+
+use crate::links::Link;
+use std::fmt;
+
+/// How a WARC file is read.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// How each HTML or CSS payload is rewritten. Its `charset` is the caller's
+    /// (`--charset`): a BOM wins over it, then the HTTP `Content-Type` charset.
+    pub html: crate::html::Options,
+    /// Add the HTTP `Content-Base` and `Content-Location` header fields as §3.2 base layers
+    /// (RFC 2068 §14.11, `Content-Base` first), between `<base href>` and the target URI
+    /// (default: off, as browsers do).
+    pub http_base_headers: bool,
+}
+
+/// One URL found in a record: the link plus the record it is in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordLink {
+    /// The record's `WARC-Record-ID` (empty if the record has none).
+    pub record: String,
+    /// The record's `WARC-Target-URI` (without wget's `<...>`), if it has one.
+    pub target_uri: Option<String>,
+    /// The URL, where it is in the payload (or the HTTP head) and what it resolves to.
+    pub link: Link,
+}
+
+/// Which record a warning is about: its number in the file (from 1), where it starts in
+/// the (decompressed) file, and its `WARC-Record-ID` when it has one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordRef {
+    /// 1 for the first record of the file.
+    pub number: u64,
+    /// The offset of its `WARC/` line in the decompressed file.
+    pub offset: u64,
+    /// Its `WARC-Record-ID`.
+    pub id: Option<String>,
+}
+
+impl fmt::Display for RecordRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "record {}", self.number)?;
+        if let Some(id) = &self.id {
+            write!(f, " {id}")?;
+        }
+        write!(f, " (at byte {})", self.offset)
+    }
+}
+
+/// Something wrong in a record that did not stop the reading: the record is named.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Warning {
+    /// Bytes after a record that do not start one (its `Content-Length` is wrong?).
+    #[error("{skipped} bytes at byte {offset}{} are not a record (a wrong Content-Length?): skipped to the next WARC/ line", after_record(.after))]
+    Resynchronised {
+        /// The record before the bytes skipped.
+        after: Option<RecordRef>,
+        /// Where the skipped bytes start.
+        offset: u64,
+        /// How many bytes were skipped.
+        skipped: u64,
+    },
+    /// The file ends inside a record.
+    #[error(
+        "{record}: the file ends {missing} bytes before the end of its block (Content-Length {length}): truncated"
+    )]
+    Truncated {
+        /// The record cut short.
+        record: RecordRef,
+        /// Its `Content-Length`.
+        length: u64,
+        /// How many bytes of it are missing.
+        missing: u64,
+    },
+    /// A record without a usable `Content-Length`.
+    #[error("{record}: no valid Content-Length: skipped to the next WARC/ line")]
+    NoContentLength {
+        /// The record.
+        record: RecordRef,
+    },
+    /// The HTTP head of a response could not be read: its payload is skipped.
+    #[error("{record}: unreadable HTTP head ({reason}): payload skipped")]
+    BadHttp {
+        /// The record.
+        record: RecordRef,
+        /// What the HTTP parser said.
+        reason: String,
+    },
+    /// `Transfer-Encoding: chunked` with broken framing: the raw body is used, as warcio does.
+    #[error("{record}: broken chunked framing: the body is used as it is")]
+    BrokenChunks {
+        /// The record.
+        record: RecordRef,
+    },
+    /// A `Content-Encoding` that cannot be undone: the payload is skipped (and copied).
+    #[error("{record}: Content-Encoding {reason} cannot be undone: payload skipped")]
+    BadEncoding {
+        /// The record.
+        record: RecordRef,
+        /// The coding and what went wrong.
+        reason: String,
+    },
+    /// A body that is not in its `Content-Encoding`, or damaged in it: used as it is, or
+    /// as far as it decodes.
+    #[error("{record}: Content-Encoding {reason}")]
+    Decoding {
+        /// The record.
+        record: RecordRef,
+        /// The coding and what was done.
+        reason: String,
+    },
+    /// A `WARC-Target-URI` that cannot be a base: relative URLs stay as they are.
+    #[error(
+        "{record}: WARC-Target-URI {uri:?} is not an absolute URL: relative links are left as they are"
+    )]
+    BadTargetUri {
+        /// The record.
+        record: RecordRef,
+        /// The value.
+        uri: String,
+    },
+    /// A warning from the HTML rewriter about the record's payload.
+    #[error("{record}: {warning}")]
+    Html {
+        /// The record.
+        record: RecordRef,
+        /// What the HTML rewriter said.
+        warning: crate::html::Warning,
+    },
+    /// `rewrite`: a record's changes could not be written (it shares a gzip member with
+    /// other records being copied, or its digest algorithm is not known): copied as it was.
+    #[error("{record}: {reason}: copied unchanged")]
+    NotRewritten {
+        /// The record.
+        record: RecordRef,
+        /// Why.
+        reason: String,
+    },
+}
+
+fn after_record(after: &Option<RecordRef>) -> String {
+    after
+        .as_ref()
+        .map(|r| format!(" after {r}"))
+        .unwrap_or_default()
+}
+
+/// What stops the reading of a WARC file.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Reading or writing failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The input does not start with a WARC record (`WARC/` line), plain or gzipped.
+    #[error("not a WARC file: it starts with {start:?}{hint}")]
+    NotWarc {
+        /// The start of the first line.
+        start: String,
+        /// What the file seems to be instead, and what to do.
+        hint: &'static str,
+    },
+    /// A gzip member that cannot be decompressed.
+    #[error("damaged gzip data near byte {offset} of the file: {reason}")]
+    Gzip {
+        /// Where (compressed offset).
+        offset: u64,
+        /// What the decompressor said.
+        reason: String,
+    },
+}
+
+/// What [`rewrite`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Records read.
+    pub records: u64,
+    /// Records written anew (as `conversion` records) because their payload changed.
+    pub rewritten: u64,
+    /// Records copied as they were.
+    pub copied: u64,
+}

@@ -1,0 +1,533 @@
+//! [`rewrite`]: a WARC file with the links of its HTML and CSS payloads made absolute.
+//!
+//! A record whose payload does not change is copied byte for byte (its gzip member too,
+//! when it is a member of its own). A changed record is written as a `conversion` record
+//! (ISO 28500 §6.8: "an alternative version of another record's content that was created
+//! as the result of an archival process"), the only type that may carry `WARC-Refers-To`
+//! naming the original (§5.11 forbids it on `response` records). Its HTTP body is decoded
+//! (the original `Transfer-Encoding`, `Content-Encoding` and `Content-Length` kept as
+//! `X-Original-...` fields), its lengths and SHA-1 digests are recomputed, and it has a
+//! new `WARC-Record-ID`.
+
+use super::framing::{Framing, Head};
+use super::payload::{self, Analysis, DocKind};
+use super::{Error, Options, RecordRef, Summary, Warning};
+use data_encoding::BASE32;
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use sha1::{Digest, Sha1};
+use std::io::{Read, Write};
+
+/// Records beyond this size are not held to find out whether the file is one gzip
+/// member per record.
+const MAX_HELD_FIRST_RECORD: u64 = 32 << 20;
+
+/// Rewrites a WARC into `out` (gzip per record when the input was gzipped), reporting
+/// each warning (they name their record) to `on_warning`.
+///
+/// ```
+/// use absolve::warc::{rewrite, Options};
+///
+/// let http = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=b>";
+/// let record = |kind: &str, block: &str| format!(
+///     "WARC/1.0\r\nWARC-Type: {kind}\r\nWARC-Record-ID: <urn:uuid:{kind}>\r\n\
+///      WARC-Target-URI: http://h/a/\r\nContent-Type: application/http\r\n\
+///      Content-Length: {}\r\n\r\n{block}\r\n\r\n", block.len());
+/// let request = record("request", "GET /a/ HTTP/1.1\r\n\r\n");
+/// let input = request.clone() + &record("response", http);
+/// let mut out = Vec::new();
+/// let summary = rewrite(input.as_bytes(), &mut out, &Options::default(), |w| panic!("{w}")).unwrap();
+/// assert_eq!((summary.records, summary.copied, summary.rewritten), (2, 1, 1));
+/// let out = String::from_utf8(out).unwrap();
+/// assert!(out.starts_with(&request));
+/// assert!(out.contains("WARC-Type: conversion\r\n"));
+/// assert!(out.contains("WARC-Refers-To: <urn:uuid:response>\r\n"));
+/// assert!(out.ends_with("Content-Length: 19\r\n\r\n<a href=http://h/a/b>\r\n\r\n"));
+/// ```
+pub fn rewrite<R: Read, W: Write>(
+    reader: R,
+    out: W,
+    options: &Options,
+    mut on_warning: impl FnMut(Warning),
+) -> Result<Summary, Error> {
+    let framing = Framing::new(reader)?;
+    let gzip = framing.input.get_ref().gzip;
+    let mut job = Job {
+        framing,
+        out,
+        options,
+        gzip,
+        aligned_file: None,
+        member_mode: MemberMode::Own,
+        summary: Summary::default(),
+    };
+    if gzip {
+        job.framing.input.get_mut().tee().keeping = true;
+    }
+    let warn = &mut on_warning as &mut dyn FnMut(Warning);
+    while job.record(warn)? {}
+    job.out.flush()?;
+    Ok(job.summary)
+}
+
+/// How the records of the current gzip member are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MemberMode {
+    /// Each record is a member of its own (as far as is known).
+    Own,
+    /// The member's compressed bytes are being copied: so are the rest of its records.
+    Forwarding,
+    /// The member holds several records: each is written as a new member.
+    Recompressing,
+}
+
+/// How one record is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    /// Plain input: the bytes as read.
+    Plain,
+    /// Gzip: the member's compressed bytes, copied as they are read.
+    Forward,
+    /// Gzip: the member's compressed bytes kept until the record is judged.
+    Hold,
+    /// Gzip: the record's bytes written into a new member.
+    Recompress,
+}
+
+struct Job<'a, R: Read, W: Write> {
+    framing: Framing<R>,
+    out: W,
+    options: &'a Options,
+    gzip: bool,
+    /// Whether the file is one gzip member per record: known after the first record.
+    aligned_file: Option<bool>,
+    member_mode: MemberMode,
+    summary: Summary,
+}
+
+impl<R: Read, W: Write> Job<'_, R, W> {
+    /// Reads and writes one record; `Ok(false)` at the end of the input.
+    fn record(&mut self, warn: &mut dyn FnMut(Warning)) -> Result<bool, Error> {
+        let Some(head) = self.framing.next_head(warn)? else {
+            if self.gzip && self.member_mode == MemberMode::Forwarding {
+                forward_kept(&mut self.framing, &mut self.out, None)?;
+            }
+            return Ok(false);
+        };
+        self.summary.records += 1;
+        let start = self.framing.start;
+        let record = head.record.clone();
+        if !head.has_length {
+            warn(Warning::NoContentLength { record });
+            self.drop_or_forward_kept(start)?;
+            return Ok(true);
+        }
+        if self.gzip {
+            self.drop_or_forward_kept(start)?;
+        }
+        let mut analysis = payload::analyze(&mut self.framing, head, self.options, warn)?;
+        let plan = self.plan(start, &analysis);
+        let document = analysis.document.filter(|_| plan != Plan::Forward);
+        let held_block = document.is_some()
+            || (plan == Plan::Hold && analysis.head.length <= MAX_HELD_FIRST_RECORD);
+        let changed = if held_block {
+            payload::read_block(&mut self.framing, &mut analysis, warn)?;
+            match document {
+                Some(kind) => rewritten_block(&analysis, kind, self.options, warn),
+                None => None,
+            }
+        } else {
+            self.stream_block(plan, &analysis, warn)?;
+            None
+        };
+        let trailer = self.framing.end_of_record()?;
+        self.framing.previous = Some(record.clone());
+        let end = self.framing.position();
+        let new_record = match changed {
+            Some(block) => match converted_record(&analysis, &block) {
+                Ok(bytes) => Some(bytes),
+                Err(reason) => {
+                    warn(Warning::NotRewritten { record, reason });
+                    None
+                }
+            },
+            None => None,
+        };
+        self.finish_record(
+            plan, start, end, &analysis, &trailer, new_record, held_block,
+        )?;
+        Ok(true)
+    }
+
+    /// How a record starting at decompressed offset `start` is written.
+    fn plan(&mut self, start: u64, analysis: &Analysis) -> Plan {
+        if !self.gzip {
+            return Plan::Plain;
+        }
+        let stream = self.framing.input.get_ref();
+        let own_member = stream.member_at(start).is_some();
+        if !own_member {
+            return match self.member_mode {
+                MemberMode::Forwarding => Plan::Forward,
+                _ => Plan::Recompress,
+            };
+        }
+        self.member_mode = MemberMode::Own;
+        match self.aligned_file {
+            None if analysis.document.is_none() && analysis.head.length > MAX_HELD_FIRST_RECORD => {
+                Plan::Forward
+            }
+            None => Plan::Hold,
+            Some(false) => Plan::Recompress,
+            Some(true) if analysis.document.is_some() => Plan::Hold,
+            Some(true) => Plan::Forward,
+        }
+    }
+
+    /// Streams a block that is not held: copied, forwarded or recompressed as read.
+    fn stream_block(
+        &mut self,
+        plan: Plan,
+        analysis: &Analysis,
+        warn: &mut dyn FnMut(Warning),
+    ) -> Result<(), Error> {
+        match plan {
+            Plan::Plain => {
+                self.out.write_all(&analysis.head.raw)?;
+                self.out.write_all(&analysis.prefix)?;
+                let out = &mut self.out;
+                payload::copy_block(&mut self.framing, analysis, &mut |b| out.write_all(b), warn)
+            }
+            Plan::Hold => payload::copy_block(&mut self.framing, analysis, &mut |_| Ok(()), warn),
+            Plan::Forward => {
+                // The member's compressed bytes go out as they are read, a chunk at a time.
+                let start = self.framing.start;
+                forward_kept(&mut self.framing, &mut self.out, Some(start + 1))?;
+                let mut remaining = analysis.head.length - analysis.prefix.len() as u64;
+                let mut buf = vec![0; super::stream::CHUNK];
+                while remaining > 0 {
+                    let n = read_some(&mut self.framing, &mut buf, remaining)?;
+                    if n == 0 {
+                        warn(Warning::Truncated {
+                            record: analysis.head.record.clone(),
+                            length: analysis.head.length,
+                            missing: remaining,
+                        });
+                        break;
+                    }
+                    remaining -= n as u64;
+                    forward_kept(&mut self.framing, &mut self.out, Some(start + 1))?;
+                }
+                Ok(())
+            }
+            Plan::Recompress => {
+                let mut gz = GzEncoder::new(&mut self.out, Compression::default());
+                gz.write_all(&analysis.head.raw)?;
+                gz.write_all(&analysis.prefix)?;
+                payload::copy_block(&mut self.framing, analysis, &mut |b| gz.write_all(b), warn)?;
+                gz.write_all(b"\r\n\r\n")?;
+                gz.finish()?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes what is left of the record once it is read, and settles the gzip state.
+    #[allow(clippy::too_many_arguments)]
+    fn finish_record(
+        &mut self,
+        plan: Plan,
+        start: u64,
+        end: u64,
+        analysis: &Analysis,
+        trailer: &[u8],
+        new_record: Option<Vec<u8>>,
+        held_block: bool,
+    ) -> Result<(), Error> {
+        let original = |out: &mut dyn Write| -> std::io::Result<()> {
+            out.write_all(&analysis.head.raw)?;
+            out.write_all(&analysis.prefix)?;
+            out.write_all(trailer)
+        };
+        match new_record {
+            Some(_) => self.summary.rewritten += 1,
+            None => self.summary.copied += 1,
+        }
+        if plan == Plan::Plain {
+            match &new_record {
+                Some(bytes) => self.out.write_all(bytes)?,
+                None if held_block => original(&mut self.out)?,
+                None => self.out.write_all(trailer)?,
+            }
+            return Ok(());
+        }
+        let stream = self.framing.input.get_mut();
+        let member_ends_here = stream.member_at(end).is_some()
+            || (stream.member_after(start).is_none() && stream.at_end());
+        if self.aligned_file.is_none() {
+            self.aligned_file = Some(member_ends_here);
+        }
+        let next_mode = if member_ends_here {
+            MemberMode::Own
+        } else if plan == Plan::Forward
+            || (plan == Plan::Hold && !held_block)
+            || self.member_mode == MemberMode::Forwarding
+        {
+            MemberMode::Forwarding
+        } else {
+            MemberMode::Recompressing
+        };
+        match plan {
+            Plan::Forward => forward_kept(&mut self.framing, &mut self.out, Some(end))?,
+            Plan::Hold if !held_block => forward_kept(&mut self.framing, &mut self.out, Some(end))?,
+            Plan::Hold if new_record.is_none() && member_ends_here => {
+                forward_kept(&mut self.framing, &mut self.out, Some(end))?
+            }
+            _ => {
+                let mut gz = GzEncoder::new(&mut self.out, Compression::default());
+                match &new_record {
+                    Some(bytes) => gz.write_all(bytes)?,
+                    None if held_block => original(&mut gz)?,
+                    None => gz.write_all(trailer)?,
+                }
+                gz.finish()?;
+                self.drop_kept_to(end);
+            }
+        }
+        self.member_mode = next_mode;
+        self.framing.input.get_mut().forget_members_before(end);
+        Ok(())
+    }
+
+    /// Before a record: the kept compressed bytes before it are written out if its member
+    /// is being forwarded, else dropped.
+    fn drop_or_forward_kept(&mut self, start: u64) -> Result<(), Error> {
+        if self.member_mode == MemberMode::Forwarding {
+            forward_kept(&mut self.framing, &mut self.out, Some(start))?;
+        } else {
+            self.drop_kept_to(start);
+        }
+        Ok(())
+    }
+
+    /// Drops the kept compressed bytes of members before decompressed offset `to`.
+    fn drop_kept_to(&mut self, to: u64) {
+        let stream = self.framing.input.get_mut();
+        let limit = match stream.members.iter().find(|m| m.decompressed >= to) {
+            Some(member) => member.compressed,
+            None => stream.tee().consumed,
+        };
+        stream.tee().drop_kept_before(limit);
+    }
+}
+
+/// Writes the kept compressed bytes: all of them (`None`), or those before the first
+/// member that starts at or after decompressed offset `at`.
+fn forward_kept<R: Read, W: Write>(
+    framing: &mut Framing<R>,
+    out: &mut W,
+    at: Option<u64>,
+) -> Result<(), Error> {
+    let stream = framing.input.get_mut();
+    let limit = at
+        .and_then(|at| stream.members.iter().find(|m| m.decompressed >= at))
+        .map_or(u64::MAX, |member| member.compressed);
+    let tee = stream.tee();
+    let n = (limit.saturating_sub(tee.kept_from) as usize).min(tee.kept.len());
+    out.write_all(&tee.kept[..n])?;
+    let to = tee.kept_from + n as u64;
+    tee.drop_kept_before(to);
+    Ok(())
+}
+
+/// Reads at most `remaining` bytes of a block into `buf`.
+fn read_some<R: Read>(
+    framing: &mut Framing<R>,
+    buf: &mut [u8],
+    remaining: u64,
+) -> Result<usize, Error> {
+    let want = buf.len().min(remaining as usize);
+    loop {
+        match framing.block(remaining).read(&mut buf[..want]) {
+            Ok(n) => return Ok(n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(super::framing::stream_error(e)),
+        }
+    }
+}
+
+/// The new block of a record whose document changed, or `None` when it is unchanged
+/// (or cannot be decoded, or is untyped and not HTML).
+fn rewritten_block(
+    analysis: &Analysis,
+    kind: DocKind,
+    options: &Options,
+    warn: &mut dyn FnMut(Warning),
+) -> Option<Vec<u8>> {
+    let body = payload::payload(analysis, warn)?;
+    if kind == DocKind::Untyped && !payload::sniffs_as_html(&body) {
+        return None;
+    }
+    let done = payload::process(analysis, kind, &body, options, true, warn);
+    let new_body = done.output?;
+    let Some(http) = &analysis.http else {
+        return Some(new_body);
+    };
+    let mut block = new_http_head(&analysis.prefix[..http.len], new_body.len());
+    block.extend_from_slice(&new_body);
+    Some(block)
+}
+
+/// The header fields of a changed HTTP message renamed `X-Original-...`: the codings that
+/// were undone, and the length that changed.
+const RENAMED: [&str; 3] = ["transfer-encoding", "content-encoding", "content-length"];
+
+/// The HTTP head of a changed response: the original lines, the codings and length
+/// renamed (nothing is lost), and the new `Content-Length`.
+fn new_http_head(head: &[u8], body_length: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(head.len() + 64);
+    let mut lines = head.split_inclusive(|&b| b == b'\n');
+    if let Some(status) = lines.next() {
+        out.extend_from_slice(status);
+    }
+    for line in lines {
+        let bare = super::framing::trim_line_end(line);
+        if bare.is_empty() {
+            break;
+        }
+        let name = bare.split(|&b| b == b':').next().unwrap_or_default();
+        let name = String::from_utf8_lossy(name).trim().to_ascii_lowercase();
+        if RENAMED.contains(&name.as_str()) {
+            out.extend_from_slice(b"X-Original-");
+        }
+        out.extend_from_slice(bare);
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(format!("Content-Length: {body_length}\r\n\r\n").as_bytes());
+    out
+}
+
+/// ISO 28500 §5.8/§5.9: a digest value `algorithm:value`, with the algorithms known here.
+fn digest(original: &str, bytes: &[u8]) -> Result<String, String> {
+    let (algorithm, value) = original.split_once(':').unwrap_or(("", original));
+    if !algorithm.eq_ignore_ascii_case("sha1") {
+        return Err(format!("digest algorithm {algorithm:?} is not supported"));
+    }
+    let hash = Sha1::digest(bytes);
+    let encoded = if value.len() == 40 && value.bytes().all(|b| b.is_ascii_hexdigit()) {
+        hash.iter().map(|b| format!("{b:02x}")).collect()
+    } else {
+        BASE32.encode(&hash)
+    };
+    Ok(format!("{algorithm}:{encoded}"))
+}
+
+/// A name-based record ID for the new record (RFC 4122 §4.3, SHA-1 form), from the
+/// original's ID and the new block: the same input gives the same output.
+fn new_record_id(original: &RecordRef, block: &[u8]) -> String {
+    let mut hasher = Sha1::new();
+    hasher.update(b"absolve conversion of ");
+    hasher.update(original.id.as_deref().unwrap_or_default().as_bytes());
+    hasher.update(block);
+    let mut b: [u8; 16] = hasher.finalize()[..16].try_into().expect("16 of 20 bytes");
+    b[6] = (b[6] & 0x0f) | 0x50;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "<urn:uuid:{}-{}-{}-{}-{}>",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+/// The `conversion` record that replaces a changed record, whose new block is `block`.
+fn converted_record(analysis: &Analysis, block: &[u8]) -> Result<Vec<u8>, String> {
+    let head: &Head = &analysis.head;
+    let payload = match &analysis.http {
+        Some(http) => {
+            let new_head_len = block.len() - (block.len() - new_body_start(block, http));
+            &block[new_head_len..]
+        }
+        None => block,
+    };
+    let mut out = Vec::with_capacity(head.raw.len() + block.len() + 256);
+    let version = head
+        .raw
+        .split(|&b| b == b'\n')
+        .next()
+        .unwrap_or(b"WARC/1.0");
+    out.extend_from_slice(super::framing::trim_line_end(version));
+    out.extend_from_slice(b"\r\n");
+    let mut field = |name: &str, value: &str| {
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b": ");
+        out.extend_from_slice(value.as_bytes());
+        out.extend_from_slice(b"\r\n");
+    };
+    for (name, value) in &head.fields {
+        match name.to_ascii_lowercase().as_str() {
+            "warc-type" => field(name, "conversion"),
+            "warc-record-id" => {
+                field(name, &new_record_id(&head.record, block));
+                field("WARC-Refers-To", value);
+            }
+            "content-length" => field(name, &block.len().to_string()),
+            "warc-block-digest" => field(name, &digest(value, block)?),
+            "warc-payload-digest" => field(name, &digest(value, payload)?),
+            _ => field(name, value),
+        }
+    }
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(block);
+    out.extend_from_slice(b"\r\n\r\n");
+    Ok(out)
+}
+
+/// Where the body starts in a new block: after its head's blank line.
+fn new_body_start(block: &[u8], _http: &super::http::HttpHead) -> usize {
+    memchr::memmem::find(block, b"\r\n\r\n").map_or(block.len(), |at| at + 4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renamed_http_fields() {
+        let head = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\nContent-Type: text/html\r\n\r\n";
+        let out = new_http_head(head, 12);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "HTTP/1.1 200 OK\r\nX-Original-Content-Encoding: gzip\r\nX-Original-Transfer-Encoding: chunked\r\nContent-Type: text/html\r\nContent-Length: 12\r\n\r\n"
+        );
+    }
+
+    #[test]
+    fn digests_keep_their_algorithm_and_form() {
+        assert_eq!(
+            digest("sha1:X", b"").unwrap(),
+            "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"
+        );
+        assert_eq!(
+            digest("sha1:da39a3ee5e6b4b0d3255bfef95601890afd80709", b"").unwrap(),
+            "sha1:da39a3ee5e6b4b0d3255bfef95601890afd80709"
+        );
+        assert!(digest("sha256:x", b"").is_err());
+    }
+
+    #[test]
+    fn record_ids_are_uuids() {
+        let r = RecordRef {
+            number: 1,
+            offset: 0,
+            id: Some("<urn:uuid:x>".into()),
+        };
+        let id = new_record_id(&r, b"block");
+        assert_eq!(id.len(), "<urn:uuid:>".len() + 36);
+        assert_eq!(&id[24..25], "5");
+        assert_eq!(id, new_record_id(&r, b"block"));
+    }
+}
