@@ -44,6 +44,8 @@ pub struct Checked {
     /// The retrieval URL (§3.3), or no base (§3.4).
     pub outer: Base,
     pub options: html::Options,
+    /// WARC: the HTTP `Content-Base`/`Content-Location` fields as bases (`--http-base-headers`).
+    pub http_base_headers: bool,
 }
 
 /// Checks `url`, `charset`/`headers`, `resolve_fragments` and `rfc`.
@@ -78,6 +80,7 @@ pub fn check(
             charset,
             ..html::Options::default()
         },
+        http_base_headers: false,
     })
 }
 

@@ -30,13 +30,11 @@ pub fn resolve_format(format: Format, document: &[u8]) -> Format {
     if format != Format::Auto {
         return format;
     }
-    if crate::warc::looks_like_warc(document) {
-        return Format::Warc;
-    }
     match format::detect(&document[..document.len().min(64 * 1024)]) {
         format::Format::Html => Format::Html,
         format::Format::Mime => Format::Mime,
         format::Format::Mbox => Format::Mbox,
+        format::Format::Warc => Format::Warc,
     }
 }
 

@@ -52,7 +52,10 @@ fn resolve(base: &str, reference: &str, rfc: Option<&Bound<'_, PyAny>>) -> PyRes
 /// ``Content-Type`` of ``headers`` (a mapping or ``(name, value)`` pairs, as Scrapy,
 /// requests or http.client give them) is the transport's charset: a BOM wins over it, it
 /// wins over ``<meta charset>``. ``resolve_fragments=True`` resolves ``#x`` references
-/// too, as RFC 1808 §5 does; ``rfc=3986`` resolves by RFC 3986 §5.2 instead.
+/// too, as RFC 1808 §5 does; ``rfc=3986`` resolves by RFC 3986 §5.2 instead. For a WARC,
+/// ``http_base_headers=True`` takes the HTTP ``Content-Base``/``Content-Location`` fields
+/// as bases too (see ``warc_links``); a WARC's pages take their URL from their records,
+/// so ``url`` is not used for them.
 ///
 /// Raises ``ValueError`` for a bad argument (a ``url`` without a scheme, an unknown
 /// charset, ``rfc`` neither 1808 nor 3986) and ``TypeError`` for a ``str`` document.
@@ -62,8 +65,8 @@ fn resolve(base: &str, reference: &str, rfc: Option<&Bound<'_, PyAny>>) -> PyRes
 /// b'<a href="http://h/x">x</a>'
 #[pyfunction]
 #[pyo3(
-    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None),
-    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808)"
+    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, http_base_headers = false),
+    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, http_base_headers=False)"
 )]
 #[allow(clippy::too_many_arguments)]
 fn rewrite<'py>(
@@ -75,8 +78,10 @@ fn rewrite<'py>(
     headers: Option<&Bound<'py, PyAny>>,
     resolve_fragments: bool,
     rfc: Option<&Bound<'py, PyAny>>,
+    http_base_headers: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let (format, checked) = check(py, format, url, charset, headers, resolve_fragments, rfc)?;
+    let (format, mut checked) = check(py, format, url, charset, headers, resolve_fragments, rfc)?;
+    checked.http_base_headers = http_base_headers;
     let bytes = args::document("document", document)?;
     let outcome = run(py, &bytes, format, &checked, Want::Output)?;
     warn_all(py, &outcome.warnings)?;
@@ -95,8 +100,8 @@ fn rewrite<'py>(
 /// ['http://h/s/', 'http://h/s/a.png', 'http://h/s/b.png']
 #[pyfunction]
 #[pyo3(
-    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None),
-    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808)"
+    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, http_base_headers = false),
+    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, http_base_headers=False)"
 )]
 #[allow(clippy::too_many_arguments)]
 fn links<'py>(
@@ -108,8 +113,10 @@ fn links<'py>(
     headers: Option<&Bound<'py, PyAny>>,
     resolve_fragments: bool,
     rfc: Option<&Bound<'py, PyAny>>,
+    http_base_headers: bool,
 ) -> PyResult<Bound<'py, PyList>> {
-    let (format, checked) = check(py, format, url, charset, headers, resolve_fragments, rfc)?;
+    let (format, mut checked) = check(py, format, url, charset, headers, resolve_fragments, rfc)?;
+    checked.http_base_headers = http_base_headers;
     let bytes = args::document("document", document)?;
     let outcome = run(py, &bytes, format, &checked, Want::Links)?;
     warn_all(py, &outcome.warnings)?;

@@ -14,7 +14,7 @@ pub struct Place {
     pub part: Option<String>,
     /// The `WARC-Record-ID` of the record the page came in.
     pub record: Option<String>,
-    /// The `WARC-Target-URI` of that record.
+    /// The `WARC-Target-URI` of that record (a WARC link may have none).
     pub target_uri: Option<String>,
 }
 
@@ -69,17 +69,15 @@ impl Link {
     fn keys(&self) -> Vec<&'static str> {
         let place = &self.place;
         let mut keys = Vec::with_capacity(12);
-        if place.record.is_some() {
-            keys.push("record");
-        }
-        if place.target_uri.is_some() {
-            keys.push("target_uri");
-        }
         if place.message.is_some() {
             keys.push("message");
         }
         if place.part.is_some() {
             keys.push("part");
+        }
+        if place.record.is_some() {
+            // As in the CLI: a WARC link has a `target_uri`, null when the record has none.
+            keys.extend(["record", "target_uri"]);
         }
         keys.extend([
             "element",
@@ -106,7 +104,7 @@ impl Link {
             "base_from" => link.base_from.as_str().into_pyobject(py)?.into_any(),
             "offset" => link.offset.into_pyobject(py)?.into_any(),
             "record" if place.record.is_some() => place.record.as_deref().into_pyobject(py)?,
-            "target_uri" if place.target_uri.is_some() => {
+            "target_uri" if place.record.is_some() => {
                 place.target_uri.as_deref().into_pyobject(py)?
             }
             "message" if place.message.is_some() => place.message.into_pyobject(py)?,
