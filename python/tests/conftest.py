@@ -64,3 +64,15 @@ def corpus():
     if not CORPUS.is_dir():
         pytest.skip("needs ../shared/corpus beside the repository")
     return CORPUS
+
+
+def warc_record(target_uri, html, record_id, headers=b""):
+    """One WARC/1.1 response record holding an HTTP response with `html` as its body."""
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n" + headers + b"\r\n" + html
+    head = (
+        b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: " + record_id + b"\r\n"
+        b"WARC-Target-URI: " + target_uri + b"\r\n"
+        b"Content-Type: application/http; msgtype=response\r\n"
+        b"Content-Length: " + str(len(http)).encode() + b"\r\n\r\n"
+    )
+    return head + http + b"\r\n\r\n"
