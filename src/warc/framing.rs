@@ -84,6 +84,13 @@ impl<R: Read> Framing<R> {
             let n = self.read_line(&mut line)?;
             if n == 0 {
                 self.report_skipped(skipped_at, warn);
+                let stream = self.input.get_ref();
+                if stream.truncated && self.number == 0 {
+                    return Err(Error::Gzip {
+                        offset: 0,
+                        reason: "the first gzip member ends before its data does".into(),
+                    });
+                }
                 return Ok(None);
             }
             if line.starts_with(b"WARC/") {

@@ -167,7 +167,7 @@ pub(crate) fn header_links(head: &HttpHead, base: &Base, standard: Standard) -> 
         let ranges = match name.as_str() {
             "link" => link_targets(&header.value),
             "refresh" => values::refresh(&header.value).into_iter().collect(),
-            _ => vec![0..header.value.len()],
+            _ => std::iter::once(0..header.value.len()).collect(),
         };
         for range in ranges {
             let original = header.value[range.clone()].trim();

@@ -18,14 +18,26 @@
 //! ```
 //! use absolve::warc::{Links, Options};
 //!
-//! let warc = b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\n\
-//! WARC-Target-URI: http://example.com/a/page.html\r\n\
-//! Content-Type: application/http; msgtype=response\r\nContent-Length: 93\r\n\r\n\
-//! HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nLink: </style.css>; rel=stylesheet\r\n\r\n\
-//! <a href=b.html>b</a>\r\n\r\n";
-//! let links: Vec<_> = Links::new(&warc[..], Options::default()).collect::<Result<_, _>>().unwrap();
-//! let found: Vec<_> = links.iter().map(|l| (l.link.element.as_str(), l.link.resolved.as_str())).collect();
-//! assert_eq!(found, [("http", "http://example.com/style.css"), ("a", "http://example.com/a/b.html")]);
+//! let http = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\
+//!             Link: </style.css>; rel=stylesheet\r\n\r\n<a href=b.html>b</a>";
+//! let warc = format!(
+//!     "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\n\
+//!      WARC-Target-URI: http://example.com/a/page.html\r\n\
+//!      Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n\
+//!      {http}\r\n\r\n",
+//!     http.len()
+//! );
+//! let links: Vec<_> = Links::new(warc.as_bytes(), Options::default())
+//!     .collect::<Result<_, _>>()
+//!     .unwrap();
+//! let found: Vec<_> = links
+//!     .iter()
+//!     .map(|l| (l.link.element.as_str(), l.link.resolved.as_str()))
+//!     .collect();
+//! assert_eq!(
+//!     found,
+//!     [("http", "http://example.com/style.css"), ("a", "http://example.com/a/b.html")]
+//! );
 //! assert_eq!(links[0].record, "<urn:uuid:1>");
 //! assert_eq!(links[1].target_uri.as_deref(), Some("http://example.com/a/page.html"));
 //! ```
@@ -38,7 +50,7 @@ mod stream;
 mod write;
 
 pub use list::Links;
-pub use write::rewrite;
+pub use write::{ORIGINAL_RECORD_ID, rewrite};
 
 use crate::links::Link;
 use std::fmt;
@@ -215,7 +227,7 @@ pub enum Error {
 pub struct Summary {
     /// Records read.
     pub records: u64,
-    /// Records written anew (as `conversion` records) because their payload changed.
+    /// Records written anew because their payload changed.
     pub rewritten: u64,
     /// Records copied as they were.
     pub copied: u64,

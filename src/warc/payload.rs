@@ -8,6 +8,7 @@ use crate::base::{Base, BaseSource};
 use crate::html::{self, Rewriter, Sink, charset};
 use crate::links::Link;
 use encoding_rs::Encoding;
+use std::borrow::Cow;
 use std::io::{self, Read};
 
 /// The kind of document a payload is.
@@ -116,6 +117,9 @@ pub(crate) fn analyze<R: Read>(
                     analysis.document = doc_kind(http.get("Content-Type"));
                 }
             }
+            if analysis.document == Some(DocKind::Untyped) {
+                sniff_raw_body(framing, &mut analysis)?;
+            }
         }
         "resource" => {
             let content_type = analysis.head.field("Content-Type");
@@ -125,6 +129,33 @@ pub(crate) fn analyze<R: Read>(
     }
     Ok(analysis)
 }
+
+/// An untyped body with no coding is sniffed on its first bytes, so that a large
+/// non-HTML body without `Content-Type` is not held.
+fn sniff_raw_body<R: Read>(framing: &mut Framing<R>, analysis: &mut Analysis) -> Result<(), Error> {
+    let Some(http) = &analysis.http else {
+        return Ok(());
+    };
+    if !http.codings("Transfer-Encoding").is_empty() || !http.codings("Content-Encoding").is_empty()
+    {
+        return Ok(());
+    }
+    let have = analysis.prefix.len() - http.len.min(analysis.prefix.len());
+    let remaining = analysis.head.length - analysis.prefix.len() as u64;
+    let want = (SNIFF_LEN.saturating_sub(have) as u64).min(remaining);
+    framing
+        .block(want)
+        .read_to_end(&mut analysis.prefix)
+        .map_err(super::framing::stream_error)?;
+    let body = &analysis.prefix[http.len.min(analysis.prefix.len())..];
+    if !sniffs_as_html(body) {
+        analysis.document = None;
+    }
+    Ok(())
+}
+
+/// How many bytes of a body are sniffed (MIME Sniffing §7: the resource header, 1445).
+const SNIFF_LEN: usize = 1445;
 
 /// Reads the block until its HTTP head is complete.
 fn read_http_head<R: Read>(
@@ -229,25 +260,32 @@ fn warn_truncated(analysis: &Analysis, missing: u64, warn: &mut dyn FnMut(Warnin
 /// The payload of a record whose block is read: the HTTP body with its transfer coding
 /// and content codings undone (or a `resource` record's block). `None` (with a warning)
 /// when a coding cannot be undone.
-pub(crate) fn payload(analysis: &Analysis, warn: &mut dyn FnMut(Warning)) -> Option<Vec<u8>> {
+pub(crate) fn payload<'a>(
+    analysis: &'a Analysis,
+    warn: &mut dyn FnMut(Warning),
+) -> Option<Cow<'a, [u8]>> {
     let Some(http) = &analysis.http else {
-        return Some(analysis.prefix.clone());
+        return Some(Cow::Borrowed(&analysis.prefix));
     };
     let body = &analysis.prefix[http.len.min(analysis.prefix.len())..];
     let transfer = http.codings("Transfer-Encoding");
-    let body = if transfer.iter().any(|c| c == "chunked") {
-        http::dechunk(body).unwrap_or_else(|| {
+    let mut codings = http.codings("Content-Encoding");
+    // Transfer codings other than chunked (RFC 7230 §4: gzip, deflate) are undone too.
+    let chunked = transfer.iter().any(|c| c == "chunked");
+    codings.splice(0..0, transfer.into_iter().filter(|c| c != "chunked").rev());
+    if !chunked && codings.is_empty() {
+        return Some(Cow::Borrowed(body));
+    }
+    let body = match chunked.then(|| http::dechunk(body)) {
+        Some(Some(data)) => data,
+        Some(None) => {
             warn(Warning::BrokenChunks {
                 record: analysis.head.record.clone(),
             });
             body.to_vec()
-        })
-    } else {
-        body.to_vec()
+        }
+        None => body.to_vec(),
     };
-    let mut codings = http.codings("Content-Encoding");
-    // Transfer codings other than chunked (RFC 7230 §4: gzip, deflate) are undone too.
-    codings.splice(0..0, transfer.into_iter().filter(|c| c != "chunked").rev());
     match http::decode(body, &codings) {
         Ok((body, notes)) => {
             for reason in notes {
@@ -256,7 +294,7 @@ pub(crate) fn payload(analysis: &Analysis, warn: &mut dyn FnMut(Warning)) -> Opt
                     reason,
                 });
             }
-            Some(body)
+            Some(Cow::Owned(body))
         }
         Err(reason) => {
             warn(Warning::BadEncoding {

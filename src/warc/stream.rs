@@ -84,7 +84,7 @@ pub(crate) struct MemberStart {
 enum Body<R> {
     Plain(Tee<R>),
     /// Inside a gzip member.
-    Member(GzDecoder<Tee<R>>),
+    Member(Box<GzDecoder<Tee<R>>>),
     /// Between members, or at the end.
     Between(Tee<R>),
     /// A transient state while a member is replaced.
@@ -198,7 +198,7 @@ impl<R: Read> Stream<R> {
                         decompressed: self.produced,
                         compressed: tee.consumed,
                     });
-                    self.body = Body::Member(GzDecoder::new(tee));
+                    self.body = Body::Member(Box::new(GzDecoder::new(tee)));
                 }
                 other => {
                     self.body = other;

@@ -1,13 +1,18 @@
 //! [`rewrite`]: a WARC file with the links of its HTML and CSS payloads made absolute.
 //!
 //! A record whose payload does not change is copied byte for byte (its gzip member too,
-//! when it is a member of its own). A changed record is written as a `conversion` record
-//! (ISO 28500 §6.8: "an alternative version of another record's content that was created
-//! as the result of an archival process"), the only type that may carry `WARC-Refers-To`
-//! naming the original (§5.11 forbids it on `response` records). Its HTTP body is decoded
-//! (the original `Transfer-Encoding`, `Content-Encoding` and `Content-Length` kept as
-//! `X-Original-...` fields), its lengths and SHA-1 digests are recomputed, and it has a
-//! new `WARC-Record-ID`.
+//! when it is a member of its own). A changed record stays a `response` (or `resource`)
+//! record: readers, indexers and replay tools (warcio, cdxj-indexer, pywb, cc-pyspark)
+//! parse the HTTP message and check the payload digest only in `response`, `request`
+//! and `revisit` records; in a `conversion` record warcio takes the whole block as the
+//! payload, so a payload digest computed as ISO 28500 §5.9 says fails `warcio check`.
+//! Its HTTP body is decoded (the original `Transfer-Encoding`, `Content-Encoding` and
+//! `Content-Length` kept as `X-Original-...` fields), its lengths and SHA-1 digests are
+//! recomputed, and it has a new `WARC-Record-ID`; the original's is kept in the extension
+//! field [`ORIGINAL_RECORD_ID`] (§5.11 forbids `WARC-Refers-To` in a `response` record).
+
+/// The extension field of a rewritten record that names the record it replaces.
+pub const ORIGINAL_RECORD_ID: &str = "Absolve-Original-Record-ID";
 
 use super::framing::{Framing, Head};
 use super::payload::{self, Analysis, DocKind};
@@ -40,9 +45,9 @@ const MAX_HELD_FIRST_RECORD: u64 = 32 << 20;
 /// assert_eq!((summary.records, summary.copied, summary.rewritten), (2, 1, 1));
 /// let out = String::from_utf8(out).unwrap();
 /// assert!(out.starts_with(&request));
-/// assert!(out.contains("WARC-Type: conversion\r\n"));
-/// assert!(out.contains("WARC-Refers-To: <urn:uuid:response>\r\n"));
-/// assert!(out.ends_with("Content-Length: 19\r\n\r\n<a href=http://h/a/b>\r\n\r\n"));
+/// assert!(out.contains("WARC-Type: response\r\n"));
+/// assert!(out.contains("Absolve-Original-Record-ID: <urn:uuid:response>\r\n"));
+/// assert!(out.ends_with("Content-Length: 21\r\n\r\n<a href=http://h/a/b>\r\n\r\n"));
 /// ```
 pub fn rewrite<R: Read, W: Write>(
     reader: R,
@@ -140,7 +145,14 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             self.stream_block(plan, &analysis, warn)?;
             None
         };
-        let trailer = self.framing.end_of_record()?;
+        // ISO 28500 §4: two CRLFs end a record; a record whose Content-Length was wrong
+        // gets them written out, so that the output is framed right.
+        let read_trailer = self.framing.end_of_record()?;
+        let trailer: &[u8] = if read_trailer.is_empty() {
+            b"\r\n\r\n"
+        } else {
+            &read_trailer
+        };
         self.framing.previous = Some(record.clone());
         let end = self.framing.position();
         let new_record = match changed {
@@ -153,9 +165,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             },
             None => None,
         };
-        self.finish_record(
-            plan, start, end, &analysis, &trailer, new_record, held_block,
-        )?;
+        self.finish_record(plan, start, end, &analysis, trailer, new_record, held_block)?;
         Ok(true)
     }
 
@@ -469,10 +479,9 @@ fn converted_record(analysis: &Analysis, block: &[u8]) -> Result<Vec<u8>, String
     };
     for (name, value) in &head.fields {
         match name.to_ascii_lowercase().as_str() {
-            "warc-type" => field(name, "conversion"),
             "warc-record-id" => {
                 field(name, &new_record_id(&head.record, block));
-                field("WARC-Refers-To", value);
+                field(ORIGINAL_RECORD_ID, value);
             }
             "content-length" => field(name, &block.len().to_string()),
             "warc-block-digest" => field(name, &digest(value, block)?),

@@ -1,0 +1,265 @@
+//! `absolve links` and `absolve rewrite` on WARC files: the issue's command-line contract
+//! (`--format warc`, `--http-base-headers`, `record`/`target_uri`, `element: "http"`,
+//! `base_from`, `rewrite -o` and `-i`, `-r`), over the fixtures in fixtures/warc/.
+
+mod common;
+
+use common::{absolve, stderr};
+use std::io::Read;
+use std::path::Path;
+use std::process::Command;
+
+fn run(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_absolve"))
+        .args(args)
+        .output()
+        .expect("absolve runs")
+}
+
+fn json_lines(bytes: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8(bytes.to_vec())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn links_of_every_warc_fixture() {
+    insta::glob!("../fixtures/warc", "*.warc*", |path| {
+        let out = run(&["links", path.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let links = String::from_utf8(out.stdout)
+            .unwrap()
+            .replace(&path.display().to_string(), &name);
+        insta::assert_snapshot!("links", links);
+    });
+}
+
+/// Content-Base and Content-Location are bases only with --http-base-headers, as §3.2
+/// layers: Content-Base first (RFC 2068 §14.11), each resolved against the target URI.
+#[test]
+fn http_base_headers() {
+    let file = "fixtures/warc/http-base-headers.warc";
+    let plain = json_lines(&run(&["links", file]).stdout);
+    let a = |links: &[serde_json::Value], record: &str| {
+        links
+            .iter()
+            .find(|l| l["element"] == "a" && l["record"].as_str().unwrap().ends_with(record))
+            .cloned()
+            .unwrap()
+    };
+    let first = a(&plain, "0001>");
+    assert_eq!(first["base_from"], "retrieval-url");
+    assert_eq!(first["resolved"], "http://example.com/a/b/page2.html");
+    let layered = json_lines(&run(&["links", "--http-base-headers", file]).stdout);
+    let first = a(&layered, "0001>");
+    assert_eq!(first["base_from"], "content-base");
+    assert_eq!(first["resolved"], "http://base.example/cb/page2.html");
+    let second = a(&layered, "0002>");
+    assert_eq!(second["base_from"], "content-location");
+    assert_eq!(second["resolved"], "http://example.com/a/moved/page2.html");
+    // The header's own link resolves against the target URI, whatever the flag.
+    let header = layered
+        .iter()
+        .find(|l| l["attribute"] == "content-location")
+        .unwrap();
+    assert_eq!(header["element"], "http");
+    assert_eq!(header["resolved"], "http://example.com/cl/page.html");
+    assert_eq!(header["base_from"], "retrieval-url");
+}
+
+/// Every line has `record` and `target_uri`; header URLs are `element: "http"` with the
+/// lower-case header name; a revisit's headers are listed; nothing comes from the body of
+/// a non-HTML record.
+#[test]
+fn header_links_and_revisits() {
+    let links = json_lines(&run(&["links", "fixtures/warc/http-headers.warc"]).stdout);
+    let http: Vec<_> = links
+        .iter()
+        .filter(|l| l["element"] == "http")
+        .map(|l| {
+            (
+                l["attribute"].as_str().unwrap(),
+                l["resolved"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        http,
+        [
+            ("location", "http://example.net/new/path"),
+            ("content-location", "http://example.net/old/path.html"),
+            ("link", "http://example.net/style.css"),
+            ("link", "http://example.net/old/next.html"),
+            ("link", "https://cdn.example/font.woff2"),
+            ("refresh", "http://example.net/old/refresh.html"),
+            ("location", "http://example.net/revisited/"),
+            ("link", "http://example.net/old/r.css"),
+        ]
+    );
+    for link in &links {
+        assert!(
+            link["record"]
+                .as_str()
+                .unwrap()
+                .starts_with("<urn:uuid:33333333")
+        );
+        assert_eq!(link["target_uri"], "http://example.net/old/path?q=1");
+    }
+}
+
+/// A body chunked and gzip-encoded, read from standard input with --format warc.
+#[test]
+fn chunked_gzip_body_from_a_pipe() {
+    let input = std::fs::read("fixtures/warc/chunked-gzip.warc.gz").unwrap();
+    let out = absolve(&["links", "--format", "warc"], &input);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let links = json_lines(&out.stdout);
+    let resolved: Vec<_> = links
+        .iter()
+        .map(|l| l["resolved"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        resolved,
+        [
+            "http://example.org/dir/s.css",
+            "http://example.org/x?a=1&b=2",
+            "http://example.org/dir/bg.png"
+        ]
+    );
+    assert_eq!(links[0]["file"], "-");
+}
+
+/// `rewrite -o out.warc.gz`: a gzip member per record; unchanged records' members copied
+/// byte for byte; the changed record decoded, with its codings renamed.
+#[test]
+fn rewrite_to_a_gzip_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("out.warc.gz");
+    let input = "fixtures/warc/chunked-gzip.warc.gz";
+    let out = run(&["rewrite", input, "-o", out_path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let original = std::fs::read(input).unwrap();
+    let rewritten = std::fs::read(&out_path).unwrap();
+    let before = gzip_members(&original);
+    let after = gzip_members(&rewritten);
+    assert_eq!(after.len(), 4, "one member per record");
+    assert_eq!(after[0], before[0], "warcinfo copied");
+    assert_eq!(after[1], before[1], "request copied");
+    assert_eq!(after[3], before[3], "image copied");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(after[2])
+        .read_to_string(&mut text)
+        .unwrap();
+    assert!(
+        text.contains("X-Original-Transfer-Encoding: chunked\r\n"),
+        "{text}"
+    );
+    assert!(text.contains("X-Original-Content-Encoding: gzip\r\n"));
+    assert!(text.contains("<link rel=stylesheet href=\"http://example.org/dir/s.css\">"));
+    assert!(text.contains(
+        "Absolve-Original-Record-ID: <urn:uuid:22222222-0000-4000-8000-000000000002>\r\n"
+    ));
+}
+
+/// The gzip members of a file, split by decompressing each in turn.
+fn gzip_members(file: &[u8]) -> Vec<&[u8]> {
+    let mut members = Vec::new();
+    let mut rest = file;
+    while !rest.is_empty() {
+        let mut decoder = flate2::bufread::GzDecoder::new(rest);
+        std::io::copy(&mut decoder, &mut std::io::sink()).unwrap();
+        let left = decoder.into_inner().len();
+        members.push(&rest[..rest.len() - left]);
+        rest = &rest[rest.len() - left..];
+    }
+    members
+}
+
+/// `rewrite -i`, over a directory with `-r`: .warc and .warc.gz files are taken, in place.
+#[test]
+fn rewrite_in_place_recursively() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["base-element.warc", "http-headers.warc"] {
+        std::fs::copy(Path::new("fixtures/warc").join(name), dir.path().join(name)).unwrap();
+    }
+    std::fs::write(dir.path().join("notes.txt"), "<a href=x>").unwrap();
+    let out = run(&["rewrite", "-i", "-r", dir.path().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(dir.path().join("base-element.warc")).unwrap();
+    assert!(text.contains("<a href=\"http://example.com/base/dir/rel.html\">"));
+    assert!(text.contains("@import \"http://example.com/site/css/print.css\""));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(),
+        "<a href=x>"
+    );
+    // Nothing in http-headers.warc changes but its <a>: the revisit is copied as it was.
+    let headers = std::fs::read_to_string(dir.path().join("http-headers.warc")).unwrap();
+    let original = std::fs::read_to_string("fixtures/warc/http-headers.warc").unwrap();
+    let revisit = original.find("WARC/1.1\r\nWARC-Type: revisit").unwrap();
+    assert!(headers.ends_with(&original[revisit..]));
+}
+
+/// What is not a WARC is refused with a message that says what it is; a WARC's damage
+/// is a warning, with exit status 0.
+#[test]
+fn not_a_warc() {
+    let out = absolve(
+        &["links", "--format", "warc"],
+        b"filedesc://x.arc 0.0.0.0 2024 text/plain 10\n",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("-: not a WARC file"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("ARC file"));
+    let out = absolve(
+        &["links", "--format", "warc"],
+        b"\x04\x22\x4d\x18\x64\x40\xa7",
+    );
+    assert!(stderr(&out).contains("LZ4"), "{}", stderr(&out));
+    let out = absolve(&["links", "--format", "warc"], b"\x1f\x8b\x08\x00garbage");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("damaged gzip data"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_wrong_content_length_is_a_warning() {
+    let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>";
+    let mut warc = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:short>\r\n\
+         WARC-Target-URI: http://h/\r\nContent-Length: {}\r\n\
+         Content-Type: application/http\r\n\r\n",
+        page.len() - 3
+    )
+    .into_bytes();
+    warc.extend_from_slice(page);
+    warc.extend_from_slice(b"\r\n\r\nWARC/1.0\r\nWARC-Type: resource\r\nWARC-Target-URI: http://h/r\r\nContent-Type: text/html\r\nContent-Length: 10\r\n\r\n<a href=y>\r\n\r\n");
+    let out = absolve(&["links"], &warc);
+    assert!(out.status.success());
+    assert!(
+        stderr(&out).contains("after record 1 <urn:uuid:short>"),
+        "{}",
+        stderr(&out)
+    );
+    let links = json_lines(&out.stdout);
+    assert_eq!(links.last().unwrap()["resolved"], "http://h/y");
+}
+
+/// The Python binding wraps `Links` in a class that moves between threads.
+#[test]
+fn links_is_send() {
+    fn send<T: Send>(_: &T) {}
+    send(&absolve::warc::Links::new(
+        std::fs::File::open("Cargo.toml").unwrap(),
+        Default::default(),
+    ));
+}

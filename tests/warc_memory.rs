@@ -1,0 +1,139 @@
+//! Streaming: a record that is not HTML is read past (by `Links`) and copied (by
+//! `rewrite`) without being held: the peak of heap memory stays far below its size.
+//! The records are made on the fly by a reader, and the heap is measured by a counting
+//! allocator.
+
+use absolve::warc::{Links, Options, rewrite};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::{self, Read, Write};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+struct Counting;
+
+static NOW: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// One test at a time: the counters are global.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(now, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// A WARC of a small HTML response, a `size`-byte image response, and another HTML one,
+/// made as it is read.
+fn archive(size: usize) -> impl Read {
+    let html = |n: usize| {
+        let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=p{n}>");
+        format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/\r\n\
+             Content-Type: application/http\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n",
+            http.len()
+        )
+    };
+    let image_head = "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n";
+    let image = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/i.png\r\n\
+         Content-Type: application/http\r\nContent-Length: {}\r\n\r\n{image_head}",
+        image_head.len() + size
+    );
+    io::Cursor::new(html(1) + &image)
+        .chain(io::repeat(b'x').take(size as u64))
+        .chain(io::Cursor::new(format!("\r\n\r\n{}", html(2))))
+}
+
+fn gzipped(size: usize) -> Vec<u8> {
+    let mut all = Vec::new();
+    archive(size).read_to_end(&mut all).unwrap();
+    // One member per record: split at each `WARC/1.0` line.
+    let mut out = Vec::new();
+    let mut starts: Vec<_> = all
+        .windows(10)
+        .enumerate()
+        .filter(|(i, w)| *w == b"WARC/1.0\r\n" && (*i == 0 || all[i - 1] == b'\n'))
+        .map(|(i, _)| i)
+        .collect();
+    starts.push(all.len());
+    for pair in starts.windows(2) {
+        let mut gz = flate2::write::GzEncoder::new(&mut out, flate2::Compression::fast());
+        gz.write_all(&all[pair[0]..pair[1]]).unwrap();
+        gz.finish().unwrap();
+    }
+    out
+}
+
+/// The peak heap growth while `run` runs.
+fn peak_during(run: impl FnOnce()) -> usize {
+    let base = NOW.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    run();
+    PEAK.load(Ordering::Relaxed) - base
+}
+
+const MIB: usize = 1 << 20;
+
+#[test]
+fn links_read_past_a_large_record() {
+    let _serial = SERIAL.lock().unwrap();
+    let peak = peak_during(|| {
+        let links: Vec<_> = Links::new(archive(32 * MIB), Options::default())
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(links.len(), 2);
+    });
+    assert!(peak < 4 * MIB, "peak {peak} bytes");
+}
+
+#[test]
+fn rewrite_copies_a_large_record_through() {
+    let _serial = SERIAL.lock().unwrap();
+    let mut written = 0u64;
+    let peak = peak_during(|| {
+        let out = CountingWriter(&mut written);
+        let summary = rewrite(archive(32 * MIB), out, &Options::default(), |w| {
+            panic!("{w}")
+        })
+        .unwrap();
+        assert_eq!((summary.rewritten, summary.copied), (2, 1));
+    });
+    assert!(written > 32 * MIB as u64);
+    assert!(peak < 4 * MIB, "peak {peak} bytes");
+}
+
+#[test]
+fn gzip_members_are_forwarded_not_held() {
+    let _serial = SERIAL.lock().unwrap();
+    let input = gzipped(16 * MIB);
+    let mut written = 0u64;
+    let peak = peak_during(|| {
+        let links = Links::new(&input[..], Options::default()).count();
+        assert_eq!(links, 2);
+        let out = CountingWriter(&mut written);
+        let summary = rewrite(&input[..], out, &Options::default(), |w| panic!("{w}")).unwrap();
+        assert_eq!((summary.rewritten, summary.copied), (2, 1));
+    });
+    assert!(peak < 4 * MIB, "peak {peak} bytes");
+}
+
+struct CountingWriter<'a>(&'a mut u64);
+
+impl Write for CountingWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        *self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
