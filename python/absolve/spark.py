@@ -58,6 +58,11 @@ def parse_arguments(argv=None):
         help="how many partitions the list is split into (default: 4 per core: the files' sizes vary)",
     )
     parser.add_argument("--num-output-partitions", type=int, default=0, help="how many Parquet files (default: as many as input partitions)")
+    parser.add_argument(
+        "--rdd",
+        action="store_true",
+        help="rows through an RDD (cc-pyspark's form, pickled row by row) instead of Arrow batches",
+    )
     parser.add_argument("--compression", default="snappy", help="the Parquet compression codec (default: snappy)")
     parser.add_argument("--overwrite", action="store_true", help="replace OUTPUT_DIR if it exists")
     parser.add_argument("--charset", help="the charset of pages that declare none (a WHATWG label)")
@@ -108,6 +113,25 @@ def links_of_partition(lines, counters, options):
             finally:
                 counters["links"].add(rows)
                 counters["warnings"].add(sum(isinstance(w.message, absolve.AbsolveWarning) for w in seen))
+
+
+def arrow_batches(batches, counters, options, rows_per_batch=8192):
+    """``mapInArrow``: the same rows as ``links_of_partition``, as Arrow record batches
+    (no per-row pickling between Python and the JVM)."""
+    import pyarrow as pa
+
+    names = [name for name, _ in COLUMNS]
+    for batch in batches:
+        lines = batch.column(0).to_pylist()
+        columns = [[] for _ in names]
+        for row in links_of_partition(lines, counters, options):
+            for column, value in zip(columns, row):
+                column.append(value)
+            if len(columns[0]) >= rows_per_batch:
+                yield pa.RecordBatch.from_arrays([pa.array(c, pa.string()) for c in columns], names=names)
+                columns = [[] for _ in names]
+        if columns[0]:
+            yield pa.RecordBatch.from_arrays([pa.array(c, pa.string()) for c in columns], names=names)
 
 
 def failure(uri, error):
@@ -171,10 +195,16 @@ def run(arguments):
         }
         partitions = arguments.num_input_partitions or 4 * context.defaultParallelism
         started = time.perf_counter()
-        rows = context.textFile(arguments.input, minPartitions=partitions).mapPartitions(
-            lambda lines: links_of_partition(lines, counters, options)
-        )
-        table = spark.createDataFrame(rows, schema=schema(), verifySchema=False)
+        if arguments.rdd:
+            # cc-pyspark's own form: an RDD of rows, pickled row by row to the JVM.
+            rows = context.textFile(arguments.input, minPartitions=partitions).mapPartitions(
+                lambda lines: links_of_partition(lines, counters, options)
+            )
+            table = spark.createDataFrame(rows, schema=schema(), verifySchema=False)
+        else:
+            # The same mapPartitions over the list, as Arrow batches (Spark >= 3.3).
+            paths = spark.read.text(arguments.input).repartition(partitions)
+            table = paths.mapInArrow(lambda batches: arrow_batches(batches, counters, options), schema())
         if arguments.num_output_partitions:
             table = table.coalesce(arguments.num_output_partitions)
         table.write.mode("overwrite" if arguments.overwrite else "errorifexists").parquet(arguments.output)

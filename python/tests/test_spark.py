@@ -59,6 +59,26 @@ def job(tmp_path_factory):
     return {"rows": rows, "stderr": done.stderr, "made": made, "not_warc": not_warc, "missing": missing}
 
 
+def test_the_rdd_form_gives_the_same_table(job, tmp_path):
+    """--rdd: cc-pyspark's RDD of pickled rows, over the made-up files and one bad input."""
+    listing = tmp_path / "warc.paths"
+    listing.write_text("".join(f"{p}\n" for p in job["made"] + [job["missing"]]))
+    output = tmp_path / "links.parquet"
+    done = subprocess.run(
+        [sys.executable, "-m", "absolve.spark", "--rdd", "--master", "local[2]", str(listing), str(output)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    table = pq.read_table(output)
+    rows = list(zip(*(table.column(c).to_pylist() for c in COLUMNS)))
+    made = [r for r in job["rows"] if (r[0] or "").startswith("http://site")]
+    assert sorted(rows) == sorted(made)
+    assert "3 WARC files read" in report_line(done.stderr)
+    assert "1 files could not be read" in report_line(done.stderr)
+
+
 def report_line(stderr):
     (line,) = [l for l in stderr.splitlines() if l.startswith("absolve.spark: ") and "WARC files read" in l]
     return line

@@ -1,0 +1,136 @@
+"""The Spark job (python -m absolve.spark) over 40+ WARC files: local[2] against local[1].
+
+    target/venv/bin/python benches/python_spark.py [--files 40] [--workdir DIR]
+
+The WARC files are made from ../shared/corpus (not kept in the repository): each is the
+corpus's readable .warc.gz files (a Common Crawl sample, a ClueWeb file, wget crawls)
+followed by one gzip member per real page of ../shared/corpus/html as a response record,
+about 12,000 links a file. Measured, in the same run:
+- the job's own time (from the report line: the Spark action, without the JVM's start)
+  and the wall time of the whole command, for local[1] and local[2];
+- both ways rows reach the JVM: Arrow batches (mapInArrow, the default) and cc-pyspark's
+  RDD of pickled rows (--rdd);
+- the same links read in this process without Spark (absolve.warc_links + the row tuple):
+  what the work costs on one core, so that what Spark adds shows.
+"""
+
+import argparse
+import gzip
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+import absolve
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus"
+WARC_PARTS = [
+    "resiliparse/warcfile.warc.gz",
+    "resiliparse/clueweb-quirk.warc.gz",
+    "jwarc/cc.warc.gz",
+    "ia-web-commons/IAH-urls-wget.warc.gz",
+    "warcio/example.warc.gz",
+]
+PAGES = {
+    "cloudflare.com.html": b"https://www.cloudflare.com/",
+    "ecma402-spec.html": b"https://tc39.es/ecma402/",
+    "html-parsing-spec.html": b"https://html.spec.whatwg.org/multipage/parsing.html",
+}
+
+
+def response_record(target_uri, body, record_id):
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n" + body
+    head = (
+        b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:" + record_id + b">\r\n"
+        b"WARC-Target-URI: " + target_uri + b"\r\nContent-Type: application/http; msgtype=response\r\n"
+        b"Content-Length: " + str(len(http)).encode() + b"\r\n\r\n"
+    )
+    return gzip.compress(head + http + b"\r\n\r\n", compresslevel=1)
+
+
+def make_files(workdir, count):
+    template = b"".join((CORPUS / "warc" / part).read_bytes() for part in WARC_PARTS)
+    paths = []
+    for n in range(count):
+        pages = b"".join(
+            response_record(url, (CORPUS / "html" / name).read_bytes(), b"bench-%d-%d" % (n, i))
+            for i, (name, url) in enumerate(PAGES.items())
+        )
+        path = workdir / f"bench-{n:03}.warc.gz"
+        path.write_bytes(template + pages)
+        paths.append(path)
+    listing = workdir / "warc.paths"
+    listing.write_text("".join(f"{p}\n" for p in paths))
+    return listing, paths
+
+
+def without_spark(paths):
+    started = time.perf_counter()
+    rows = 0
+    for path in paths:
+        for link in absolve.warc_links(path):
+            (link.target_uri, link.record, link.element, link.attribute, link.original, link.resolved, link.base, link.base_from)
+            rows += 1
+    return time.perf_counter() - started, rows
+
+
+def with_spark(listing, workdir, master, mode):
+    output = workdir / f"out-{mode}-{master.replace('[', '').replace(']', '')}"
+    shutil.rmtree(output, ignore_errors=True)
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "absolve.spark", "--master", master, str(listing), str(output)]
+        + (["--rdd"] if mode == "rdd" else []),
+        capture_output=True,
+        text=True,
+    )
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(done.stderr[-3000:])
+    line = next(l for l in done.stderr.splitlines() if "WARC files read" in l)
+    job = float(re.search(r" in ([0-9.]+) s ", line).group(1))
+    links = int(re.search(r"([0-9]+) links written", line).group(1))
+    return {"job": job, "wall": wall, "links": links, "line": line}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--files", type=int, default=40)
+    parser.add_argument("--workdir", type=pathlib.Path)
+    parser.add_argument("--mode", choices=["arrow", "rdd", "both"], default="both")
+    arguments = parser.parse_args()
+    if not CORPUS.is_dir():
+        sys.exit(f"needs the shared corpus at {CORPUS}")
+    workdir = arguments.workdir or pathlib.Path(tempfile.mkdtemp(prefix="absolve-spark-bench-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    listing, paths = make_files(workdir, arguments.files)
+    size = sum(p.stat().st_size for p in paths) / 1e6
+    print(f"{len(paths)} WARC files, {size:.0f} MB (gzip) in {workdir}; {os.cpu_count()} cores")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", absolve.AbsolveWarning)
+        seconds, rows = without_spark(paths)
+    print(f"without Spark, one core: {rows} links in {seconds:.1f} s")
+    modes = ["arrow", "rdd"] if arguments.mode == "both" else [arguments.mode]
+    for mode in modes:
+        results = {}
+        for master in ["local[1]", "local[2]"]:
+            results[master] = result = with_spark(listing, workdir, master, mode)
+            assert result["links"] == rows, (result["links"], rows)
+            print(f"{mode} {master}: job {result['job']:.1f} s, command {result['wall']:.1f} s wall")
+        one, two = results["local[1]"], results["local[2]"]
+        print(
+            f"{mode}: local[2] vs local[1] {one['job'] / two['job']:.2f}x on the job,"
+            f" {one['wall'] / two['wall']:.2f}x on the command; local[1]'s job takes"
+            f" {one['job'] / seconds:.1f}x the time of the same links without Spark"
+        )
+    shutil.rmtree(workdir) if arguments.workdir is None else None
+
+
+if __name__ == "__main__":
+    main()
