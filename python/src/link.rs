@@ -1,8 +1,9 @@
 //! `absolve.Link`: one URL found, with the fields of a line of `absolve links`.
 
-use pyo3::exceptions::PyKeyError;
+use pyo3::exceptions::{PyAttributeError, PyKeyError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
+use serde::Serialize;
 
 /// Where a link sits beyond its document: the message and part of a MIME message or mbox,
 /// the record of a WARC file.
@@ -31,7 +32,9 @@ pub struct Place {
 ///   ``content-base``, ``content-location``, ``encapsulating``, ``retrieval-url``, ``none``;
 /// - ``offset``: the byte offset of the value in the (decoded) document;
 /// - ``message``, ``part``: the message number and MIME part (messages and mbox only);
-/// - ``record``, ``target_uri``: the WARC record ID and target URI (WARC only).
+/// - ``record``, ``target_uri``: the WARC record ID and target URI (WARC only);
+/// - any field the library's records gain (``srcdoc``: how deep in ``<iframe srcdoc>``
+///   documents; ``kept``: why a value was left as written) reads the same way.
 ///
 /// ``link.dict()`` (or ``dict(link)``) gives the same mapping as the CLI's JSON line,
 /// with the location fields that do not apply left out; ``link["resolved"]`` works too.
@@ -65,54 +68,35 @@ impl Link {
         }
     }
 
-    /// The keys of [`dict`](Self::dict), in the CLI's order; location keys only when set.
-    fn keys(&self) -> Vec<&'static str> {
+    /// The link as a line of `absolve links` (less `file`), by the same serde derive: every
+    /// field the library's `Link` has, in the same order, with the same location fields.
+    fn json(&self) -> String {
         let place = &self.place;
-        let mut keys = Vec::with_capacity(12);
-        if place.message.is_some() {
-            keys.push("message");
-        }
-        if place.part.is_some() {
-            keys.push("part");
-        }
-        if place.record.is_some() {
-            // As in the CLI: a WARC link has a `target_uri`, null when the record has none.
-            keys.extend(["record", "target_uri"]);
-        }
-        keys.extend([
-            "element",
-            "attribute",
-            "original",
-            "resolved",
-            "base",
-            "base_from",
-            "offset",
-        ]);
-        keys
-    }
-
-    /// The value of field `key`, or `None` if there is no such field on this link.
-    fn field<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let link = &self.link;
-        let place = &self.place;
-        let value = match key {
-            "element" => link.element.as_str().into_pyobject(py)?.into_any(),
-            "attribute" => link.attribute.as_deref().into_pyobject(py)?,
-            "original" => link.original.as_str().into_pyobject(py)?.into_any(),
-            "resolved" => link.resolved.as_str().into_pyobject(py)?.into_any(),
-            "base" => link.base.as_deref().into_pyobject(py)?,
-            "base_from" => link.base_from.as_str().into_pyobject(py)?.into_any(),
-            "offset" => link.offset.into_pyobject(py)?.into_any(),
-            "record" if place.record.is_some() => place.record.as_deref().into_pyobject(py)?,
-            "target_uri" if place.record.is_some() => {
-                place.target_uri.as_deref().into_pyobject(py)?
-            }
-            "message" if place.message.is_some() => place.message.into_pyobject(py)?,
-            "part" if place.part.is_some() => place.part.as_deref().into_pyobject(py)?,
-            _ => return Ok(None),
+        let located = Located {
+            message: place.message,
+            part: place.part.as_deref(),
+            record: place.record.as_deref(),
+            target_uri: place.record.as_ref().map(|_| place.target_uri.as_deref()),
+            link: &self.link,
         };
-        Ok(Some(value))
+        serde_json::to_string(&located).unwrap_or_default()
     }
+}
+
+/// A line of `absolve links` less its `file` (the CLI's `Record`, `src/cli/output.rs`).
+#[derive(Serialize)]
+struct Located<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    part: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    record: Option<&'a str>,
+    /// A WARC link has a `target_uri`, null when its record has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    target_uri: Option<Option<&'a str>>,
+    #[serde(flatten)]
+    link: &'a absolve::links::Link,
 }
 
 #[pymethods]
@@ -184,38 +168,41 @@ impl Link {
         self.place.target_uri.as_deref()
     }
 
-    /// The link as a ``dict`` with the keys of a line of ``absolve links`` (less ``file``).
+    /// The link as a ``dict`` with the keys of a line of ``absolve links`` (less ``file``),
+    /// in the same order.
     fn dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let dict = PyDict::new(py);
-        for key in self.keys() {
-            if let Some(value) = self.field(py, key)? {
-                dict.set_item(key, value)?;
-            }
-        }
-        Ok(dict)
+        let loads = py.import("json")?.getattr("loads")?;
+        Ok(loads.call1((self.json(),))?.cast_into::<PyDict>()?)
     }
 
     /// The field names, as ``dict(link)`` uses them.
-    #[pyo3(name = "keys")]
-    fn py_keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, self.keys())
+    fn keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        Ok(self.dict(py)?.keys())
     }
 
     fn __getitem__<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAny>> {
-        self.field(py, key)?
+        self.dict(py)?
+            .get_item(key)?
             .ok_or_else(|| PyKeyError::new_err(key.to_owned()))
     }
 
-    fn __contains__(&self, key: &str) -> bool {
-        self.keys().contains(&key)
+    /// Fields of the library's `Link` that have no getter of their own (newer ones).
+    fn __getattr__<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        self.dict(py)?.get_item(name)?.ok_or_else(|| {
+            PyAttributeError::new_err(format!("'Link' object has no attribute '{name}'"))
+        })
     }
 
-    fn __len__(&self) -> usize {
-        self.keys().len()
+    fn __contains__(&self, py: Python<'_>, key: &str) -> PyResult<bool> {
+        self.dict(py)?.contains(key)
+    }
+
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(self.dict(py)?.len())
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(PyList::new(py, self.keys())?.try_iter()?.into_any())
+        Ok(self.dict(py)?.keys().try_iter()?.into_any())
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
