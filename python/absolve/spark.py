@@ -170,15 +170,17 @@ def make_counters(spark_context):
 
 def run(arguments):
     """Runs the job; returns the report's counts."""
-    # Local mode: the executors' Python is this one (where absolve is installed).
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName("absolve-links")
-    if arguments.master:
-        builder = builder.master(arguments.master)
-    elif "spark.master" not in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
-        builder = builder.config("spark.master", "local[*]")
+    # Under spark-submit (or with PYSPARK_SUBMIT_ARGS), the master is already chosen.
+    submitted = any(v in os.environ for v in ("PYSPARK_GATEWAY_PORT", "SPARK_ENV_LOADED", "PYSPARK_SUBMIT_ARGS"))
+    master = arguments.master or (None if submitted else "local[*]")
+    if master:
+        builder = builder.master(master)
+    if (master or "").startswith("local"):
+        # Local mode: the workers' Python is this one, where absolve is installed.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = (
         builder.config("spark.sql.parquet.compression.codec", arguments.compression)
         .config("spark.ui.showConsoleProgress", "false")
