@@ -54,7 +54,7 @@ pub fn check(
     charset: Option<&str>,
     headers: Option<&Bound<'_, PyAny>>,
     resolve_fragments: bool,
-    rfc: &Bound<'_, PyAny>,
+    rfc: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Checked> {
     let outer = match url {
         Some(url) => {
@@ -75,7 +75,10 @@ pub fn check(
     Ok(Checked {
         outer,
         options: html::Options {
-            standard: standard(rfc)?,
+            standard: match rfc {
+                Some(rfc) => standard(rfc)?,
+                None => Standard::Rfc1808,
+            },
             resolve_fragments,
             charset,
             ..html::Options::default()

@@ -80,7 +80,7 @@ fn rewrite<'py>(
     rfc: Option<&Bound<'py, PyAny>>,
     http_base_headers: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let (format, mut checked) = check(py, format, url, charset, headers, resolve_fragments, rfc)?;
+    let (format, mut checked) = check(format, url, charset, headers, resolve_fragments, rfc)?;
     checked.http_base_headers = http_base_headers;
     let bytes = args::document("document", document)?;
     let outcome = run(py, &bytes, format, &checked, Want::Output)?;
@@ -115,7 +115,7 @@ fn links<'py>(
     rfc: Option<&Bound<'py, PyAny>>,
     http_base_headers: bool,
 ) -> PyResult<Bound<'py, PyList>> {
-    let (format, mut checked) = check(py, format, url, charset, headers, resolve_fragments, rfc)?;
+    let (format, mut checked) = check(format, url, charset, headers, resolve_fragments, rfc)?;
     checked.http_base_headers = http_base_headers;
     let bytes = args::document("document", document)?;
     let outcome = run(py, &bytes, format, &checked, Want::Links)?;
@@ -133,14 +133,13 @@ fn _count_links(
     url: Option<&str>,
     format: &str,
 ) -> PyResult<usize> {
-    let (format, checked) = check(py, format, url, None, None, false, None)?;
+    let (format, checked) = check(format, url, None, None, false, None)?;
     let bytes = args::document("document", document)?;
     Ok(run(py, &bytes, format, &checked, Want::Links)?.links.len())
 }
 
 /// The format and the checked options of a call.
 fn check(
-    py: Python<'_>,
     format: &str,
     url: Option<&str>,
     charset: Option<&str>,
@@ -149,8 +148,6 @@ fn check(
     rfc: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<(Format, Checked)> {
     let format = Format::parse(format)?;
-    let default_rfc = 1808i32.into_pyobject(py)?.into_any();
-    let rfc = rfc.unwrap_or(&default_rfc);
     Ok((
         format,
         args::check(url, charset, headers, resolve_fragments, rfc)?,

@@ -63,7 +63,6 @@ impl Rewriter {
         text_signature = "(url=None, *, charset=None, headers=None, resolve_fragments=False, rfc=1808, keep_links=False)"
     )]
     fn new(
-        py: Python<'_>,
         url: Option<&str>,
         charset: Option<&str>,
         headers: Option<&Bound<'_, PyAny>>,
@@ -71,14 +70,7 @@ impl Rewriter {
         rfc: Option<&Bound<'_, PyAny>>,
         keep_links: bool,
     ) -> PyResult<Self> {
-        let default_rfc = 1808i32.into_pyobject(py)?.into_any();
-        let checked = args::check(
-            url,
-            charset,
-            headers,
-            resolve_fragments,
-            rfc.unwrap_or(&default_rfc),
-        )?;
+        let checked = args::check(url, charset, headers, resolve_fragments, rfc)?;
         let shared = Shared::default();
         shared.with(|c| c.keep_links = keep_links);
         let inner = html::Rewriter::new(checked.outer, checked.options, shared.clone());

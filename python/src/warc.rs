@@ -157,29 +157,23 @@ fn warc_error(error: warc::Error, label: &str) -> PyErr {
 /// cannot be read) naming the file, once the links before it have been given. The library
 /// reads and parses with the GIL released.
 ///
-/// >>> for link in absolve.warc_links("crawl.warc.gz"):
-/// ...     print(link.target_uri, link.element, link.resolved)
+/// Example::
+///
+///     for link in absolve.warc_links("crawl.warc.gz"):
+///         print(link.target_uri, link.element, link.resolved)
 #[pyfunction]
 #[pyo3(
     signature = (source, *, charset = None, resolve_fragments = false, rfc = None, http_base_headers = false),
     text_signature = "(source, *, charset=None, resolve_fragments=False, rfc=1808, http_base_headers=False)"
 )]
 fn warc_links(
-    py: Python<'_>,
     source: &Bound<'_, PyAny>,
     charset: Option<&str>,
     resolve_fragments: bool,
     rfc: Option<&Bound<'_, PyAny>>,
     http_base_headers: bool,
 ) -> PyResult<WarcLinks> {
-    let default_rfc = 1808i32.into_pyobject(py)?.into_any();
-    let mut checked = args::check(
-        None,
-        charset,
-        None,
-        resolve_fragments,
-        rfc.unwrap_or(&default_rfc),
-    )?;
+    let mut checked = args::check(None, charset, None, resolve_fragments, rfc)?;
     checked.http_base_headers = http_base_headers;
     let (reader, label) = open_source(source)?;
     Ok(WarcLinks {
