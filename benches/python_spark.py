@@ -5,9 +5,10 @@
 The WARC files are made from ../shared/corpus (not kept in the repository): each is the
 corpus's readable .warc.gz files (a Common Crawl sample, a ClueWeb file, wget crawls)
 followed by one gzip member per real page of ../shared/corpus/html as a response record,
-about 12,000 links a file. Measured, in the same run:
+all of it --copies times (default 8: about 97,000 links and 5.4 MB a file). Measured, in the same run:
 - the job's own time (from the report line: the Spark action, without the JVM's start)
   and the wall time of the whole command, for local[1] and local[2];
+- the CPU time of the JVM and of the Python workers (sampled from /proc): what bounds it;
 - both ways rows reach the JVM: Arrow batches (mapInArrow, the default) and cc-pyspark's
   RDD of pickled rows (--rdd);
 - the same links read in this process without Spark (absolve.warc_links + the row tuple):
@@ -54,16 +55,17 @@ def response_record(target_uri, body, record_id):
     return gzip.compress(head + http + b"\r\n\r\n", compresslevel=1)
 
 
-def make_files(workdir, count):
+def make_files(workdir, count, copies):
     template = b"".join((CORPUS / "warc" / part).read_bytes() for part in WARC_PARTS)
     paths = []
     for n in range(count):
         pages = b"".join(
-            response_record(url, (CORPUS / "html" / name).read_bytes(), b"bench-%d-%d" % (n, i))
+            response_record(url, (CORPUS / "html" / name).read_bytes(), b"bench-%d-%d-%d" % (n, c, i))
+            for c in range(copies)
             for i, (name, url) in enumerate(PAGES.items())
         )
         path = workdir / f"bench-{n:03}.warc.gz"
-        path.write_bytes(template + pages)
+        path.write_bytes(template * copies + pages)
         paths.append(path)
     listing = workdir / "warc.paths"
     listing.write_text("".join(f"{p}\n" for p in paths))
@@ -80,36 +82,82 @@ def without_spark(paths):
     return time.perf_counter() - started, rows
 
 
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_by_process(root):
+    """CPU seconds so far of `root`'s descendants, by pid: (name, seconds)."""
+    parents, stats = {}, {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                text = f.read()
+        except OSError:
+            continue
+        name = text[text.index("(") + 1 : text.rindex(")")]
+        fields = text[text.rindex(")") + 2 :].split()
+        parents[int(entry)] = int(fields[1])
+        stats[int(entry)] = (name, (int(fields[11]) + int(fields[12])) / TICKS)
+    found = {}
+    for pid in stats:
+        ancestor = pid
+        while ancestor in parents and ancestor != root:
+            ancestor = parents[ancestor]
+        if ancestor == root:
+            found[pid] = stats[pid]
+    return found
+
+
 def with_spark(listing, workdir, master, mode):
     output = workdir / f"out-{mode}-{master.replace('[', '').replace(']', '')}"
     shutil.rmtree(output, ignore_errors=True)
     started = time.perf_counter()
-    done = subprocess.run(
+    process = subprocess.Popen(
         [sys.executable, "-m", "absolve.spark", "--master", master, str(listing), str(output)]
         + (["--rdd"] if mode == "rdd" else []),
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
     )
+    # The JVM and the Python workers are the command's descendants: their CPU time is
+    # sampled from /proc while they run (the last fraction of a second is missed).
+    seen = {}
+    while process.poll() is None:
+        seen.update(cpu_by_process(process.pid))
+        time.sleep(0.25)
+    stdout, stderr = process.communicate()
     wall = time.perf_counter() - started
+    done = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+    jvm = sum(t for name, t in seen.values() if name == "java")
+    workers = sum(t for pid, (name, t) in seen.items() if name.startswith("python"))
     if done.returncode != 0:
         sys.exit(done.stderr[-3000:])
     line = next(l for l in done.stderr.splitlines() if "WARC files read" in l)
     job = float(re.search(r" in ([0-9.]+) s ", line).group(1))
     links = int(re.search(r"([0-9]+) links written", line).group(1))
-    return {"job": job, "wall": wall, "links": links, "line": line}
+    return {"job": job, "wall": wall, "links": links, "line": line, "jvm": jvm, "workers": workers}
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", type=int, default=40)
     parser.add_argument("--workdir", type=pathlib.Path)
+    parser.add_argument(
+        "--copies",
+        type=int,
+        default=8,
+        help="how many times each file holds the corpus records (Spark's start costs ~10 s of"
+        " JVM CPU whatever the input: small inputs measure only that)",
+    )
     parser.add_argument("--mode", choices=["arrow", "rdd", "both"], default="both")
     arguments = parser.parse_args()
     if not CORPUS.is_dir():
         sys.exit(f"needs the shared corpus at {CORPUS}")
     workdir = arguments.workdir or pathlib.Path(tempfile.mkdtemp(prefix="absolve-spark-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    listing, paths = make_files(workdir, arguments.files)
+    listing, paths = make_files(workdir, arguments.files, arguments.copies)
     size = sum(p.stat().st_size for p in paths) / 1e6
     print(f"{len(paths)} WARC files, {size:.0f} MB (gzip) in {workdir}; {os.cpu_count()} cores")
     with warnings.catch_warnings():
@@ -122,7 +170,10 @@ def main():
         for master in ["local[1]", "local[2]"]:
             results[master] = result = with_spark(listing, workdir, master, mode)
             assert result["links"] == rows, (result["links"], rows)
-            print(f"{mode} {master}: job {result['job']:.1f} s, command {result['wall']:.1f} s wall")
+            print(
+                f"{mode} {master}: job {result['job']:.1f} s, command {result['wall']:.1f} s wall;"
+                f" CPU: JVM {result['jvm']:.1f} s, Python workers {result['workers']:.1f} s"
+            )
         one, two = results["local[1]"], results["local[2]"]
         print(
             f"{mode}: local[2] vs local[1] {one['job'] / two['job']:.2f}x on the job,"
