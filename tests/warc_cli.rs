@@ -263,3 +263,26 @@ fn links_is_send() {
         Default::default(),
     ));
 }
+
+/// Payloads are processed in parallel batches: links still come in file order.
+#[test]
+fn links_come_in_file_order_across_batches() {
+    let mut warc = String::new();
+    for n in 0..600 {
+        let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=p{n}>");
+        warc += &format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:n:{n}>\r\n\
+             WARC-Target-URI: http://h/\r\nContent-Type: application/http\r\n\
+             Content-Length: {}\r\n\r\n{http}\r\n\r\n",
+            http.len()
+        );
+    }
+    let links: Vec<_> = absolve::warc::Links::new(warc.as_bytes(), Default::default())
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(links.len(), 600);
+    for (n, link) in links.iter().enumerate() {
+        assert_eq!(link.record, format!("<urn:n:{n}>"));
+        assert_eq!(link.link.resolved, format!("http://h/p{n}"));
+    }
+}

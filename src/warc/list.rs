@@ -1,8 +1,10 @@
 //! [`Links`]: the links of a WARC file, record by record.
 
 use super::framing::Framing;
-use super::payload::{self, DocKind};
+use super::payload::{self, Analysis, DocKind};
 use super::{Error, Options, RecordLink, Warning};
+use crate::links::Link;
+use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::io::Read;
 
@@ -10,7 +12,9 @@ use std::io::Read;
 /// each `response` record's HTTP header fields, then those of its HTML or CSS payload
 /// (and of `resource` records, and the header fields of `revisit` records).
 ///
-/// Memory holds one payload at a time; other records are read past without being held.
+/// Memory holds the payloads of a batch (at most [`BATCH_BYTES`] beyond the largest
+/// payload), which are rewritten in parallel (rayon's pool) and listed in file order;
+/// other records are read past without being held.
 /// The iterator ends after the first [`Error`] (the input is then unreadable); warnings
 /// (damaged records, read past) are collected for [`take_warnings`](Self::take_warnings).
 ///
@@ -39,6 +43,49 @@ pub struct Links<R: Read> {
     options: Options,
     queue: VecDeque<RecordLink>,
     warnings: Vec<Warning>,
+    /// Records read whose payloads are not processed yet, and their payload bytes.
+    pending: Vec<Pending>,
+    pending_bytes: usize,
+    /// An error met with records pending: reported after their links.
+    deferred: Option<Error>,
+}
+
+/// How many payload bytes are read before the batch is processed.
+pub const BATCH_BYTES: usize = 4 << 20;
+
+/// The most records in a batch.
+const BATCH_RECORDS: usize = 256;
+
+/// A record read, its payload not processed yet.
+struct Pending {
+    analysis: Analysis,
+    header_links: Vec<Link>,
+}
+
+impl Pending {
+    /// The record's links (header fields first, then payload) and warnings.
+    fn finish(self, options: &Options) -> (Vec<RecordLink>, Vec<Warning>) {
+        let mut warnings = Vec::new();
+        let mut warn = |w: Warning| warnings.push(w);
+        let analysis = &self.analysis;
+        let mut links = self.header_links;
+        if let Some(kind) = analysis.document
+            && let Some(body) = payload::payload(analysis, &mut warn)
+            && (kind != DocKind::Untyped || payload::sniffs_as_html(&body))
+        {
+            links.extend(payload::process(analysis, kind, &body, options, false, &mut warn).links);
+        }
+        let id = analysis.head.record.id.clone().unwrap_or_default();
+        let links = links
+            .into_iter()
+            .map(|link| RecordLink {
+                record: id.clone(),
+                target_uri: analysis.target_uri.clone(),
+                link,
+            })
+            .collect();
+        (links, warnings)
+    }
 }
 
 enum State<R> {
@@ -56,6 +103,9 @@ impl<R: Read> Links<R> {
             options,
             queue: VecDeque::new(),
             warnings: Vec::new(),
+            pending: Vec::new(),
+            pending_bytes: 0,
+            deferred: None,
         }
     }
 
@@ -90,37 +140,45 @@ impl<R: Read> Links<R> {
             return Ok(true);
         }
         let mut analysis = payload::analyze(framing, head, &self.options, &mut warn)?;
-        let id = record.id.clone().unwrap_or_default();
-        let target_uri = analysis.target_uri.clone();
-        let to_record_link = |link| RecordLink {
-            record: id.clone(),
-            target_uri: target_uri.clone(),
-            link,
-        };
-        self.queue.extend(
-            std::mem::take(&mut analysis.header_links)
-                .into_iter()
-                .map(to_record_link),
-        );
         match analysis.document {
-            Some(kind) => {
-                payload::read_block(framing, &mut analysis, &mut warn)?;
-                if let Some(body) = payload::payload(&analysis, &mut warn)
-                    && (kind != DocKind::Untyped || payload::sniffs_as_html(&body))
-                {
-                    let done =
-                        payload::process(&analysis, kind, &body, &self.options, false, &mut warn);
-                    self.queue
-                        .extend(done.links.into_iter().map(to_record_link));
-                }
-            }
+            Some(_) => payload::read_block(framing, &mut analysis, &mut warn)?,
             None => payload::copy_block(framing, &analysis, &mut |_| Ok(()), &mut warn)?,
         }
+        self.pending_bytes += analysis.prefix.len();
+        let header_links = std::mem::take(&mut analysis.header_links);
+        self.pending.push(Pending {
+            analysis,
+            header_links,
+        });
         framing.end_of_record()?;
         framing.previous = Some(record);
         let position = framing.position();
         framing.input.get_mut().forget_members_before(position);
+        if self.pending_bytes >= BATCH_BYTES || self.pending.len() >= BATCH_RECORDS {
+            self.process_pending();
+        }
         Ok(true)
+    }
+
+    /// Processes the pending records' payloads, in parallel, their links queued in order.
+    fn process_pending(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        self.pending_bytes = 0;
+        let options = &self.options;
+        let done: Vec<_> = if pending
+            .iter()
+            .filter(|p| p.analysis.document.is_some())
+            .count()
+            > 1
+        {
+            pending.into_par_iter().map(|p| p.finish(options)).collect()
+        } else {
+            pending.into_iter().map(|p| p.finish(options)).collect()
+        };
+        for (links, warnings) in done {
+            self.queue.extend(links);
+            self.warnings.extend(warnings);
+        }
     }
 }
 
@@ -132,12 +190,20 @@ impl<R: Read> Iterator for Links<R> {
             if let Some(link) = self.queue.pop_front() {
                 return Some(Ok(link));
             }
+            if !self.pending.is_empty() && matches!(self.state, State::Done) {
+                self.process_pending();
+                continue;
+            }
+            if let Some(error) = self.deferred.take() {
+                return Some(Err(error));
+            }
             match self.read_record() {
                 Ok(true) => continue,
-                Ok(false) => return None,
+                Ok(false) if self.pending.is_empty() => return None,
+                Ok(false) => self.process_pending(),
                 Err(error) => {
                     self.state = State::Done;
-                    return Some(Err(error));
+                    self.deferred = Some(error);
                 }
             }
         }

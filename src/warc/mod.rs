@@ -49,7 +49,7 @@ mod payload;
 mod stream;
 mod write;
 
-pub use list::Links;
+pub use list::{BATCH_BYTES, Links};
 pub use write::{ORIGINAL_RECORD_ID, rewrite};
 
 use crate::links::Link;
