@@ -15,9 +15,13 @@ all of it --copies times (default 8: about 97,000 links and 5.4 MB a file). Meas
   what the work costs on one core, so that what Spark adds shows.
 """
 
+import os
+
+# One core for the baseline, as each Spark task gets (absolve.spark sets the same).
+os.environ.setdefault("RAYON_NUM_THREADS", "1")
+
 import argparse
 import gzip
-import os
 import pathlib
 import re
 import shutil

@@ -178,6 +178,10 @@ def run(arguments):
     master = arguments.master or (None if submitted else "local[*]")
     if master:
         builder = builder.master(master)
+    # One task per core, as Spark schedules them: absolve's own threads (rayon, for the
+    # payloads of a WARC) would only compete with the other tasks' for the same cores.
+    os.environ.setdefault("RAYON_NUM_THREADS", "1")
+    builder = builder.config("spark.executorEnv.RAYON_NUM_THREADS", os.environ["RAYON_NUM_THREADS"])
     if (master or "").startswith("local"):
         # Local mode: the workers' Python is this one, where absolve is installed.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
