@@ -1,0 +1,42 @@
+"""absolve: every link of an HTML page, a MIME message or a WARC file made absolute,
+exactly as RFC 1808 (Relative Uniform Resource Locators) defines it.
+
+A thin face over the Rust library (the same one as the ``absolve`` command):
+
+- ``resolve(base, reference)``: one reference against one base (RFC 1808 §4);
+- ``rewrite(document, url)``: the document with every link absolute, as ``bytes``;
+- ``links(document, url)``: every link found, as ``Link`` objects;
+- ``Rewriter(url)``: ``rewrite`` for a document that arrives in chunks;
+- ``warc_links(path_or_file)``: every link of every HTML page in a WARC file, streaming.
+
+The library's work runs with the GIL released, so threads scale. Problems inside a
+document are ``AbsolveWarning`` warnings; bad arguments raise ``ValueError`` or
+``TypeError``. ``python -m absolve.spark`` runs ``warc_links`` over a list of WARC files
+on Apache Spark.
+
+>>> import absolve
+>>> absolve.resolve("http://a/b/c/d;p?q#f", "g;x?y#s")
+'http://a/b/c/g;x?y#s'
+>>> [link.resolved for link in absolve.links(b'<a href="../x">', "http://h/d/p.html")]
+['http://h/x']
+"""
+
+from ._absolve import (
+    AbsolveWarning,
+    Link,
+    Rewriter,
+    links,
+    resolve,
+    rewrite,
+    warc_links,
+)
+
+__all__ = [
+    "AbsolveWarning",
+    "Link",
+    "Rewriter",
+    "links",
+    "resolve",
+    "rewrite",
+    "warc_links",
+]

@@ -1,0 +1,134 @@
+"""Type stubs of the Rust extension (import ``absolve``, not this module)."""
+
+import os
+from typing import (
+    IO,
+    Any,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Literal,
+    Mapping,
+    Optional,
+    Tuple,
+    Union,
+)
+
+_Rfc = Union[Literal[1808, 3986], Literal["1808", "3986"]]
+_Format = Literal["auto", "html", "mime", "mbox", "warc"]
+_Document = Union[bytes, bytearray, memoryview]
+_HeaderValue = Union[str, bytes, Iterable[Union[str, bytes]]]
+_Headers = Union[
+    Mapping[str, _HeaderValue],
+    Mapping[bytes, _HeaderValue],
+    Iterable[Tuple[Union[str, bytes], Union[str, bytes]]],
+]
+_BaseFrom = Literal[
+    "base-element",
+    "base-header",
+    "content-base",
+    "content-location",
+    "encapsulating",
+    "retrieval-url",
+    "none",
+]
+
+class AbsolveWarning(UserWarning):
+    """Something wrong in a document that did not stop absolve."""
+
+class Link:
+    """One URL found, with the fields of a line of ``absolve links`` (less ``file``)."""
+
+    @property
+    def element(self) -> str: ...
+    @property
+    def attribute(self) -> Optional[str]: ...
+    @property
+    def original(self) -> str: ...
+    @property
+    def resolved(self) -> str: ...
+    @property
+    def base(self) -> Optional[str]: ...
+    @property
+    def base_from(self) -> _BaseFrom: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def message(self) -> Optional[int]: ...
+    @property
+    def part(self) -> Optional[str]: ...
+    @property
+    def record(self) -> Optional[str]: ...
+    @property
+    def target_uri(self) -> Optional[str]: ...
+    # Fields of the library's newer link records, read through the mapping form.
+    @property
+    def srcdoc(self) -> int: ...
+    @property
+    def kept(self) -> Optional[str]: ...
+    def dict(self) -> Dict[str, Any]:
+        """The link as a dict with the keys of a line of ``absolve links``."""
+    def keys(self) -> List[str]: ...
+    def __getitem__(self, key: str) -> Any: ...
+    def __contains__(self, key: object) -> bool: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+def resolve(base: str, reference: str, rfc: _Rfc = 1808) -> str:
+    """Resolves ``reference`` against ``base`` (RFC 1808 §4, or RFC 3986 §5.2)."""
+
+def rewrite(
+    document: _Document,
+    url: Optional[str] = None,
+    *,
+    format: _Format = "auto",
+    charset: Optional[str] = None,
+    headers: Optional[_Headers] = None,
+    resolve_fragments: bool = False,
+    rfc: _Rfc = 1808,
+) -> bytes:
+    """The document with every link absolute; every other byte unchanged."""
+
+def links(
+    document: _Document,
+    url: Optional[str] = None,
+    *,
+    format: _Format = "auto",
+    charset: Optional[str] = None,
+    headers: Optional[_Headers] = None,
+    resolve_fragments: bool = False,
+    rfc: _Rfc = 1808,
+) -> List[Link]:
+    """Every URL of the document, in order, resolved."""
+
+def warc_links(
+    source: Union[str, "os.PathLike[str]", IO[bytes]],
+    *,
+    charset: Optional[str] = None,
+    resolve_fragments: bool = False,
+    rfc: _Rfc = 1808,
+) -> Iterator[Link]:
+    """Every link of every HTML page in a WARC file (``.warc`` or ``.warc.gz``), streaming."""
+
+class Rewriter:
+    """Rewrites an HTML document as it arrives, chunk by chunk."""
+
+    def __init__(
+        self,
+        url: Optional[str] = None,
+        *,
+        charset: Optional[str] = None,
+        headers: Optional[_Headers] = None,
+        resolve_fragments: bool = False,
+        rfc: _Rfc = 1808,
+        keep_links: bool = False,
+    ) -> None: ...
+    def write(self, chunk: _Document) -> bytes:
+        """Feeds the next chunk; returns the rewritten bytes settled so far."""
+    def end(self) -> bytes:
+        """Ends the document; returns the rest of the rewritten bytes."""
+    def take_links(self) -> List[Link]:
+        """The links found since the last call (with ``keep_links=True``)."""

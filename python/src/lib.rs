@@ -1,0 +1,194 @@
+//! `absolve._absolve`: the Python face of the absolve library, a thin layer of PyO3
+//! functions over `absolve::{url, html, mime, warc}`. Arguments are checked as the CLI
+//! checks its flags; the library's work runs with the GIL released; its warnings become
+//! Python warnings of category `absolve.AbsolveWarning`.
+
+mod args;
+mod document;
+mod link;
+mod stream;
+mod warc;
+
+use args::{Checked, Format};
+use document::{Outcome, Want};
+use pyo3::exceptions::{PyUserWarning, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList};
+use std::ffi::CString;
+
+pyo3::create_exception!(
+    absolve,
+    AbsolveWarning,
+    PyUserWarning,
+    "Something wrong in a document that did not stop absolve: a part or record passed through unchanged, a <base href> that gives no usable URL, a value not valid in the document's charset."
+);
+
+/// Resolves ``reference`` against ``base`` as RFC 1808 §4 defines it (or RFC 3986 §5.2
+/// with ``rfc=3986``); an empty ``base`` leaves the reference as it is (§3.4).
+///
+/// >>> absolve.resolve("http://a/b/c/d;p?q#f", "../g")
+/// 'http://a/b/g'
+/// >>> absolve.resolve("http://a/b/c/d;p?q", "../../../g", rfc=3986)
+/// 'http://a/g'
+#[pyfunction]
+#[pyo3(signature = (base, reference, rfc = None), text_signature = "(base, reference, rfc=1808)")]
+fn resolve(base: &str, reference: &str, rfc: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+    let standard = match rfc {
+        Some(rfc) => args::standard(rfc)?,
+        None => absolve::Standard::Rfc1808,
+    };
+    // Well under a microsecond: releasing the GIL would cost more than the work.
+    Ok(absolve::url::resolve_with(standard, base, reference))
+}
+
+/// Makes every link of ``document`` absolute; returns the new bytes, every byte outside
+/// a changed URL unchanged.
+///
+/// ``document`` is ``bytes``: an HTML page, a MIME message (``.eml``, MHTML), an mbox
+/// archive or a WARC file, told apart by content (``format="auto"``) or named by
+/// ``format="html"|"mime"|"mbox"|"warc"``. ``url`` is the URL it was retrieved from
+/// (RFC 1808 §3.3), the base when the document gives none; without it, references the
+/// document does not anchor stay relative (§3.4). ``charset`` (a WHATWG label) or the
+/// ``Content-Type`` of ``headers`` (a mapping or ``(name, value)`` pairs, as Scrapy,
+/// requests or http.client give them) is the transport's charset: a BOM wins over it, it
+/// wins over ``<meta charset>``. ``resolve_fragments=True`` resolves ``#x`` references
+/// too, as RFC 1808 §5 does; ``rfc=3986`` resolves by RFC 3986 §5.2 instead. For a WARC,
+/// ``http_base_headers=True`` takes the HTTP ``Content-Base``/``Content-Location`` fields
+/// as bases too (see ``warc_links``); a WARC's pages take their URL from their records,
+/// so ``url`` is not used for them.
+///
+/// Raises ``ValueError`` for a bad argument (a ``url`` without a scheme, an unknown
+/// charset, ``rfc`` neither 1808 nor 3986) and ``TypeError`` for a ``str`` document.
+/// Problems inside the document are warnings (``absolve.AbsolveWarning``), not errors.
+///
+/// >>> absolve.rewrite(b'<a href="../x">x</a>', "http://h/d/p.html")
+/// b'<a href="http://h/x">x</a>'
+#[pyfunction]
+#[pyo3(
+    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, http_base_headers = false),
+    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, http_base_headers=False)"
+)]
+#[allow(clippy::too_many_arguments)]
+fn rewrite<'py>(
+    py: Python<'py>,
+    document: &Bound<'py, PyAny>,
+    url: Option<&str>,
+    format: &str,
+    charset: Option<&str>,
+    headers: Option<&Bound<'py, PyAny>>,
+    resolve_fragments: bool,
+    rfc: Option<&Bound<'py, PyAny>>,
+    http_base_headers: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let (format, mut checked) = check(format, url, charset, headers, resolve_fragments, rfc)?;
+    checked.http_base_headers = http_base_headers;
+    let bytes = args::document("document", document)?;
+    let outcome = run(py, &bytes, format, &checked, Want::Output)?;
+    warn_all(py, &outcome.warnings)?;
+    Ok(PyBytes::new(py, &outcome.output))
+}
+
+/// Every URL of ``document``, in document order, as ``Link`` objects (the fields of a line
+/// of ``absolve links``: ``element``, ``attribute``, ``original``, ``resolved``, ``base``,
+/// ``base_from``, ``offset``, and ``message``/``part`` or ``record``/``target_uri`` where
+/// they apply).
+///
+/// The arguments are those of ``rewrite``. For a crawler, pass the response body, its URL
+/// and its headers:
+///
+/// >>> [l.resolved for l in absolve.links(b'<base href="/s/"><img srcset="a.png 1x, b.png 2x">', "http://h/d/p.html")]
+/// ['http://h/s/', 'http://h/s/a.png', 'http://h/s/b.png']
+#[pyfunction]
+#[pyo3(
+    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, http_base_headers = false),
+    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, http_base_headers=False)"
+)]
+#[allow(clippy::too_many_arguments)]
+fn links<'py>(
+    py: Python<'py>,
+    document: &Bound<'py, PyAny>,
+    url: Option<&str>,
+    format: &str,
+    charset: Option<&str>,
+    headers: Option<&Bound<'py, PyAny>>,
+    resolve_fragments: bool,
+    rfc: Option<&Bound<'py, PyAny>>,
+    http_base_headers: bool,
+) -> PyResult<Bound<'py, PyList>> {
+    let (format, mut checked) = check(format, url, charset, headers, resolve_fragments, rfc)?;
+    checked.http_base_headers = http_base_headers;
+    let bytes = args::document("document", document)?;
+    let outcome = run(py, &bytes, format, &checked, Want::Links)?;
+    warn_all(py, &outcome.warnings)?;
+    PyList::new(py, outcome.links)
+}
+
+/// How many links ``links`` would return, without building ``Link`` objects: the library's
+/// time alone, for measuring the binding's own cost. Not part of the public API.
+#[pyfunction]
+#[pyo3(signature = (document, url = None, *, format = "auto"))]
+fn _count_links(
+    py: Python<'_>,
+    document: &Bound<'_, PyAny>,
+    url: Option<&str>,
+    format: &str,
+) -> PyResult<usize> {
+    let (format, checked) = check(format, url, None, None, false, None)?;
+    let bytes = args::document("document", document)?;
+    Ok(run(py, &bytes, format, &checked, Want::Links)?.links.len())
+}
+
+/// The format and the checked options of a call.
+fn check(
+    format: &str,
+    url: Option<&str>,
+    charset: Option<&str>,
+    headers: Option<&Bound<'_, PyAny>>,
+    resolve_fragments: bool,
+    rfc: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(Format, Checked)> {
+    let format = Format::parse(format)?;
+    Ok((
+        format,
+        args::check(url, charset, headers, resolve_fragments, rfc)?,
+    ))
+}
+
+/// Runs the library over a document with the GIL released.
+fn run(
+    py: Python<'_>,
+    document: &[u8],
+    format: Format,
+    checked: &Checked,
+    want: Want,
+) -> PyResult<Outcome> {
+    py.detach(|| document::process(document, format, checked, want))
+        .map_err(PyValueError::new_err)
+}
+
+/// Issues each warning as an `AbsolveWarning`.
+pub(crate) fn warn_all(py: Python<'_>, warnings: &[String]) -> PyResult<()> {
+    if warnings.is_empty() {
+        return Ok(());
+    }
+    let category = py.get_type::<AbsolveWarning>();
+    for warning in warnings {
+        let message = CString::new(warning.replace('\0', "\\0"))?;
+        PyErr::warn(py, category.as_any(), &message, 2)?;
+    }
+    Ok(())
+}
+
+/// The Rust extension of the ``absolve`` package; import ``absolve``, not this module.
+#[pymodule]
+fn _absolve(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(resolve, module)?)?;
+    module.add_function(wrap_pyfunction!(rewrite, module)?)?;
+    module.add_function(wrap_pyfunction!(links, module)?)?;
+    module.add_function(wrap_pyfunction!(_count_links, module)?)?;
+    module.add_class::<link::Link>()?;
+    module.add_class::<stream::Rewriter>()?;
+    module.add("AbsolveWarning", module.py().get_type::<AbsolveWarning>())?;
+    warc::register(module)?;
+    Ok(())
+}

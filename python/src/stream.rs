@@ -1,0 +1,131 @@
+//! `absolve.Rewriter`: an HTML document rewritten as it arrives, chunk by chunk.
+
+use crate::args;
+use crate::link::Link;
+use absolve::html::{self, Collected, Sink};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList};
+use std::io;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// Where the library's rewriter writes: shared with the Python object, which takes the
+/// output (and links, warnings) after each chunk.
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Collected>>);
+
+impl Shared {
+    fn with<T>(&self, f: impl FnOnce(&mut Collected) -> T) -> T {
+        f(&mut self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+impl Sink for Shared {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.with(|c| c.output.extend_from_slice(bytes));
+        Ok(())
+    }
+    fn link(&mut self, link: &absolve::links::Link) {
+        self.with(|c| c.links.push(link.clone()));
+    }
+    fn wants_links(&self) -> bool {
+        self.with(|c| c.keep_links)
+    }
+    fn warning(&mut self, warning: html::Warning) {
+        self.with(|c| c.warnings.push(warning));
+    }
+}
+
+/// Rewrites an HTML document as it arrives: ``write(chunk)`` returns the rewritten bytes
+/// settled so far, ``end()`` the rest. The concatenated results equal
+/// ``absolve.rewrite(whole, url, format="html", ...)``, whatever the chunking.
+///
+/// Until the document's ``<base href>`` is known, output is held back (at most 1 MiB: then
+/// ``url`` is used, with an ``AbsolveWarning``), since a ``<base>`` applies to the URLs
+/// before it too. With ``keep_links=True``, ``take_links()`` returns the links found so far.
+/// The arguments are those of ``absolve.rewrite``.
+///
+/// >>> r = absolve.Rewriter("http://h/a/")
+/// >>> r.write(b'<img src="x.pn') + r.write(b'g">') + r.end()
+/// b'<img src="http://h/a/x.png">'
+#[pyclass(module = "absolve", unsendable)]
+pub struct Rewriter {
+    /// `None` once ended.
+    inner: Option<html::Rewriter<Shared>>,
+    shared: Shared,
+}
+
+#[pymethods]
+impl Rewriter {
+    #[new]
+    #[pyo3(
+        signature = (url = None, *, charset = None, headers = None, resolve_fragments = false, rfc = None, keep_links = false),
+        text_signature = "(url=None, *, charset=None, headers=None, resolve_fragments=False, rfc=1808, keep_links=False)"
+    )]
+    fn new(
+        url: Option<&str>,
+        charset: Option<&str>,
+        headers: Option<&Bound<'_, PyAny>>,
+        resolve_fragments: bool,
+        rfc: Option<&Bound<'_, PyAny>>,
+        keep_links: bool,
+    ) -> PyResult<Self> {
+        let checked = args::check(url, charset, headers, resolve_fragments, rfc)?;
+        let shared = Shared::default();
+        shared.with(|c| c.keep_links = keep_links);
+        let inner = html::Rewriter::new(checked.outer, checked.options, shared.clone());
+        Ok(Rewriter {
+            inner: Some(inner),
+            shared,
+        })
+    }
+
+    /// Feeds the next chunk (``bytes``); returns the rewritten bytes now settled (often
+    /// ``b""`` while a tag or the ``<base href>`` is still open).
+    fn write<'py>(
+        &mut self,
+        py: Python<'py>,
+        chunk: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let chunk = args::document("chunk", chunk)?;
+        let inner = self
+            .inner
+            .as_mut()
+            .ok_or_else(|| PyValueError::new_err("write() after end(): the rewriter has ended"))?;
+        // `html::Rewriter` is not `Send` yet, so the GIL is held while it works.
+        inner
+            .write(&chunk)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        self.take_output(py)
+    }
+
+    /// Ends the document; returns the rest of the rewritten bytes.
+    fn end<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let inner = self
+            .inner
+            .take()
+            .ok_or_else(|| PyValueError::new_err("end() twice: the rewriter has ended"))?;
+        inner
+            .end()
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        self.take_output(py)
+    }
+
+    /// The links found since the last call (with ``keep_links=True``; else always ``[]``).
+    fn take_links<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let links = self.shared.with(|c| std::mem::take(&mut c.links));
+        PyList::new(py, links.into_iter().map(Link::bare))
+    }
+}
+
+impl Rewriter {
+    /// The output settled so far, taken; warnings issued as `AbsolveWarning`.
+    fn take_output<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let (output, warnings) = self.shared.with(|c| {
+            let warnings: Vec<String> = c.warnings.drain(..).map(|w| w.to_string()).collect();
+            (std::mem::take(&mut c.output), warnings)
+        });
+        crate::warn_all(py, &warnings)?;
+        Ok(PyBytes::new(py, &output))
+    }
+}

@@ -1,0 +1,280 @@
+//! WARC files: `warc_links` streams the links of a file (a path or a binary file object)
+//! record by record with the GIL released; `rewrite`/`links` take a WARC in memory.
+
+use crate::args::{self, Checked};
+use crate::document::{Outcome, Want};
+use crate::link::{Link, Place};
+use absolve::warc;
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+use std::io::{self, Read};
+use std::sync::Mutex;
+
+/// How many links one trip out of the GIL gathers, at most (memory stays bounded).
+const BATCH: usize = 512;
+
+/// The library's options for a WARC.
+fn options(checked: &Checked) -> warc::Options {
+    warc::Options {
+        html: checked.options.clone(),
+        http_base_headers: checked.http_base_headers,
+    }
+}
+
+/// A link of a record: located by its record ID and target URI.
+fn record_link(found: warc::RecordLink) -> Link {
+    Link {
+        link: found.link,
+        place: Place {
+            record: Some(found.record),
+            target_uri: found.target_uri,
+            ..Place::default()
+        },
+    }
+}
+
+/// A WARC held in memory (`rewrite`/`links` with a WARC document).
+pub fn in_memory(document: &[u8], checked: &Checked, want: Want) -> Result<Outcome, String> {
+    let options = options(checked);
+    let mut outcome = Outcome::default();
+    match want {
+        Want::Output => {
+            let mut warnings = Vec::new();
+            let result = warc::rewrite(document, &mut outcome.output, &options, |w| {
+                warnings.push(w.to_string())
+            });
+            outcome.warnings = warnings;
+            result.map_err(|e| e.to_string())?;
+        }
+        Want::Links => {
+            let mut links = warc::Links::new(document, options);
+            while let Some(found) = links.next() {
+                outcome
+                    .warnings
+                    .extend(links.take_warnings().iter().map(ToString::to_string));
+                outcome
+                    .links
+                    .push(record_link(found.map_err(|e| e.to_string())?));
+            }
+            outcome
+                .warnings
+                .extend(links.take_warnings().iter().map(ToString::to_string));
+        }
+    }
+    Ok(outcome)
+}
+
+/// A binary file object read from Rust: each read takes the GIL for the call to `read`.
+struct PyReader(Py<PyAny>);
+
+impl Read for PyReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        Python::attach(|py| {
+            let chunk = self
+                .0
+                .call_method1(py, "read", (buf.len(),))
+                .map_err(|e| io::Error::other(e.to_string()))?;
+            let chunk = chunk.bind(py);
+            let bytes = chunk.cast::<PyBytes>().map_err(|_| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "read() gave {}, not bytes: open the file in binary mode ('rb')",
+                        args::type_name(chunk)
+                    ),
+                )
+            })?;
+            let bytes = bytes.as_bytes();
+            let n = bytes.len().min(buf.len());
+            buf[..n].copy_from_slice(&bytes[..n]);
+            Ok(n)
+        })
+    }
+}
+
+/// The source of `warc_links`: a path (`str`, `os.PathLike`) opened here, or an object
+/// with a binary `read`. Returns the reader and the name messages give it.
+fn open_source(source: &Bound<'_, PyAny>) -> PyResult<(Box<dyn Read + Send>, String)> {
+    let py = source.py();
+    let is_path = source.is_instance_of::<PyString>()
+        || source.is_instance(&py.import("os")?.getattr("PathLike")?)?;
+    if is_path {
+        let path: std::path::PathBuf = source.extract()?;
+        let label = path.display().to_string();
+        let file = std::fs::File::open(&path).map_err(|e| os_error(&e, &label))?;
+        return Ok((
+            Box::new(io::BufReader::with_capacity(64 * 1024, file)),
+            label,
+        ));
+    }
+    if source.hasattr("read")? {
+        let label = source
+            .getattr("name")
+            .and_then(|name| name.str().map(|s| s.to_string()))
+            .unwrap_or_else(|_| "<file object>".to_owned());
+        return Ok((Box::new(PyReader(source.clone().unbind())), label));
+    }
+    Err(PyTypeError::new_err(format!(
+        "source: expected a path or a binary file object, not {}",
+        args::type_name(source)
+    )))
+}
+
+/// `OSError(errno, strerror, filename)`: Python picks the subclass (`FileNotFoundError`...).
+fn os_error(error: &io::Error, label: &str) -> PyErr {
+    let text = error.to_string();
+    let strerror = text.split(" (os error").next().unwrap_or(&text).to_owned();
+    match error.raw_os_error() {
+        Some(errno) => PyOSError::new_err((errno, strerror, label.to_owned())),
+        None => PyOSError::new_err(format!("{label}: {text}")),
+    }
+}
+
+/// A library error, worded as the CLI words it, with the file's name.
+fn warc_error(error: warc::Error, label: &str) -> PyErr {
+    match error {
+        warc::Error::Io(error) if error.raw_os_error().is_some() => os_error(&error, label),
+        warc::Error::Io(error) => PyOSError::new_err(format!("{label}: {error}")),
+        other => PyValueError::new_err(format!("{label}: {other}")),
+    }
+}
+
+/// Every link of every record of a WARC file (``.warc`` or ``.warc.gz``, one gzip member
+/// per record or one for the whole file), streaming: one payload in memory at a time.
+///
+/// ``source`` is a path (``str``, ``pathlib.Path``) or a binary file object (``open(p,
+/// "rb")``, an HTTP response, ``io.BytesIO``). Each ``Link`` has ``record`` (the
+/// ``WARC-Record-ID``) and ``target_uri`` (the ``WARC-Target-URI``, the page's URL) beside
+/// the fields ``links`` gives; the HTTP header fields' URLs (``Location``, ``Link``...)
+/// come first, as ``element="http"``. The base of a page is its ``<base href>``, else its
+/// target URI (with ``http_base_headers=True``, the HTTP ``Content-Base`` and
+/// ``Content-Location`` fields between them). ``charset``, ``resolve_fragments`` and
+/// ``rfc`` are those of ``rewrite``.
+///
+/// Damaged records are read past with an ``AbsolveWarning`` naming the record; a file that
+/// is not a WARC, or damaged gzip data, raises ``ValueError`` (``OSError`` for a file that
+/// cannot be read) naming the file, once the links before it have been given. The library
+/// reads and parses with the GIL released.
+///
+/// Example::
+///
+///     for link in absolve.warc_links("crawl.warc.gz"):
+///         print(link.target_uri, link.element, link.resolved)
+#[pyfunction]
+#[pyo3(
+    signature = (source, *, charset = None, resolve_fragments = false, rfc = None, http_base_headers = false),
+    text_signature = "(source, *, charset=None, resolve_fragments=False, rfc=1808, http_base_headers=False)"
+)]
+fn warc_links(
+    source: &Bound<'_, PyAny>,
+    charset: Option<&str>,
+    resolve_fragments: bool,
+    rfc: Option<&Bound<'_, PyAny>>,
+    http_base_headers: bool,
+) -> PyResult<WarcLinks> {
+    let mut checked = args::check(None, charset, None, resolve_fragments, rfc)?;
+    checked.http_base_headers = http_base_headers;
+    let (reader, label) = open_source(source)?;
+    Ok(WarcLinks {
+        state: Mutex::new(State {
+            links: Some(warc::Links::new(reader, options(&checked))),
+            ready: Vec::new(),
+            failure: None,
+        }),
+        label,
+    })
+}
+
+/// The iterator ``warc_links`` returns: ``Link`` objects, record after record.
+#[pyclass(module = "absolve")]
+pub struct WarcLinks {
+    state: Mutex<State>,
+    /// The file's name, for messages.
+    label: String,
+}
+
+struct State {
+    /// `None` once the input is exhausted or failed.
+    links: Option<warc::Links<Box<dyn Read + Send>>>,
+    /// Links gathered and not yet given, last first.
+    ready: Vec<warc::RecordLink>,
+    /// The error that ended the input, raised once the links before it are given.
+    failure: Option<warc::Error>,
+}
+
+/// What one trip out of the GIL brought back.
+struct Batch {
+    warnings: Vec<String>,
+}
+
+impl State {
+    /// Reads up to [`BATCH`] links (without the GIL).
+    fn fill(&mut self) -> Batch {
+        let mut warnings = Vec::new();
+        let Some(links) = self.links.as_mut() else {
+            return Batch { warnings };
+        };
+        let mut gathered = Vec::with_capacity(BATCH);
+        let mut ended = false;
+        while gathered.len() < BATCH {
+            match links.next() {
+                Some(Ok(found)) => gathered.push(found),
+                // The library may give an error before the links it had found in the
+                // record it failed on: those are given first, the error after them.
+                Some(Err(error)) => {
+                    self.failure.get_or_insert(error);
+                }
+                None => {
+                    ended = true;
+                    break;
+                }
+            }
+        }
+        warnings.extend(links.take_warnings().iter().map(ToString::to_string));
+        if ended {
+            self.links = None;
+        }
+        gathered.reverse();
+        self.ready = gathered;
+        Batch { warnings }
+    }
+}
+
+#[pymethods]
+impl WarcLinks {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<Link>> {
+        // Not `lock()`: a second thread would wait holding the GIL that a file object's
+        // `read` needs in the first.
+        let mut state = self.state.try_lock().map_err(|_| {
+            PyRuntimeError::new_err("warc_links: the same iterator used by two threads at once")
+        })?;
+        if state.ready.is_empty() {
+            let state = &mut *state;
+            let batch = py.detach(|| state.fill());
+            let warnings: Vec<String> = batch
+                .warnings
+                .iter()
+                .map(|w| format!("{}: {w}", self.label))
+                .collect();
+            crate::warn_all(py, &warnings)?;
+        }
+        if let Some(found) = state.ready.pop() {
+            return Ok(Some(record_link(found)));
+        }
+        match state.failure.take() {
+            Some(error) => Err(warc_error(error, &self.label)),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Adds the WARC functions to the module.
+pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(warc_links, module)?)?;
+    module.add_class::<WarcLinks>()
+}

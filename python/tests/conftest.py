@@ -1,0 +1,78 @@
+"""Shared fixtures: where the repository, the shared corpus and the CLI binary are."""
+
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "fixtures"
+SHARED = REPO.parent / "shared"
+CORPUS = SHARED / "corpus"
+
+
+def cli_binary():
+    """The `absolve` command built from this repository (ABSOLVE_BIN, else target/)."""
+    explicit = os.environ.get("ABSOLVE_BIN")
+    if explicit:
+        return pathlib.Path(explicit)
+    for profile in ("release", "debug"):
+        candidate = REPO / "target" / profile / "absolve"
+        if candidate.exists():
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="session")
+def cli():
+    """Runs `absolve ARGS...`; returns its standard output (bytes), failing on non-zero."""
+    binary = cli_binary()
+    if binary is None or not binary.exists():
+        pytest.skip("needs the absolve CLI: cargo build --release (or set ABSOLVE_BIN)")
+
+    def run(*args, input=None):
+        done = subprocess.run(
+            [str(binary), *map(str, args)],
+            input=input,
+            capture_output=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr.decode(errors="replace")
+        return done.stdout
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def cli_links(cli):
+    """`absolve links ARGS...` as a list of dicts, less the `file` key."""
+
+    def run(*args):
+        records = [json.loads(line) for line in cli("links", *args).splitlines()]
+        for record in records:
+            record.pop("file")
+        return records
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    """../shared/corpus, or a visible skip where it is absent."""
+    if not CORPUS.is_dir():
+        pytest.skip("needs ../shared/corpus beside the repository")
+    return CORPUS
+
+
+def warc_record(target_uri, html, record_id, headers=b""):
+    """One WARC/1.1 response record holding an HTTP response with `html` as its body."""
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n" + headers + b"\r\n" + html
+    head = (
+        b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: " + record_id + b"\r\n"
+        b"WARC-Target-URI: " + target_uri + b"\r\n"
+        b"Content-Type: application/http; msgtype=response\r\n"
+        b"Content-Length: " + str(len(http)).encode() + b"\r\n\r\n"
+    )
+    return head + http + b"\r\n\r\n"

@@ -1,0 +1,151 @@
+"""absolve.warc_links (streaming a WARC file) and WARC documents in rewrite/links: the same
+records as `absolve links` / `absolve rewrite` on the same files."""
+
+import gzip
+import io
+import pathlib
+import warnings
+
+import pytest
+
+import absolve
+from conftest import CORPUS, warc_record as record
+
+
+ARCHIVE = record(
+    b"http://example.com/a/page.html",
+    b"<a href=b.html>b</a><img src=/i.png>",
+    b"<urn:uuid:1>",
+    headers=b"Link: </style.css>; rel=stylesheet\r\n",
+) + record(b"http://example.org/x/", b"<base href=http://cdn.example/><a href=c>", b"<urn:uuid:2>")
+
+EXPECTED = [
+    ("<urn:uuid:1>", "http://example.com/a/page.html", "http", "http://example.com/style.css"),
+    ("<urn:uuid:1>", "http://example.com/a/page.html", "a", "http://example.com/a/b.html"),
+    ("<urn:uuid:1>", "http://example.com/a/page.html", "img", "http://example.com/i.png"),
+    ("<urn:uuid:2>", "http://example.org/x/", "base", "http://cdn.example/"),
+    ("<urn:uuid:2>", "http://example.org/x/", "a", "http://cdn.example/c"),
+]
+
+
+def summary(found):
+    return [(l.record, l.target_uri, l.element, l.resolved) for l in found]
+
+
+def test_warc_links_from_a_path_a_pathlib_path_and_a_file(tmp_path):
+    path = tmp_path / "crawl.warc"
+    path.write_bytes(ARCHIVE)
+    assert summary(absolve.warc_links(str(path))) == EXPECTED
+    assert summary(absolve.warc_links(path)) == EXPECTED
+    with open(path, "rb") as file:
+        assert summary(absolve.warc_links(file)) == EXPECTED
+    assert summary(absolve.warc_links(io.BytesIO(ARCHIVE))) == EXPECTED
+
+
+def test_gzip_per_record_and_whole_file(tmp_path):
+    per_record = b"".join(gzip.compress(r) for r in [ARCHIVE[: ARCHIVE.index(b"WARC/1.1", 10)], ARCHIVE[ARCHIVE.index(b"WARC/1.1", 10) :]])
+    assert summary(absolve.warc_links(io.BytesIO(per_record))) == EXPECTED
+    assert summary(absolve.warc_links(io.BytesIO(gzip.compress(ARCHIVE)))) == EXPECTED
+
+
+def test_a_warc_link_has_record_fields_in_its_dict():
+    link = next(absolve.warc_links(io.BytesIO(ARCHIVE)))
+    assert list(link.dict())[:2] == ["record", "target_uri"]
+    assert link.message is None and link.part is None
+    assert link.attribute == "link"
+
+
+def test_a_warc_document_in_links_and_rewrite():
+    assert summary(absolve.links(ARCHIVE)) == EXPECTED
+    assert summary(absolve.links(ARCHIVE, format="warc")) == EXPECTED
+    rewritten = absolve.rewrite(ARCHIVE)
+    assert b"<a href=http://example.com/a/b.html>" in rewritten
+    assert rewritten.startswith(b"WARC/1.1")
+
+
+def test_it_streams(tmp_path):
+    """The first links come before the file is read to the end."""
+    archive = b"".join(
+        record(b"http://h/%d/" % i, b"<a href=x>" * 50, b"<urn:uuid:%d>" % i) for i in range(3000)
+    )
+
+    class Counting(io.BytesIO):
+        read_so_far = 0
+
+        def read(self, n=-1):
+            chunk = super().read(n)
+            Counting.read_so_far += len(chunk)
+            return chunk
+
+    links = absolve.warc_links(Counting(archive))
+    first = next(links)
+    assert first.target_uri == "http://h/0/"
+    assert Counting.read_so_far < len(archive) / 4
+    assert sum(1 for _ in links) == 3000 * 50 - 1
+
+
+def test_errors_name_the_file(tmp_path):
+    with pytest.raises(FileNotFoundError) as raised:
+        absolve.warc_links(tmp_path / "missing.warc")
+    assert raised.value.filename == str(tmp_path / "missing.warc")
+    not_warc = tmp_path / "page.html"
+    not_warc.write_bytes(b"<html><a href=x>")
+    with pytest.raises(ValueError, match=r"page.html: not a WARC file: it starts with"):
+        list(absolve.warc_links(not_warc))
+    with pytest.raises(TypeError, match="source: expected a path or a binary file object, not int"):
+        absolve.warc_links(5)
+    text = tmp_path / "t.warc"
+    text.write_bytes(ARCHIVE)
+    with open(text, "r") as file, pytest.raises(OSError, match=r"open the file in binary mode"):
+        list(absolve.warc_links(file))
+    with pytest.raises(ValueError, match="^charset: unknown charset label"):
+        absolve.warc_links(text, charset="nope")
+
+
+def test_links_before_damage_are_given_then_the_error(tmp_path):
+    damaged = gzip.compress(ARCHIVE[: ARCHIVE.index(b"WARC/1.1", 10)]) + b"\x1f\x8b\x08\x00garbage" * 10
+    links = absolve.warc_links(io.BytesIO(damaged))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", absolve.AbsolveWarning)
+        first = [next(links) for _ in range(3)]
+        assert summary(first) == EXPECTED[:3]
+        with pytest.raises((ValueError, OSError)):
+            next(links)
+
+
+def warc_files():
+    if not CORPUS.is_dir():
+        return []
+    names = (".warc", ".warc.gz", ".warc.gz.bad")
+    return sorted(p for p in (CORPUS / "warc").rglob("*") if p.name.endswith(names))
+
+
+def test_the_shared_corpus_is_there_or_skipped_visibly():
+    if not CORPUS.is_dir():
+        pytest.skip("needs ../shared/corpus beside the repository")
+    assert len(warc_files()) >= 20
+
+
+@pytest.mark.parametrize("path", warc_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_corpus_file_matches_the_cli(path, cli, cli_links):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", absolve.AbsolveWarning)
+        found = [link.dict() for link in absolve.warc_links(path)]
+    assert found == cli_links("--format", "warc", path)
+    assert all(str(path) in str(w.message) for w in seen)
+    document = path.read_bytes()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", absolve.AbsolveWarning)
+        assert [l.dict() for l in absolve.links(document, format="warc")] == found
+        assert absolve.rewrite(document, format="warc") == cli("rewrite", "--format", "warc", path)
+
+
+def test_a_truncated_file_warns_with_its_record(corpus):
+    path = corpus / "warc" / "warcio" / "example-trunc.warc"
+    with pytest.warns(absolve.AbsolveWarning, match=r"example-trunc.warc: .*record"):
+        assert len(list(absolve.warc_links(path))) == 1
+
+
+def test_an_arc_file_is_refused_with_advice(corpus):
+    with pytest.raises(ValueError, match="ARC is not supported"):
+        list(absolve.warc_links(corpus / "warc" / "warcio" / "example.arc"))
