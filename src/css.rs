@@ -364,6 +364,39 @@ pub fn write_url(out: &mut String, url: &str, quote: Option<u8>) {
     out.push(quote);
 }
 
+/// The charset of a standalone stylesheet, CSS Syntax §3.2: the BOM, else the caller's
+/// charset (the transport's), else `@charset "label";` at the very start, else UTF-8.
+///
+/// ```
+/// use absolve::css::stylesheet_encoding;
+///
+/// assert_eq!(stylesheet_encoding(b"@charset \"iso-8859-1\"; a{}", None), encoding_rs::WINDOWS_1252);
+/// assert_eq!(stylesheet_encoding(b"@charset \"utf-16\"; a{}", None), encoding_rs::UTF_8);
+/// assert_eq!(stylesheet_encoding(b"a{}", Some(encoding_rs::SHIFT_JIS)), encoding_rs::SHIFT_JIS);
+/// assert_eq!(stylesheet_encoding(b"\xEF\xBB\xBFa{}", Some(encoding_rs::SHIFT_JIS)), encoding_rs::UTF_8);
+/// ```
+pub fn stylesheet_encoding(
+    css: &[u8],
+    given: Option<&'static encoding_rs::Encoding>,
+) -> &'static encoding_rs::Encoding {
+    if let Some((encoding, _)) = encoding_rs::Encoding::for_bom(css) {
+        return encoding;
+    }
+    if let Some(given) = given {
+        return given;
+    }
+    let declared = css
+        .strip_prefix(b"@charset \"")
+        .and_then(|rest| rest.split(|&b| b == b'"').next())
+        .and_then(encoding_rs::Encoding::for_label);
+    match declared {
+        // §3.2: a UTF-16 label here means the bytes were ASCII-compatible: UTF-8.
+        Some(e) if e == encoding_rs::UTF_16BE || e == encoding_rs::UTF_16LE => encoding_rs::UTF_8,
+        Some(e) => e,
+        None => encoding_rs::UTF_8,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -56,3 +56,49 @@ pub enum Kept {
     /// CLI's `--keep-local`).
     Local,
 }
+
+/// A [`Link`] with where it is, as `absolve links` prints it (one JSON object a line) and
+/// the Python binding's `Link.dict()` gives it: every record has the same keys, `null`
+/// where a key does not apply (`message` and `part` outside messages, `record` and
+/// `target_uri` outside WARC files), then the link's own fields.
+///
+/// ```
+/// use absolve::base::Base;
+/// use absolve::links::Located;
+///
+/// let base = Base::retrieval_url("http://h/").unwrap();
+/// let link = &absolve::html::links(b"<a href=x>", &base, &Default::default())[0];
+/// let line = serde_json::to_string(&Located { file: Some("p.html"), link, ..Located::new(link) }).unwrap();
+/// assert!(line.starts_with(r#"{"file":"p.html","message":null,"part":null,"record":null,"target_uri":null,"element":"a""#));
+/// ```
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Located<'a> {
+    /// The input's name (`-` for standard input); left out when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<&'a str>,
+    /// The message number in an mbox (1 for a lone message).
+    pub message: Option<usize>,
+    /// The MIME part number (`1.2`).
+    pub part: Option<&'a str>,
+    /// The `WARC-Record-ID` of the record the link is in.
+    pub record: Option<&'a str>,
+    /// The record's `WARC-Target-URI`.
+    pub target_uri: Option<&'a str>,
+    /// The link.
+    #[serde(flatten)]
+    pub link: &'a Link,
+}
+
+impl<'a> Located<'a> {
+    /// `link` with no location: every location key null.
+    pub fn new(link: &'a Link) -> Self {
+        Located {
+            file: None,
+            message: None,
+            part: None,
+            record: None,
+            target_uri: None,
+            link,
+        }
+    }
+}

@@ -16,7 +16,7 @@ from typing import (
 )
 
 _Rfc = Union[Literal[1808, 3986], Literal["1808", "3986"]]
-_Format = Literal["auto", "html", "mime", "mbox", "warc"]
+_Format = Literal["auto", "html", "mime", "mbox", "warc", "css"]
 _Document = Union[bytes, bytearray, memoryview]
 _HeaderValue = Union[str, bytes, Iterable[Union[str, bytes]]]
 _Headers = Union[

@@ -20,6 +20,8 @@ pub enum Format {
     Mime,
     Mbox,
     Warc,
+    /// A standalone stylesheet (never told by content: only when asked for).
+    Css,
 }
 
 impl Format {
@@ -31,8 +33,9 @@ impl Format {
             "mime" => Ok(Format::Mime),
             "mbox" => Ok(Format::Mbox),
             "warc" => Ok(Format::Warc),
+            "css" => Ok(Format::Css),
             other => Err(PyValueError::new_err(format!(
-                "format: invalid value {other:?}: expected one of \"auto\", \"html\", \"mime\", \"mbox\", \"warc\""
+                "format: invalid value {other:?}: expected one of \"auto\", \"html\", \"mime\", \"mbox\", \"warc\", \"css\""
             ))),
         }
     }

@@ -35,6 +35,7 @@ pub fn resolve_format(format: Format, document: &[u8]) -> Format {
         format::Format::Mime => Format::Mime,
         format::Format::Mbox => Format::Mbox,
         format::Format::Warc => Format::Warc,
+        format::Format::Css => Format::Css,
     }
 }
 
@@ -50,7 +51,36 @@ pub fn process(
         Format::Mime => Ok(message(document, checked, want)),
         Format::Mbox => Ok(mbox(document, checked, want)),
         Format::Warc => crate::warc::in_memory(document, checked, want),
+        Format::Css => Ok(stylesheet(document, checked, want)),
     }
+}
+
+/// A standalone stylesheet: its `url()` and `@import` values against the outer base, in
+/// its charset (CSS Syntax §3.2), as `absolve rewrite --format css` does.
+fn stylesheet(document: &[u8], checked: &Checked, want: Want) -> Outcome {
+    let encoding = absolve::css::stylesheet_encoding(document, checked.options.charset);
+    let mut outcome = Outcome::default();
+    if !encoding.is_ascii_compatible() {
+        let warning = html::Warning::UnsupportedCharset(encoding.name());
+        outcome.warnings.push(warning.to_string());
+        if want == Want::Output {
+            outcome.output = document.to_vec();
+        }
+        return outcome;
+    }
+    let mut found = Vec::new();
+    let rewritten = html::rewrite_css_text(
+        document,
+        encoding,
+        &checked.outer,
+        &checked.options,
+        |link| found.push(link),
+    );
+    match want {
+        Want::Output => outcome.output = rewritten.unwrap_or_else(|| document.to_vec()),
+        Want::Links => outcome.links = found.into_iter().map(Link::bare).collect(),
+    }
+    outcome
 }
 
 /// An HTML document: in memory, its `<base href>` found wherever it is.
@@ -75,12 +105,12 @@ fn html_links(document: &[u8], checked: &Checked) -> Outcome {
         base_lookahead: usize::MAX,
         ..checked.options.clone()
     };
-    let outer = checked.outer.clone();
+    let outer = &checked.outer;
     let sink = LinksOnly::default();
     let mut rewriter = if html::may_have_base_element(document) {
-        html::Rewriter::new(outer, options, sink)
+        html::Rewriter::new(outer, &options, sink)
     } else {
-        html::Rewriter::with_document_base(outer.clone(), outer, options, sink)
+        html::Rewriter::with_document_base(outer, outer, &options, sink)
     };
     // Nothing in `LinksOnly` can fail.
     for chunk in document.chunks(64 * 1024) {

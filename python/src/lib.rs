@@ -46,7 +46,7 @@ fn resolve(base: &str, reference: &str, rfc: Option<&Bound<'_, PyAny>>) -> PyRes
 ///
 /// ``document`` is ``bytes``: an HTML page, a MIME message (``.eml``, MHTML), an mbox
 /// archive or a WARC file, told apart by content (``format="auto"``) or named by
-/// ``format="html"|"mime"|"mbox"|"warc"``. ``url`` is the URL it was retrieved from
+/// ``format="html"|"mime"|"mbox"|"warc"|"css"`` (a stylesheet is only ever named). ``url`` is the URL it was retrieved from
 /// (RFC 1808 §3.3), the base when the document gives none; without it, references the
 /// document does not anchor stay relative (§3.4). ``charset`` (a WHATWG label) or the
 /// ``Content-Type`` of ``headers`` (a mapping or ``(name, value)`` pairs, as Scrapy,

@@ -1,9 +1,9 @@
 //! `absolve.Link`: one URL found, with the fields of a line of `absolve links`.
 
+use absolve::links::Located;
 use pyo3::exceptions::{PyAttributeError, PyKeyError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-use serde::Serialize;
 
 /// Where a link sits beyond its document: the message and part of a MIME message or mbox,
 /// the record of a WARC file.
@@ -73,30 +73,15 @@ impl Link {
     fn json(&self) -> String {
         let place = &self.place;
         let located = Located {
+            file: None,
             message: place.message,
             part: place.part.as_deref(),
             record: place.record.as_deref(),
-            target_uri: place.record.as_ref().map(|_| place.target_uri.as_deref()),
+            target_uri: place.target_uri.as_deref(),
             link: &self.link,
         };
         serde_json::to_string(&located).unwrap_or_default()
     }
-}
-
-/// A line of `absolve links` less its `file` (the CLI's `Record`, `src/cli/output.rs`).
-#[derive(Serialize)]
-struct Located<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    part: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    record: Option<&'a str>,
-    /// A WARC link has a `target_uri`, null when its record has none.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    target_uri: Option<Option<&'a str>>,
-    #[serde(flatten)]
-    link: &'a absolve::links::Link,
 }
 
 #[pymethods]

@@ -48,10 +48,11 @@ impl Sink for Shared {
 /// >>> r = absolve.Rewriter("http://h/a/")
 /// >>> r.write(b'<img src="x.pn') + r.write(b'g">') + r.end()
 /// b'<img src="http://h/a/x.png">'
-#[pyclass(module = "absolve", unsendable)]
+#[pyclass(module = "absolve")]
 pub struct Rewriter {
-    /// `None` once ended.
-    inner: Option<html::Rewriter<Shared>>,
+    /// `None` once ended. The library's rewriter is `Send`; the lock makes this object
+    /// `Sync` as Python objects must be, and is never contended (the GIL orders calls).
+    inner: Mutex<Option<html::Rewriter<Shared>>>,
     shared: Shared,
 }
 
@@ -73,9 +74,9 @@ impl Rewriter {
         let checked = args::check(url, charset, headers, resolve_fragments, rfc)?;
         let shared = Shared::default();
         shared.with(|c| c.keep_links = keep_links);
-        let inner = html::Rewriter::new(checked.outer, checked.options, shared.clone());
+        let inner = html::Rewriter::new(&checked.outer, &checked.options, shared.clone());
         Ok(Rewriter {
-            inner: Some(inner),
+            inner: Mutex::new(Some(inner)),
             shared,
         })
     }
@@ -88,14 +89,16 @@ impl Rewriter {
         chunk: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let chunk = args::document("chunk", chunk)?;
-        let inner = self
-            .inner
-            .as_mut()
-            .ok_or_else(|| PyValueError::new_err("write() after end(): the rewriter has ended"))?;
-        // `html::Rewriter` is not `Send` yet, so the GIL is held while it works.
-        inner
-            .write(&chunk)
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        // The GIL is released while the library works.
+        py.detach(|| {
+            let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+            let inner = inner.as_mut().ok_or_else(|| {
+                PyValueError::new_err("write() after end(): the rewriter has ended")
+            })?;
+            inner
+                .write(&chunk)
+                .map_err(|e| PyValueError::new_err(e.to_string()))
+        })?;
         self.take_output(py)
     }
 
@@ -103,10 +106,11 @@ impl Rewriter {
     fn end<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let inner = self
             .inner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
             .take()
             .ok_or_else(|| PyValueError::new_err("end() twice: the rewriter has ended"))?;
-        inner
-            .end()
+        py.detach(|| inner.end())
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         self.take_output(py)
     }

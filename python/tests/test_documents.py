@@ -84,7 +84,12 @@ def test_link_fields_and_mapping_form():
     assert (img.resolved, img.base, img.base_from) == ("http://example.com/s/a.png", "http://example.com/s/", "base-element")
     assert img.offset == len(b'<base href="/s/"><img src="')
     assert (img.message, img.part, img.record, img.target_uri) == (None, None, None, None)
+    # Every record has the same keys, as every line of `absolve links` does (less "file").
     expected = {
+        "message": None,
+        "part": None,
+        "record": None,
+        "target_uri": None,
         "element": "img",
         "attribute": "src",
         "original": "a.png",
@@ -92,13 +97,16 @@ def test_link_fields_and_mapping_form():
         "base": "http://example.com/s/",
         "base_from": "base-element",
         "offset": img.offset,
+        "srcdoc": 0,
+        "kept": None,
     }
     assert img.dict() == expected
     assert dict(img) == expected
-    assert list(img) == list(expected) and len(img) == 7
-    assert img["resolved"] == img.resolved and "part" not in img
+    assert list(img) == list(expected) and len(img) == 13
+    assert img["resolved"] == img.resolved and img["part"] is None and "part" in img
+    assert "file" not in img
     with pytest.raises(KeyError):
-        img["part"]
+        img["no-such-key"]
     assert base.base_from == "retrieval-url"
     assert img == absolve.links(b'<base href="/s/"><img src="a.png">', URL)[1]
     assert len({img, base, img}) == 2
@@ -109,7 +117,7 @@ def test_a_message_gives_message_and_part():
     message = (FIXTURES / "mime" / "base-headers-nested-multiparts-crlf.eml").read_bytes()
     found = absolve.links(message)
     assert found and all(l.message == 1 and l.part for l in found)
-    assert "message" in found[0].dict() and "record" not in found[0].dict()
+    assert found[0].dict()["message"] == 1 and found[0].dict()["record"] is None
 
 
 def test_an_mbox_numbers_its_messages():

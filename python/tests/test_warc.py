@@ -50,7 +50,8 @@ def test_gzip_per_record_and_whole_file(tmp_path):
 
 def test_a_warc_link_has_record_fields_in_its_dict():
     link = next(absolve.warc_links(io.BytesIO(ARCHIVE)))
-    assert list(link.dict())[:2] == ["record", "target_uri"]
+    assert list(link.dict())[:4] == ["message", "part", "record", "target_uri"]
+    assert link.record and link.dict()["record"] == link.record
     assert link.message is None and link.part is None
     assert link.attribute == "link"
 

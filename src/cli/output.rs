@@ -2,8 +2,7 @@
 //! warnings (files are written by [`super::write`]).
 
 use absolve::html::{Sink, Warning};
-use absolve::links::Link;
-use serde::Serialize;
+use absolve::links::{Link, Located};
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -57,24 +56,6 @@ impl<W: Write> Sink for RewriteSink<W> {
     }
 }
 
-/// One line of `absolve links`: the link with where it is. Every record has the same
-/// keys: `message` (1-based, in an mbox; 1 for a lone message) and `part` are null for
-/// plain HTML and CSS.
-#[derive(Serialize)]
-pub struct Record<'a> {
-    pub file: &'a str,
-    pub message: Option<usize>,
-    pub part: Option<&'a str>,
-    /// WARC: the record's `WARC-Record-ID`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub record: Option<&'a str>,
-    /// WARC: the record's `WARC-Target-URI` (null when it has none).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub target_uri: Option<Option<&'a str>>,
-    #[serde(flatten)]
-    pub link: &'a Link,
-}
-
 /// Prints each link as a JSON line; the document's bytes are dropped.
 pub struct LinksSink<'a, W: Write> {
     pub out: W,
@@ -112,18 +93,19 @@ impl<W: Write> LinksSink<'_, W> {
         self.write_located(link, None, None)
     }
 
+    /// One line: the link with where it is ([`Located`]: every line has the same keys).
     fn write_located(
         &mut self,
         link: &Link,
         record: Option<&str>,
         target_uri: Option<Option<&str>>,
     ) -> io::Result<()> {
-        let record = Record {
-            file: self.label,
+        let record = Located {
+            file: Some(self.label),
             message: self.message,
             part: self.part.as_deref(),
             record,
-            target_uri,
+            target_uri: target_uri.flatten(),
             link,
         };
         serde_json::to_writer(&mut self.out, &record)?;

@@ -592,7 +592,7 @@ fn run_css<S: CliSink>(
 ) -> io::Result<()> {
     let mut css = head.to_vec();
     reader.read_to_end(&mut css)?;
-    let encoding = css_encoding(&css, checked.options.charset);
+    let encoding = absolve::css::stylesheet_encoding(&css, checked.options.charset);
     if !encoding.is_ascii_compatible() {
         sink.warning(html::Warning::UnsupportedCharset(encoding.name()));
         return sink.output(&css);
@@ -605,30 +605,6 @@ fn run_css<S: CliSink>(
         sink.link(link);
     }
     sink.output(rewritten.as_deref().unwrap_or(&css))
-}
-
-/// CSS Syntax §3.2: the BOM, else the caller's charset, else `@charset "label";` at the
-/// very start, else UTF-8.
-fn css_encoding(
-    css: &[u8],
-    given: Option<&'static encoding_rs::Encoding>,
-) -> &'static encoding_rs::Encoding {
-    if let Some((encoding, _)) = encoding_rs::Encoding::for_bom(css) {
-        return encoding;
-    }
-    if let Some(given) = given {
-        return given;
-    }
-    let declared = css
-        .strip_prefix(b"@charset \"")
-        .and_then(|rest| rest.split(|&b| b == b'"').next())
-        .and_then(encoding_rs::Encoding::for_label);
-    match declared {
-        // §3.2: a UTF-16 label here means the bytes were ASCII-compatible: UTF-8.
-        Some(e) if e == encoding_rs::UTF_16BE || e == encoding_rs::UTF_16LE => encoding_rs::UTF_8,
-        Some(e) => e,
-        None => encoding_rs::UTF_8,
-    }
 }
 
 /// The first bytes of the input, for telling formats apart.
