@@ -46,7 +46,8 @@ pub struct InputArgs {
     /// gives none; absolute, with a host for http(s)/ftp/ws(s). With -r, the URL of each
     /// DIRECTORY given: a file's URL is it with the file's path below the directory.
     /// Without --url, a saved page's own record of its URL is used ("saved from" comment,
-    /// SingleFile comment, user.xdg.origin.url attribute); without any, nothing changes.
+    /// SingleFile comment, user.xdg.origin.url attribute); without any, relative links
+    /// stay relative (unless the document has an absolute <base href>), with a warning.
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
     /// The document's charset (a WHATWG label); a BOM wins over it, it wins over <meta>.
@@ -67,8 +68,10 @@ pub struct InputArgs {
     pub keep_local: bool,
     /// Process the documents under each DIRECTORY: files named .html .htm .xhtml .xht
     /// .shtml .css .eml .mht .mhtml .mbox, and files of other or no extension whose first
-    /// bytes are HTML, a message or an mbox (but .txt .js .json .xml .svg and other text
-    /// and data types). Every other file is skipped.
+    /// bytes are HTML, a message or an mbox (not .txt .js .json .xml .svg and other text
+    /// and data types). With a --format other than auto, only the documents of that
+    /// format. Every other file is skipped (symbolic links too); a summary line ends the
+    /// run.
     #[arg(short, long)]
     pub recursive: bool,
     /// Files (with -r, directories) to read; none, or `-`, reads standard input.

@@ -1,0 +1,210 @@
+//! Acceptance review of issues 10 and 8 (files): what a user meets around `-r`, `-o` and
+//! `--keep-local` that the first round of tests did not pin down.
+
+mod common;
+
+use common::{absolve, stderr};
+use std::fs;
+use std::path::Path;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
+
+fn arg(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// The summary's "changed" counts files whose content changed, not links that resolve to
+/// something else: a signed part's links are listed but never written.
+#[test]
+fn summary_counts_a_signed_message_as_unchanged() {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path().join("mail");
+    fs::create_dir(&dir).unwrap();
+    let message = Path::new(FIXTURES).join("mime/signed-message-unchanged.eml");
+    fs::copy(&message, dir.join("signed.eml")).unwrap();
+    let in_place = absolve(
+        &["rewrite", "-r", "-i", "--url", "http://h/", arg(&dir)],
+        b"",
+    );
+    assert!(in_place.status.success(), "{}", stderr(&in_place));
+    assert!(
+        stderr(&in_place).contains("1 file processed, 0 changed, 1 unchanged"),
+        "{}",
+        stderr(&in_place)
+    );
+    assert_eq!(
+        fs::read(dir.join("signed.eml")).unwrap(),
+        fs::read(&message).unwrap()
+    );
+    let copy = temp.path().join("copy");
+    let copied = absolve(
+        &[
+            "rewrite",
+            "-r",
+            "-o",
+            arg(&copy),
+            "--url",
+            "http://h/",
+            arg(&dir),
+        ],
+        b"",
+    );
+    assert!(copied.status.success(), "{}", stderr(&copied));
+    assert!(
+        stderr(&copied).contains("1 file processed, 0 changed, 1 unchanged"),
+        "{}",
+        stderr(&copied)
+    );
+    assert_eq!(
+        fs::read(copy.join("signed.eml")).unwrap(),
+        fs::read(&message).unwrap()
+    );
+}
+
+/// With `-r -o DIR` the summary still says "skipped" (issue 10's wording), and how many of
+/// those files were copied: a FIFO is not.
+#[cfg(unix)]
+#[test]
+fn tree_copy_summary_says_skipped_and_what_was_copied() {
+    let temp = tempfile::tempdir().unwrap();
+    let tree = temp.path().join("tree");
+    fs::create_dir(&tree).unwrap();
+    fs::write(tree.join("p.html"), "<a href=x>").unwrap();
+    fs::write(tree.join("notes.txt"), "text").unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        tree.join("fifo"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .unwrap();
+    let copy = temp.path().join("copy");
+    let out = absolve(
+        &[
+            "rewrite",
+            "-r",
+            "-o",
+            arg(&copy),
+            "--url",
+            "http://h/",
+            arg(&tree),
+        ],
+        b"",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "1 file processed, 1 changed, 0 unchanged, 2 skipped (1 copied unchanged), 1 warning"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!copy.join("fifo").exists());
+    assert_eq!(fs::read_to_string(copy.join("notes.txt")).unwrap(), "text");
+}
+
+/// `-r -o DIR` where DIR is a file, or where its parent is missing: refused before any
+/// work, naming `-o` DIR, with no summary and nothing created.
+#[test]
+fn tree_copy_target_is_checked_before_any_work() {
+    let temp = tempfile::tempdir().unwrap();
+    let tree = temp.path().join("tree");
+    fs::create_dir(&tree).unwrap();
+    fs::write(tree.join("p.html"), "<a href=x>").unwrap();
+    let file = temp.path().join("file");
+    fs::write(&file, "keep").unwrap();
+    let onto_file = absolve(
+        &[
+            "rewrite",
+            "-r",
+            "-o",
+            arg(&file),
+            "--url",
+            "http://h/",
+            arg(&tree),
+        ],
+        b"",
+    );
+    assert_eq!(onto_file.status.code(), Some(1));
+    let text = stderr(&onto_file);
+    assert!(
+        text.contains(&format!(
+            "-o {}: exists and is not a directory",
+            file.display()
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("processed"), "no summary: {text}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), "keep");
+
+    let deep = temp.path().join("missing/copy");
+    let no_parent = absolve(
+        &[
+            "rewrite",
+            "-r",
+            "-o",
+            arg(&deep),
+            "--url",
+            "http://h/",
+            arg(&tree),
+        ],
+        b"",
+    );
+    assert_eq!(no_parent.status.code(), Some(1));
+    let text = stderr(&no_parent);
+    assert!(text.contains(&format!("-o {}", deep.display())), "{text}");
+    assert!(!text.contains("processed"), "no summary: {text}");
+    assert!(!temp.path().join("missing").exists());
+}
+
+/// `-o -` is standard output, as FILE `-` is standard input; `-r -o -` is refused.
+#[test]
+fn output_dash_is_standard_output() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = absolve(&["rewrite", "--url", "http://h/", "-o", "-"], b"<a href=x>");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(out.stdout, b"<a href=http://h/x>");
+    let recursive = absolve(
+        &[
+            "rewrite",
+            "-r",
+            "-o",
+            "-",
+            "--url",
+            "http://h/",
+            arg(temp.path()),
+        ],
+        b"",
+    );
+    assert_eq!(recursive.status.code(), Some(2));
+    assert!(recursive.stdout.is_empty());
+    assert!(!Path::new("-").exists());
+}
+
+/// `--keep-local` on standard input cannot look beside the document: said, not silent.
+#[test]
+fn keep_local_on_standard_input_warns() {
+    let page = fs::read(Path::new(FIXTURES).join("saved/chrome-complete/page.html")).unwrap();
+    let out = absolve(&["rewrite", "--keep-local"], &page);
+    assert!(out.status.success());
+    assert!(
+        stderr(&out).contains("-: --keep-local: standard input has no place on disk"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The --url help says what happens without a base: an absolute `<base href>` still
+/// applies, and is applied.
+#[test]
+fn without_url_an_absolute_base_element_still_applies_as_the_help_says() {
+    let help = String::from_utf8(absolve(&["rewrite", "--help"], b"").stdout).unwrap();
+    assert!(
+        help.contains("unless the document has an absolute <base href>"),
+        "{help}"
+    );
+    assert!(!help.contains("without any, nothing changes"), "{help}");
+    let out = absolve(&["rewrite"], b"<base href=http://b/d/><a href=x>");
+    assert_eq!(out.stdout, b"<base href=http://b/d/><a href=http://b/d/x>");
+}
