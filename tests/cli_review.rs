@@ -208,3 +208,16 @@ fn without_url_an_absolute_base_element_still_applies_as_the_help_says() {
     let out = absolve(&["rewrite"], b"<base href=http://b/d/><a href=x>");
     assert_eq!(out.stdout, b"<base href=http://b/d/><a href=http://b/d/x>");
 }
+
+/// A saved XHTML page: Chrome writes its Mark of the Web after the XML declaration and
+/// the doctype.
+#[test]
+fn mark_of_the_web_after_an_xml_declaration() {
+    let page = b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>\n<!-- saved from url=(0025)https://example.com/a/b.xhtml -->\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><a href=\"c\">c</a></html>";
+    let out = absolve(&["links"], page);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("\"resolved\":\"https://example.com/a/c\",\"base\":\"https://example.com/a/b.xhtml\",\"base_from\":\"saved-from\""),
+        "{text}"
+    );
+}
