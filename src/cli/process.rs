@@ -310,15 +310,37 @@ fn rewrite_to_stdout(checked: &Checked, inputs: &[Input]) -> Result<(), Vec<Fail
 
 /// Each file through a temporary file and an atomic rename (see [`write`]), files in
 /// parallel, with a progress bar when standard error is a terminal. Every file is checked
-/// before any is rewritten.
+/// before any is rewritten. A file named twice (the same name, a hard link, a symbolic
+/// link to it) is rewritten once: two rewrites of one inode at the same time would read
+/// each other's half-written bytes.
 fn rewrite_in_place(
     checked: &Checked,
     inputs: &[Input],
     counts: &mut Counts,
 ) -> Result<(), Vec<Failure>> {
+    let mut seen: std::collections::HashMap<(u64, u64), &Path> = Default::default();
     let targets = inputs
         .iter()
         .filter_map(|input| input.path.as_deref().map(|path| (input, path)))
+        .filter(|&(_, path)| match file_identity(path) {
+            Some(identity) => match seen.get(&identity) {
+                Some(first) => {
+                    output::warn(
+                        &path.display().to_string(),
+                        &format!(
+                            "the same file as {} (a link to it, or named twice): rewritten once",
+                            first.display()
+                        ),
+                    );
+                    false
+                }
+                None => {
+                    seen.insert(identity, path);
+                    true
+                }
+            },
+            None => true,
+        })
         .map(|(input, path)| write::Output::in_place(path).map(|target| (input, path, target)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|message| vec![message])?;
@@ -339,6 +361,18 @@ fn rewrite_in_place(
         .collect();
     progress.finish_and_clear();
     collect_results(results, counts)
+}
+
+/// The device and inode of the file `path` names, symbolic links followed.
+#[cfg(unix)]
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_identity(_path: &Path) -> Option<(u64, u64)> {
+    None
 }
 
 fn progress_bar(len: usize) -> ProgressBar {
