@@ -266,3 +266,34 @@ fn one_file_under_two_names_is_rewritten_once() {
     assert_eq!(stderr(&twice).matches("the same file as").count(), 2);
     assert_eq!(fs::read(&a).unwrap(), expected);
 }
+
+/// `-o /dev/stdout` where standard output is a pipe another user made (a container's
+/// standard output, `sudo -u` into a pipe): written through standard output, not opened
+/// again (opening it was refused: "Permission denied").
+#[cfg(unix)]
+#[test]
+#[cfg_attr(not(is_root), ignore = "needs root: run the tests as root")]
+fn output_to_dev_stdout_on_another_users_pipe() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let page = dir.path().join("page.html");
+    fs::write(&page, "<a href=x>").unwrap();
+    fs::set_permissions(&page, fs::Permissions::from_mode(0o644)).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_absolve"))
+        .args([
+            "rewrite",
+            "--url",
+            "http://h/",
+            "-o",
+            "/dev/stdout",
+            arg(&page),
+        ])
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(out.stdout, b"<a href=http://h/x>");
+}

@@ -1,8 +1,8 @@
 //! How `rewrite -o` and `rewrite -i` write files, as a careful Unix tool does.
 //!
 //! - An output that is not a regular file (a FIFO, a device, the terminal) is opened and
-//!   written directly, never replaced; so is the regular file standard output already
-//!   writes to (`-o /dev/stdout`).
+//!   written directly, never replaced; what standard output is open on already (`-o
+//!   /dev/stdout`: a pipe, a file, a terminal) is written through standard output.
 //! - A regular file is written to a temporary file in its directory, synced (fsync(2)),
 //!   renamed over the target (rename(2) replaces a name atomically, POSIX.1-2024) and its
 //!   directory synced: after a crash the name holds the old content or the new, whole.
@@ -103,10 +103,13 @@ impl Output {
         }
         let destination = match fs::metadata(path) {
             Ok(m) if m.is_dir() => return Err(fail(Errno::ISDIR.into())),
+            // What standard output is open on (`-o /dev/stdout`, a pipe or a file) is
+            // written through it, not opened again: opening a pipe another user made (a
+            // container's standard output) is refused.
+            Ok(m) if is_stdout(&m) => Destination::Stdout,
             Ok(m) if !m.is_file() => {
                 Destination::Direct(OpenOptions::new().write(true).open(path).map_err(fail)?)
             }
-            Ok(m) if is_stdout(&m) => Destination::Stdout,
             Ok(_) => {
                 let real = follow_links(path).map_err(fail)?;
                 let original = fs::metadata(&real).map_err(fail)?;
