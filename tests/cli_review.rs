@@ -297,3 +297,36 @@ fn output_to_dev_stdout_on_another_users_pipe() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(out.stdout, b"<a href=http://h/x>");
 }
+
+/// `-r` over a tree with a directory this user cannot read: stopped before any work, the
+/// message naming that directory once.
+#[cfg(unix)]
+#[test]
+#[cfg_attr(not(is_root), ignore = "needs root: run the tests as root")]
+fn an_unreadable_directory_is_named() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    let locked = tree.join("locked");
+    fs::create_dir_all(&locked).unwrap();
+    fs::write(tree.join("a.html"), "<a href=x>").unwrap();
+    for (path, mode) in [(dir.path(), 0o755), (&tree, 0o755), (&locked, 0o000)] {
+        fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_absolve"))
+        .args(["links", "-r", "--url", "http://h/", arg(&tree)])
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "absolve: {}: Permission denied (os error 13)\n",
+            locked.display()
+        )
+    );
+    assert!(out.stdout.is_empty());
+}

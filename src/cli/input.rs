@@ -236,7 +236,7 @@ fn walk(dir: &Path, checked: &Checked, inputs: &mut Inputs) -> Result<(), Proble
         None => None,
     };
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
-        let entry = entry.map_err(|e| Problem::Failure(format!("{}: {e}", dir.display())))?;
+        let entry = entry.map_err(|e| walk_failure(dir, &e))?;
         let below = entry
             .path()
             .strip_prefix(dir)
@@ -269,6 +269,17 @@ fn walk(dir: &Path, checked: &Checked, inputs: &mut Inputs) -> Result<(), Proble
         });
     }
     Ok(())
+}
+
+/// A directory that cannot be walked, worded as `path: what went wrong` for the entry that
+/// failed (walkdir's own wording, "IO error for operation on ...", names it twice). The
+/// whole run stops before any work: a tree is processed whole or not at all.
+fn walk_failure(dir: &Path, error: &walkdir::Error) -> Problem {
+    let path = error.path().unwrap_or(dir).display();
+    match error.io_error() {
+        Some(io) => Problem::Failure(format!("{path}: {io}")),
+        None => Problem::Failure(format!("{path}: {error}")),
+    }
 }
 
 /// Whether a file found under a directory is a document, and of what format if its name
