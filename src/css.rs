@@ -3,7 +3,8 @@
 //! A `<style>` element's bytes may be in any ASCII-compatible charset and must pass through
 //! unchanged outside the URLs, so this is a byte scanner over the subset of CSS Syntax
 //! Level 3 §4 that decides where a URL token is: comments, strings, escapes, `url(` and
-//! `@import`. Every delimiter it looks for is ASCII, which is what makes it charset-safe.
+//! `@import`, and the strings of `image-set()`. Every delimiter it looks for is ASCII,
+//! which is what makes it charset-safe.
 
 use std::ops::Range;
 
@@ -26,7 +27,9 @@ impl CssUrl {
     }
 }
 
-/// Finds every `url(...)` and `@import "..."` in `css`, in order.
+/// Finds every `url(...)`, `@import "..."` and `image-set("...")` string in `css`, in
+/// order (CSS Images 4 §2.2: a string argument of `image-set()` or
+/// `-webkit-image-set()` is a URL).
 ///
 /// ```
 /// use absolve::css::{urls, unescape};
@@ -34,15 +37,24 @@ impl CssUrl {
 /// let css = br#"@import "a.css"; p { background: url( 'b\'c.png' ) } /* url(no) */"#;
 /// let found: Vec<_> = urls(css).map(|u| unescape(std::str::from_utf8(u.raw(css)).unwrap())).collect();
 /// assert_eq!(found, ["a.css", "b'c.png"]);
+/// let css = br#"a{b:image-set("c.png" 1x, url(d.png) 2x, "e.avif" type("image/avif"))}"#;
+/// let found: Vec<_> = urls(css).map(|u| std::str::from_utf8(u.raw(css)).unwrap()).collect();
+/// assert_eq!(found, ["c.png", "d.png", "e.avif"]);
 /// ```
 pub fn urls(css: &[u8]) -> CssUrls<'_> {
-    CssUrls { css, pos: 0 }
+    CssUrls {
+        css,
+        pos: 0,
+        image_set_depth: 0,
+    }
 }
 
 /// The iterator returned by [`urls`].
 pub struct CssUrls<'a> {
     css: &'a [u8],
     pos: usize,
+    /// Parentheses open inside an `image-set(`, counting its own (0: not inside one).
+    image_set_depth: usize,
 }
 
 impl Iterator for CssUrls<'_> {
@@ -54,7 +66,16 @@ impl Iterator for CssUrls<'_> {
             let start = self.pos;
             match css[start] {
                 b'/' if css.get(start + 1) == Some(&b'*') => self.pos = comment_end(css, start),
-                b'"' | b'\'' => self.pos = string_end(css, start),
+                b'"' | b'\'' => {
+                    let end = string_end(css, start);
+                    self.pos = end;
+                    if self.image_set_depth == 1 && closed_string(css, start, end) {
+                        return Some(CssUrl {
+                            token: start..end,
+                            quote: Some(css[start]),
+                        });
+                    }
+                }
                 b'\\' => self.pos = escape_end(css, start),
                 b'@' if starts_with_ignore_case(&css[start + 1..], b"import") => {
                     self.pos = start + 7;
@@ -67,6 +88,18 @@ impl Iterator for CssUrls<'_> {
                     if let Some(found) = self.url_contents() {
                         return Some(found);
                     }
+                }
+                b'(' => {
+                    self.pos += 1;
+                    if self.image_set_depth > 0 {
+                        self.image_set_depth += 1;
+                    } else if is_image_set_function(css, start) {
+                        self.image_set_depth = 1;
+                    }
+                }
+                b')' => {
+                    self.pos += 1;
+                    self.image_set_depth = self.image_set_depth.saturating_sub(1);
                 }
                 _ => self.pos += 1,
             }
@@ -118,6 +151,20 @@ fn is_url_function(css: &[u8], open: usize) -> bool {
         return false;
     }
     open == 3 || !is_name_byte(css[open - 4])
+}
+
+/// Whether the `(` at `open` ends the function name `image-set` or `-webkit-image-set`
+/// (case-insensitive), itself not the tail of a longer identifier.
+fn is_image_set_function(css: &[u8], open: usize) -> bool {
+    [&b"image-set"[..], b"-webkit-image-set"]
+        .iter()
+        .any(|name| {
+            let Some(start) = open.checked_sub(name.len()) else {
+                return false;
+            };
+            css[start..open].eq_ignore_ascii_case(name)
+                && (start == 0 || !is_name_byte(css[start - 1]))
+        })
 }
 
 /// CSS name code points, with every non-ASCII byte counting as one.
@@ -353,6 +400,24 @@ mod tests {
         assert!(found("a{b:url(a b)}").is_empty());
         assert!(found("a{b:url(\"open").is_empty());
         assert!(found("a{b:url()}").is_empty());
+    }
+
+    #[test]
+    fn image_set_strings() {
+        assert_eq!(
+            found(r#"a{b:image-set("a.png" 1x, 'b.png' 2x)}"#),
+            ["a.png", "b.png"]
+        );
+        assert_eq!(
+            found(r#"a{b:-WEBKIT-image-set(url(c.png) 1x, "d.png" 2x) "no.png"}"#),
+            ["c.png", "d.png"]
+        );
+        assert_eq!(
+            found(r#"a{b:image-set("e.avif" type("image/avif"), "f.jpg" type('image/jpeg'))}"#),
+            ["e.avif", "f.jpg"]
+        );
+        assert!(found(r#"a{b:my-image-set("x.png");c:"y.png"}"#).is_empty());
+        assert!(found(r#"a{content:"image-set('z.png')"}"#).is_empty());
     }
 
     #[test]

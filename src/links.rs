@@ -14,6 +14,7 @@ use serde::Serialize;
 /// assert_eq!(links[0].original, "b/c");
 /// assert_eq!(links[0].resolved, "http://h/a/b/c");
 /// assert_eq!(links[0].base.as_deref(), Some("http://h/a/"));
+/// assert_eq!((links[0].srcdoc, links[0].kept), (0, None));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Link {
@@ -31,19 +32,27 @@ pub struct Link {
     pub base: Option<String>,
     /// Where that base came from.
     pub base_from: BaseSource,
-    /// The byte offset of the attribute value or CSS token in the document.
+    /// The byte offset of the attribute value or CSS token in the document (in a srcdoc
+    /// document, the offset of its `srcdoc` attribute value in the outermost document).
     pub offset: u64,
-    /// Why the reference was left as it is, when a caller's rule kept it.
-    pub kept: Option<Kept>,
-    /// How many `srcdoc` documents deep the URL is (0: in the document itself).
+    /// How deep in `<iframe srcdoc>` documents the URL is: 0 in the document itself, 1 in
+    /// a srcdoc document of the page, 2 in one nested in that, and so on.
     pub srcdoc: u32,
+    /// Why the value was left exactly as written though it could resolve, if it was:
+    /// `null` (`None`) for every resolved or naturally unchanged value.
+    pub kept: Option<Kept>,
 }
 
-/// Why a reference was left as it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+/// Why a reference was kept as written.
+///
+/// ```
+/// let json = serde_json::to_string(&absolve::links::Kept::Local).unwrap();
+/// assert_eq!(json, "\"local\"");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Kept {
-    /// It names a file that exists beside the document
-    /// ([`crate::html::Options::keep_reference`]).
+    /// [`Options::keep_reference`](crate::html::Options::keep_reference) said so (the
+    /// CLI's `--keep-local`).
     Local,
 }

@@ -111,8 +111,9 @@ fn a_huge_attribute_value_passes_through_without_growing_the_buffers() {
     assert!(out.output.starts_with(b"<a href=http://h/x>"));
 }
 
-/// A million nested elements: lol_html's element stack reaches the buffer limit, the
-/// parser stops with a warning, and every byte still comes out (nothing truncated).
+/// A million nested elements in HTML content: the parser is restarted before its
+/// element stack grows large (implied end tags are not popped by lol_html), so the link
+/// after them is rewritten too: the only warning is the lookahead's.
 #[test]
 fn a_million_nested_elements() {
     let depth = 1_000_000;
@@ -122,8 +123,35 @@ fn a_million_nested_elements() {
         .chain(std::iter::once(b"<a href=deep>".to_vec()));
     let out = stream(chunks, Options::default());
     assert!(out.output.starts_with(b"<a href=http://h/first>"));
-    assert_eq!(out.output.len(), 14 + 5 * depth + 13 + "http://h/".len());
-    assert!(out.output.ends_with(b"<div><a href=deep>"));
+    assert_eq!(
+        out.output.len(),
+        14 + 5 * depth + 13 + 2 * "http://h/".len()
+    );
+    assert!(out.output.ends_with(b"<div><a href=http://h/deep>"));
+    assert!(
+        matches!(
+            &out.warnings[..],
+            [absolve::html::Warning::BaseLookaheadExceeded(_)]
+        ),
+        "{:?}",
+        out.warnings
+    );
+}
+
+/// A million nested elements inside `<svg>`, where the parser cannot be restarted: its
+/// element stack reaches the buffer limit, the parser stops with a warning, and every
+/// byte still comes out (nothing truncated).
+#[test]
+fn a_million_nested_svg_elements() {
+    let depth = 1_000_000;
+    let head = b"<a href=first><svg>".to_vec();
+    let chunks = std::iter::once(head)
+        .chain(std::iter::repeat_n(b"<g>".repeat(10_000), depth / 10_000))
+        .chain(std::iter::once(b"<a href=deep>".to_vec()));
+    let out = stream(chunks, Options::default());
+    assert!(out.output.starts_with(b"<a href=http://h/first>"));
+    assert_eq!(out.output.len(), 19 + 3 * depth + 13 + "http://h/".len());
+    assert!(out.output.ends_with(b"<g><a href=deep>"));
     assert!(
         matches!(
             &out.warnings[..],

@@ -185,6 +185,6 @@ fn values_that_cannot_change_are_the_same_whether_or_not_links_are_listed() {
     let out = rewrite(input, &base(), &fragments).output;
     assert_eq!(
         String::from_utf8(out).unwrap(),
-        "<a href=' http://h/d/p.html#x'>a</a><a href=\"HTTP:x\">b</a><a href='http://h/d/p.html#y'>c</a><a href=http://h/d/r>d</a><svg><a href=#s /></svg>"
+        "<a href='http://h/d/p.html#x'>a</a><a href=\"HTTP:x\">b</a><a href='http://h/d/p.html#y'>c</a><a href=http://h/d/r>d</a><svg><a href=#s /></svg>"
     );
 }

@@ -781,7 +781,8 @@ fn file_may_have_base_element(path: &Path) -> io::Result<bool> {
     }
 }
 
-/// One MIME message (or MHTML page), read whole: memory is bounded by the message.
+/// One MIME message (or MHTML page), read whole and written out part by part: memory is
+/// bounded by the message.
 fn run_message<S: CliSink>(
     checked: &Checked,
     head: &[u8],
@@ -790,8 +791,7 @@ fn run_message<S: CliSink>(
 ) -> io::Result<()> {
     let mut message = head.to_vec();
     reader.read_to_end(&mut message)?;
-    let rewritten = rewrite_one_message(checked, &message, 1, &mut sink);
-    sink.output(&rewritten)
+    rewrite_one_message(checked, &message, 1, &mut sink)
 }
 
 /// An mbox archive, one message at a time; separator lines are written as they were.
@@ -810,33 +810,41 @@ fn run_mbox<S: CliSink>(
             sink.output(&entry.message)?;
             continue;
         }
-        let rewritten = rewrite_one_message(checked, &entry.message, index + 1, &mut sink);
-        sink.output(&mime::mbox::update_content_length(
-            &entry.message,
-            rewritten,
-        ))?;
+        rewrite_one_message(checked, &entry.message, index + 1, &mut sink)?;
     }
     Ok(())
 }
 
-/// Rewrites one message, its links and warnings reported with its number and parts.
+/// Rewrites one message into the sink, its links and warnings reported with its number
+/// and parts as they are found. Only a message with a `Content-Length` header (mboxcl) is
+/// held whole, since the header, before the body, must give the new length.
 fn rewrite_one_message<S: CliSink>(
     checked: &Checked,
     message: &[u8],
     number: usize,
     sink: &mut S,
-) -> Vec<u8> {
+) -> io::Result<()> {
     let mut report = MessageReport { sink, number };
-    mime::rewrite_message(message, &checked.outer, &checked.options, &mut report)
+    if !mime::mbox::has_content_length(message) {
+        return mime::write_message(message, &checked.outer, &checked.options, &mut report);
+    }
+    let rewritten = mime::rewrite_message(message, &checked.outer, &checked.options, &mut report);
+    report
+        .sink
+        .output(&mime::mbox::update_content_length(message, rewritten))
 }
 
-/// Passes a message's reports to the CLI sink, located by message number and part.
+/// Passes a message's output and reports to the CLI sink, located by message number and
+/// part.
 struct MessageReport<'a, S: CliSink> {
     sink: &'a mut S,
     number: usize,
 }
 
 impl<S: CliSink> Report for MessageReport<'_, S> {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.sink.output(bytes)
+    }
     fn wants_links(&self) -> bool {
         self.sink.wants_links()
     }

@@ -1,7 +1,8 @@
 //! Which attributes hold URLs, on which elements, and in what syntax: a table, not code.
 //!
 //! Sources: the HTML Living Standard's attribute index, HTML 4.01's `%URI` attributes,
-//! SVG 2 (`href`, `xlink:href`) and MathML 3 (`href`, `mglyph src`, `math altimg`).
+//! SVG 2 (`href`, `xlink:href`, presentation attributes holding `url()`) and MathML
+//! (`href` on any element, `mglyph src`, `math altimg`).
 //! `usemap` is a hash-name reference and `download` a file name: neither is listed.
 //! `<meta http-equiv=refresh content>` depends on another attribute and is handled apart.
 
@@ -22,6 +23,8 @@ pub enum Syntax {
     Refresh,
     /// CSS declarations (`style`).
     Css,
+    /// A whole HTML document (`<iframe srcdoc>`).
+    Srcdoc,
 }
 
 /// A URL-bearing attribute: its syntax, and whether it resolves against the element's
@@ -93,16 +96,28 @@ const HTML: &[(&str, &[&str], Syntax, bool)] = &[
     ("archive", &["object"], SpaceList, true),
     ("archive", &["applet"], CommaList, true),
     ("style", ANY, Css, false),
+    ("srcdoc", &["iframe"], Srcdoc, false),
 ];
 
-/// SVG 2: `href` and the deprecated `xlink:href` on any SVG element.
+/// SVG 2: `href` and the deprecated `xlink:href` on any SVG element; the presentation
+/// attributes whose value may hold a CSS `url()` (SVG 2 §6.6 and the properties of CSS
+/// Fill and Stroke, Filter Effects, CSS Masking, SVG markers, CSS UI `cursor`).
 const SVG: &[(&str, &[&str], Syntax, bool)] = &[
     ("href", ANY, Url, false),
     ("xlink:href", ANY, Url, false),
     ("style", ANY, Css, false),
+    ("fill", ANY, Css, false),
+    ("stroke", ANY, Css, false),
+    ("filter", ANY, Css, false),
+    ("clip-path", ANY, Css, false),
+    ("mask", ANY, Css, false),
+    ("marker-start", ANY, Css, false),
+    ("marker-mid", ANY, Css, false),
+    ("marker-end", ANY, Css, false),
+    ("cursor", ANY, Css, false),
 ];
 
-/// MathML 3: `href` on presentation elements, `mglyph src`, `math altimg`.
+/// MathML Core §2.1.6: `href` on any MathML element; MathML 3 `mglyph src`, `math altimg`.
 const MATHML: &[(&str, &[&str], Syntax, bool)] = &[
     ("href", ANY, Url, false),
     ("xlink:href", ANY, Url, false),

@@ -10,7 +10,7 @@ use super::attributes::{self, Namespace, Syntax, UrlAttribute};
 use super::{Options, Warning};
 use crate::base::{Base, BaseSource};
 use encoding_rs::Encoding;
-use lol_html::html_content::Element;
+use lol_html::send::Element;
 use std::collections::VecDeque;
 use std::ops::Range;
 
@@ -21,6 +21,9 @@ pub(crate) enum Edit {
     Attribute(AttributeValue),
     /// The text of a `<style>` element.
     Style(Range<u64>),
+    /// The text of an SVG `<style>` element: CSS whose character references are decoded
+    /// (foreign content is not raw text), one run of text between its child elements.
+    SvgStyle(Range<u64>),
     /// The text of a `<noscript>` element, which lol_html hands over as text: it is parsed
     /// again as HTML.
     Noscript(Range<u64>),
@@ -30,7 +33,7 @@ impl Edit {
     pub(crate) fn range(&self) -> Range<u64> {
         match self {
             Edit::Attribute(value) => value.range.clone(),
-            Edit::Style(range) | Edit::Noscript(range) => range.clone(),
+            Edit::Style(range) | Edit::SvgStyle(range) | Edit::Noscript(range) => range.clone(),
         }
     }
 }
@@ -52,6 +55,24 @@ pub(crate) struct AttributeValue {
     /// A `<base href>`: resolved against the outer base, never against itself.
     pub is_base_href: bool,
     pub encoding: &'static Encoding,
+    /// Whether the bytes were valid in the charset: if not, `value` is decoded lossily,
+    /// listed, and never written.
+    pub decodable: bool,
+    /// The attribute has no value at all (`<a href>`): `range` is empty, after its name.
+    pub valueless: bool,
+}
+
+/// Whether an empty value of this attribute names something (see `emit`'s
+/// `empty_value`): HTML `<a href>`, `<area href>`, a form's `action`, `formaction`; an
+/// SVG `<a>`'s `href` (or `xlink:href`), which browsers follow to the base the same way.
+pub(crate) fn empty_value_counts(foreign: bool, element: &str, attribute: &str) -> bool {
+    if foreign {
+        return element == "a" && matches!(attribute, "href" | "xlink:href");
+    }
+    matches!(
+        (element, attribute),
+        ("a" | "area", "href") | ("form", "action") | ("button" | "input", "formaction")
+    )
 }
 
 /// Whether the document base is decided yet.
@@ -67,6 +88,7 @@ pub(crate) enum BaseState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Region {
     Style,
+    SvgStyle,
     Noscript,
 }
 
@@ -89,7 +111,55 @@ pub(crate) struct Document {
     pub base_by_lookahead: bool,
     /// Whether link records are wanted; if not, values that cannot change are skipped.
     pub wants_links: bool,
+    /// The absolute offset at which the running lol_html parser started: its source
+    /// locations are relative to it.
+    pub origin: u64,
+    /// SVG `<style>` elements whose end tag has not been seen.
+    pub svg_styles_open: usize,
+    /// A `<meta>` named a charset lol_html cannot parse: nothing after it is read.
+    pub refused_charset: Option<&'static str>,
+    /// Elements seen since the running parser started.
+    pub elements_since_start: usize,
+    /// `<svg>` elements whose end tag has not been seen.
+    pub svg_depth: usize,
+    /// `<math>` elements whose end tag has not been seen.
+    pub math_depth: usize,
+    /// The parser is to be restarted at this element's start (see [`RESTART_EVERY`]).
+    pub restart_at: Option<u64>,
+    /// Where the `<base>` element that set the document base starts.
+    pub base_element_at: Option<u64>,
+    /// How deep in `<iframe srcdoc>` documents this one is (0: the document itself).
+    pub srcdoc_depth: u32,
 }
+
+/// How many elements one lol_html parser sees before it is restarted at the next element
+/// where nothing it holds matters any more.
+///
+/// lol_html keeps a stack of open elements for its selector matcher and pops it only on
+/// an end tag of the same name; it does not know the end tags HTML implies (§13.1.2.4:
+/// `<li>`, `<p>`, `<td>`, `<tr>`, `<option>` end without one; §13.2.6.4 closes an `<a>`
+/// by the next one). In a valid document of unclosed `<li>` the stack grows without end
+/// and reaches the memory limit. A fresh parser started on an element in HTML content,
+/// outside `<template>`, SVG/MathML and raw text, sees the rest of the document exactly
+/// as the old one would, with an empty stack.
+pub(crate) const RESTART_EVERY: usize = 4096;
+
+/// How a warning names the replacement encoding: by the charsets whose labels map to it
+/// (Encoding Standard §4.2).
+pub(crate) const REPLACEMENT_LABELS: &str =
+    "the replacement encoding (ISO-2022-KR, ISO-2022-CN, HZ-GB-2312, ...)";
+
+/// The element handler's signal that the parser restarts before this element.
+#[derive(Debug)]
+pub(crate) struct RestartParser;
+
+impl std::fmt::Display for RestartParser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the parser restarts here")
+    }
+}
+
+impl std::error::Error for RestartParser {}
 
 impl Document {
     pub(crate) fn new(outer: Base, base: BaseState, options: Options) -> Self {
@@ -107,7 +177,21 @@ impl Document {
             warnings: Vec::new(),
             base_by_lookahead: false,
             wants_links: true,
+            origin: 0,
+            svg_styles_open: 0,
+            refused_charset: None,
+            elements_since_start: 0,
+            svg_depth: 0,
+            math_depth: 0,
+            restart_at: None,
+            base_element_at: None,
+            srcdoc_depth: 0,
         }
+    }
+
+    /// The absolute byte range of a range lol_html reports.
+    pub(crate) fn absolute(&self, range: Range<usize>) -> Range<u64> {
+        self.origin + range.start as u64..self.origin + range.end as u64
     }
 
     /// The bytes at an absolute range (which are still pending).
@@ -120,9 +204,29 @@ impl Document {
     /// Handles one element: `<template>` nesting, `<base>`, `<meta>` (charset, refresh),
     /// the raw-text `<style>` and `<noscript>`, and every element's URL attributes.
     pub(crate) fn element(&mut self, el: &Element<'_, '_>) -> ElementEffects {
-        let namespace = Namespace::from_uri(el.namespace_uri());
-        let tag = el.tag_name();
         let mut effects = ElementEffects::default();
+        if self.refused_charset.is_some() {
+            return effects;
+        }
+        let tag = el.tag_name();
+        let namespace = self.namespace_of(Namespace::from_uri(el.namespace_uri()), &tag);
+        let location = self.absolute(el.source_location().bytes());
+        if self.restart_here(namespace, location.start) {
+            self.restart_at = Some(location.start);
+            return effects;
+        }
+        self.elements_since_start += 1;
+        // Only an SVG `<style>` (foreign content, not raw text) can hold elements: its CSS
+        // is the text of its own, so a child element ends a run of it (SVG 2 §6.5).
+        if self.open_region.is_some() {
+            self.close_region(location.start);
+            // An HTML element here broke out of the foreign content (HTML §13.2.6.5):
+            // the `<style>` is closed with its `<svg>`.
+            match namespace {
+                Namespace::Html => self.svg_styles_open = 0,
+                _ => effects.resumes_svg_style = true,
+            }
+        }
         if namespace == Namespace::Html {
             match tag.as_str() {
                 "template" => {
@@ -138,35 +242,96 @@ impl Document {
                 _ => {}
             }
         }
-        if tag == "style" && namespace != Namespace::MathMl {
-            effects.region = Some(Region::Style);
+        effects.opens_foreign = match (namespace, tag.as_str()) {
+            (Namespace::Svg, "svg") | (Namespace::MathMl, "math") => Some(namespace),
+            _ => None,
+        };
+        if tag == "style" {
+            effects.region = match namespace {
+                Namespace::Html => Some(Region::Style),
+                Namespace::Svg => Some(Region::SvgStyle),
+                Namespace::MathMl => None,
+            };
         }
         self.url_attributes(el, namespace, &tag);
         if let Some(region) = effects.region {
-            self.open_region = Some((el.source_location().bytes().end as u64, region));
+            self.open_region = Some((location.end, region));
         }
         effects
     }
 
+    /// The namespace of an element. lol_html reports the integration points themselves
+    /// as HTML, where HTML puts them in their parent's namespace (§13.2.6.5: MathML
+    /// `mi`, `mo`, `mn`, `ms`, `mtext`; SVG `foreignObject`, `desc`, `title`): only
+    /// their content is HTML.
+    fn namespace_of(&self, reported: Namespace, tag: &str) -> Namespace {
+        match (reported, tag) {
+            (Namespace::Html, "mi" | "mo" | "mn" | "ms" | "mtext") if self.math_depth > 0 => {
+                Namespace::MathMl
+            }
+            (Namespace::Html, "foreignobject" | "desc" | "title") if self.svg_depth > 0 => {
+                Namespace::Svg
+            }
+            _ => reported,
+        }
+    }
+
+    /// Whether the parser restarts at an element starting at `start`: after
+    /// [`RESTART_EVERY`] elements, at one in HTML content where no state but the
+    /// tokenizer's (which a start tag resets) is open.
+    fn restart_here(&self, namespace: Namespace, start: u64) -> bool {
+        self.elements_since_start >= RESTART_EVERY
+            && namespace == Namespace::Html
+            && self.template_depth == 0
+            && self.svg_depth + self.math_depth == 0
+            && self.open_region.is_none()
+            && self.svg_styles_open == 0
+            && start > self.origin
+    }
+
     /// A raw-text element ends at `end` (its end tag's start, or the end of input).
     pub(crate) fn close_region(&mut self, end: u64) {
-        if let Some((start, region)) = self.open_region.take() {
+        let Some((start, region)) = self.open_region.take() else {
+            return;
+        };
+        // An unclosed child of an SVG `<style>` may have its end handler run at the
+        // `<style>`'s end tag, before the `<style>`'s own: the run it resumed is empty.
+        if end > start {
             self.push_edit(match region {
                 Region::Style => Edit::Style(start..end),
+                Region::SvgStyle => Edit::SvgStyle(start..end),
                 Region::Noscript => Edit::Noscript(start..end),
             });
         }
     }
 
+    /// After a child element of an SVG `<style>` (at `end`), its text continues, if the
+    /// `<style>` is still open.
+    pub(crate) fn resume_svg_style(&mut self, end: u64) {
+        if self.svg_styles_open > 0 && self.open_region.is_none() {
+            self.open_region = Some((end, Region::SvgStyle));
+        }
+    }
+
     /// Queues an edit in byte order. Edits arrive in order but for the attributes of one
-    /// element, which two handlers may record in either order.
+    /// element, which two handlers may record in either order. Edits never overlap: one
+    /// that would (which no well-formed token stream produces) is not queued.
     fn push_edit(&mut self, edit: Edit) {
-        let start = edit.range().start;
+        let range = edit.range();
         let at = self
             .edits
             .iter()
-            .rposition(|e| e.range().start < start)
+            .rposition(|e| e.range().start < range.start)
             .map_or(0, |i| i + 1);
+        let overlaps_previous = at > 0 && self.edits[at - 1].range().end > range.start;
+        let overlaps_next = self
+            .edits
+            .get(at)
+            .is_some_and(|next| next.range().start < range.end);
+        let misplaced = range.end < range.start || range.start < self.pending_start;
+        if overlaps_previous || overlaps_next || misplaced {
+            return;
+        }
         self.edits.insert(at, edit);
     }
 
@@ -178,9 +343,20 @@ impl Document {
         }
         if !matches!(self.base, BaseState::Pending) {
             if std::mem::take(&mut self.base_by_lookahead) {
-                let at = el.source_location().bytes().start as u64;
+                let at = self.absolute(el.source_location().bytes()).start;
                 self.warnings.push(Warning::LateBase(at));
             }
+            return;
+        }
+        // The lookahead is exact: a `<base>` that ends past it comes too late, as it
+        // would had the bytes before it been written already.
+        let location = self.absolute(el.source_location().bytes());
+        let lookahead = self.options.base_lookahead;
+        if location.end > lookahead as u64 {
+            self.warnings
+                .push(Warning::BaseLookaheadExceeded(lookahead));
+            self.warnings.push(Warning::LateBase(location.start));
+            self.base = BaseState::Known(self.outer.clone());
             return;
         }
         let Some(href) = self.decoded_attribute(el, "href") else {
@@ -190,6 +366,9 @@ impl Document {
         let base = base_from_href(href, &self.outer);
         if base.is_none() {
             self.warnings.push(Warning::UnusableBase(href.to_owned()));
+        }
+        if base.is_some() {
+            self.base_element_at = Some(location.start);
         }
         self.base = BaseState::Known(base.unwrap_or_else(|| self.outer.clone()));
     }
@@ -208,10 +387,21 @@ impl Document {
                 .flatten()
                 .and_then(|content| super::charset::from_content_type(&content))
         });
-        if let Some(encoding) = label.and_then(|l| Encoding::for_label(l.trim().as_bytes())) {
-            self.encoding = encoding.output_encoding();
-            self.encoding_fixed = true;
+        let Some(encoding) = label.and_then(|l| Encoding::for_label(l.trim().as_bytes())) else {
+            return;
+        };
+        // Encoding Standard: labels such as `iso-2022-kr` name the replacement encoding;
+        // it, UTF-16 and ISO-2022-JP are not ASCII-compatible, so the bytes after this
+        // tag cannot be read as markup here: they are refused as `--charset` would be.
+        if !encoding.is_ascii_compatible() {
+            self.refused_charset = Some(match encoding == encoding_rs::REPLACEMENT {
+                true => REPLACEMENT_LABELS,
+                false => encoding.name(),
+            });
+            return;
         }
+        self.encoding = encoding.output_encoding();
+        self.encoding_fixed = true;
     }
 
     /// Records every URL-bearing attribute of an element.
@@ -252,24 +442,41 @@ impl Document {
         namespace: Namespace,
         tag: &str,
     ) {
-        let Some(location) = attr.value_source_location() else {
-            return;
+        let (range, valueless) = match attr.value_source_location() {
+            Some(location) => (self.absolute(location.bytes()), false),
+            // A valueless attribute's value is the empty string (HTML §13.2.5.33): where
+            // an empty value means something, `="..."` is written after its name.
+            None if namespace != Namespace::MathMl
+                && empty_value_counts(namespace == Namespace::Svg, tag, &name) =>
+            {
+                let Some(name_at) = attr.name_source_location() else {
+                    return;
+                };
+                let end = self.absolute(name_at.bytes()).end;
+                (end..end, true)
+            }
+            None => return,
         };
-        let range = location.bytes();
-        let range = range.start as u64..range.end as u64;
         if !self.wants_links && found.syntax == Syntax::Url && self.cannot_change(&range, namespace)
         {
             return;
         }
-        let Some(value) = self.decode(range.clone()) else {
-            return;
+        let (value, decodable) = match self.decode(range.clone()) {
+            Some(value) => (value, true),
+            // Listed all the same, so that no link is lost; never written.
+            None if self.wants_links => (self.decode_lossy(range.clone()), false),
+            None => return,
         };
         let codebase = if found.against_codebase {
             self.decoded_attribute(el, "codebase")
         } else {
             None
         };
-        let quote = self.quote_before(range.start);
+        let quote = if valueless {
+            None
+        } else {
+            self.quote_before(range.start)
+        };
         self.push_edit(Edit::Attribute(AttributeValue {
             range,
             quote,
@@ -281,6 +488,8 @@ impl Document {
             foreign: namespace != Namespace::Html,
             is_base_href: namespace == Namespace::Html && tag == "base",
             encoding: self.encoding,
+            decodable,
+            valueless,
         }));
     }
 
@@ -315,8 +524,8 @@ impl Document {
     /// its character references.
     fn decoded_attribute(&mut self, el: &Element<'_, '_>, name: &str) -> Option<String> {
         let attr = el.attributes().iter().find(|a| a.name() == name)?;
-        let range = attr.value_source_location()?.bytes();
-        self.decode(range.start as u64..range.end as u64)
+        let range = self.absolute(attr.value_source_location()?.bytes());
+        self.decode(range)
     }
 
     /// Decodes the bytes at `range` (charset, then character references). Bytes that are
@@ -335,6 +544,23 @@ impl Document {
     }
 }
 
+impl Document {
+    /// The count of open `<svg>` or `<math>` elements.
+    pub(crate) fn foreign_depth(&mut self, namespace: Namespace) -> &mut usize {
+        match namespace {
+            Namespace::MathMl => &mut self.math_depth,
+            _ => &mut self.svg_depth,
+        }
+    }
+
+    /// The bytes at `range` decoded with replacement characters, then their character
+    /// references.
+    fn decode_lossy(&self, range: Range<u64>) -> String {
+        let (text, _) = self.encoding.decode_without_bom_handling(self.bytes(range));
+        htmlize::unescape_attribute(text).into_owned()
+    }
+}
+
 /// What the handler must arrange after recording an element.
 #[derive(Debug, Default)]
 pub(crate) struct ElementEffects {
@@ -342,6 +568,10 @@ pub(crate) struct ElementEffects {
     pub region: Option<Region>,
     /// A `<template>` was opened: its end tag closes it.
     pub closes_template: bool,
+    /// The element ended a run of an SVG `<style>`'s text: the text resumes after it.
+    pub resumes_svg_style: bool,
+    /// An `<svg>` or `<math>`: foreign content until its end tag.
+    pub opens_foreign: Option<Namespace>,
 }
 
 /// The base a `<base href>` value gives: resolved against the outer (fallback) base, and

@@ -28,10 +28,17 @@ pub(crate) fn flush(doc: &mut Document, mut limit: u64, sink: &mut dyn Sink) -> 
             break;
         }
         let edit = doc.edits.pop_front().expect("an edit");
+        if range.start < cursor {
+            // Never queued (edits do not overlap); were it, the bytes are written once.
+            continue;
+        }
         sink.output(doc.bytes(cursor..range.start))?;
         match &edit {
             Edit::Attribute(value) => write_attribute(doc, value, &base, sink)?,
-            Edit::Style(range) => write_style(doc, range.clone(), &base, sink)?,
+            Edit::Style(range) => write_style(doc, range.clone(), CssIn::Raw, &base, sink)?,
+            Edit::SvgStyle(range) => {
+                write_style(doc, range.clone(), CssIn::Text, &base, sink)?;
+            }
             Edit::Noscript(range) => write_noscript(doc, range.clone(), &base, sink)?,
         }
         cursor = range.end;
@@ -65,30 +72,131 @@ fn write_attribute(
             base: base.url().map(str::to_owned),
             base_from: base.source(),
             offset: value.range.start,
-            kept,
             srcdoc: 0,
+            kept,
         })
     };
     let new_value = match value.syntax {
-        Syntax::Css => rewrite_css(value.value.as_bytes(), encoding_rs::UTF_8, |url, _| {
-            let (resolved, kept) = resolve(url, &base, &doc.options, FragmentRule::Keep);
-            report(url, &resolved, kept);
-            changed(url, resolved)
-        })
+        Syntax::Css => rewrite_css(
+            value.value.as_bytes(),
+            CssIn::Raw,
+            encoding_rs::UTF_8,
+            |url, _, _| {
+                let (resolved, kept) = resolve(url, &base, &doc.options, FragmentRule::Keep);
+                report(url, &resolved, kept);
+                changed(url, resolved)
+            },
+        )
         .map(|bytes| String::from_utf8(bytes).expect("CSS rewritten from UTF-8 is UTF-8")),
+        Syntax::Srcdoc => rewrite_srcdoc(doc, value, &base, sink)?,
+        Syntax::Url if value.value.trim_ascii().is_empty() => {
+            empty_value(doc, value, &base).inspect(|target| report("", target, None))
+        }
         syntax => replace_urls(&value.value, syntax, |url| {
             let (resolved, kept) = resolve(url, &base, &doc.options, fragments);
             report(url, &resolved, kept);
             changed(url, resolved)
         }),
     };
-    match new_value {
+    match new_value.filter(|_| value.decodable) {
         Some(new_value) => {
+            if value.valueless {
+                // Quoted: a `/` or `>` may follow the name directly.
+                let escaped = escape_attribute(&new_value, Some(b'"'));
+                return sink.output(&encode(&format!("=\"{escaped}\""), value.encoding));
+            }
             let escaped = escape_attribute(&new_value, value.quote);
             sink.output(&encode(&escaped, value.encoding))
         }
         None => sink.output(doc.bytes(value.range.clone())),
     }
+}
+
+/// How deep `<iframe srcdoc>` documents are rewritten; deeper ones are left as they are.
+const MAX_SRCDOC_DEPTH: u32 = 16;
+
+/// An `<iframe srcdoc>` value: a whole document (HTML §4.8.5), rewritten with the same
+/// rules, its links reported with `srcdoc` one deeper and the offset of the value. Its
+/// base: its own first `<base href>` resolved against its fallback base, the parent's
+/// document base (HTML "fallback base URL": the about base URL of an `about:srcdoc`
+/// document). A browser takes that from the parent when the iframe is inserted: before
+/// the parent's `<base>` is parsed, it is the parent's own URL (the outer base).
+fn rewrite_srcdoc(
+    doc: &Document,
+    value: &AttributeValue,
+    document_base: &Base,
+    sink: &mut dyn Sink,
+) -> io::Result<Option<String>> {
+    if doc.srcdoc_depth >= MAX_SRCDOC_DEPTH {
+        return Ok(None);
+    }
+    let before_base = doc.base_element_at.is_some_and(|at| value.range.start < at);
+    let fallback = if before_base {
+        &doc.outer
+    } else {
+        document_base
+    };
+    let options = Options {
+        charset: Some(encoding_rs::UTF_8),
+        base_lookahead: usize::MAX,
+        ..doc.options.clone()
+    };
+    let inner_sink = SrcdocSink {
+        output: Vec::with_capacity(value.value.len() + 64),
+        outer: sink,
+        offset: value.range.start,
+    };
+    let mut inner = Rewriter::new(fallback.clone(), options, inner_sink);
+    super::lock(&inner.doc).srcdoc_depth = doc.srcdoc_depth + 1;
+    inner.write(value.value.as_bytes())?;
+    let done = inner.end()?;
+    let text = String::from_utf8(done.output).expect("UTF-8 in, UTF-8 out");
+    Ok((text != value.value).then_some(text))
+}
+
+/// Where a srcdoc document's rewrite goes: its bytes kept, its links and warnings passed
+/// on, placed at the srcdoc value.
+struct SrcdocSink<'a> {
+    output: Vec<u8>,
+    outer: &'a mut dyn Sink,
+    offset: u64,
+}
+
+impl Sink for SrcdocSink<'_> {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.output.extend_from_slice(bytes);
+        Ok(())
+    }
+    fn link(&mut self, link: &Link) {
+        let mut link = link.clone();
+        link.srcdoc += 1;
+        link.offset = self.offset;
+        self.outer.link(&link);
+    }
+    fn warning(&mut self, warning: Warning) {
+        self.outer.warning(warning.shifted(self.offset));
+    }
+    fn wants_links(&self) -> bool {
+        self.outer.wants_links()
+    }
+}
+
+/// What an empty (or all-whitespace) single-URL value means. HTML: `<a href="">` and
+/// `<area href="">` are this document, the base itself (RFC 1808 §4 step 2a), without
+/// a fragment (not part of a URL in RFC 1808 §2.4.1), and so is an SVG `<a href="">`
+/// (browsers follow it the same way); a form's empty `action` or
+/// `formaction` is the document's own URL (HTML §4.10.21.3 step 8: "the document's URL",
+/// which a `<base>` does not change): the outer base. Any other empty value is no
+/// resource and stays empty.
+fn empty_value(doc: &Document, value: &AttributeValue, base: &Base) -> Option<String> {
+    if !super::document::empty_value_counts(value.foreign, &value.element, &value.attribute) {
+        return None;
+    }
+    let target = match value.attribute.as_str() {
+        "href" | "xlink:href" => base.url()?,
+        _ => doc.outer.url()?,
+    };
+    Some(target.split('#').next().unwrap_or(target).to_owned())
 }
 
 /// The base a value resolves against: the outer base for `<base href>` itself, the
@@ -108,21 +216,37 @@ fn value_base<'a>(
     }
 }
 
+/// How CSS is held in the document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CssIn {
+    /// As it is: an HTML `<style>` (raw text) or a stylesheet.
+    Raw,
+    /// As HTML text, with character references: an SVG `<style>` (foreign content).
+    Text,
+}
+
 /// The text of a `<style>` element: its `url()` and `@import` values.
 fn write_style(
     doc: &Document,
     range: std::ops::Range<u64>,
+    held: CssIn,
     base: &Base,
     sink: &mut dyn Sink,
 ) -> io::Result<()> {
     let css = doc.bytes(range.clone());
     let wants_links = sink.wants_links();
-    let rewritten = rewrite_css_reporting(css, doc.encoding, base, &doc.options, |mut link| {
-        if wants_links {
-            link.offset += range.start;
-            sink.link(&link);
-        }
-    });
+    let mut links = Vec::new();
+    let mut undecodable = Vec::new();
+    let report = |link: Link| links.push(link);
+    let note = |offset: usize| undecodable.push(range.start + offset as u64);
+    let rewritten = rewrite_css_held(css, held, doc.encoding, base, &doc.options, report, note);
+    for offset in undecodable {
+        sink.warning(Warning::Undecodable(offset, doc.encoding.name()));
+    }
+    for mut link in links.into_iter().filter(|_| wants_links) {
+        link.offset += range.start;
+        sink.link(&link);
+    }
     sink.output(rewritten.as_deref().unwrap_or(css))
 }
 
@@ -133,10 +257,26 @@ pub(crate) fn rewrite_css_reporting(
     encoding: &'static Encoding,
     base: &Base,
     options: &Options,
+    on_link: impl FnMut(Link),
+) -> Option<Vec<u8>> {
+    rewrite_css_held(css, CssIn::Raw, encoding, base, options, on_link, drop)
+}
+
+/// [`rewrite_css_reporting`] for CSS held as `held`.
+fn rewrite_css_held(
+    css: &[u8],
+    held: CssIn,
+    encoding: &'static Encoding,
+    base: &Base,
+    options: &Options,
     mut on_link: impl FnMut(Link),
+    mut on_undecodable: impl FnMut(usize),
 ) -> Option<Vec<u8>> {
     let mut links = Vec::new();
-    let rewritten = rewrite_css(css, encoding, |url, offset| {
+    let rewritten = rewrite_css(css, held, encoding, |url, offset, decodable| {
+        if !decodable {
+            on_undecodable(offset);
+        }
         let (resolved, kept) = resolve(url, base, options, FragmentRule::Keep);
         links.push(Link {
             element: "style".to_owned(),
@@ -146,8 +286,8 @@ pub(crate) fn rewrite_css_reporting(
             base: base.url().map(str::to_owned),
             base_from: base.source(),
             offset: offset as u64,
-            kept,
             srcdoc: 0,
+            kept,
         });
         changed(url, resolved)
     });
@@ -218,17 +358,22 @@ impl FragmentRule {
     }
 }
 
-/// The resolved form of one reference; what is left alone comes back as it is, with
-/// [`Kept::Local`] when the caller's [`Options::keep_reference`] kept it.
+/// The resolved form of one reference, and why it was kept if the caller kept it; what
+/// is left alone comes back as it is.
+///
+/// The reference is read as the URL parser reads it (WHATWG URL "basic URL parser"):
+/// leading and trailing C0 controls and spaces, and every tab and newline inside, are
+/// not part of it, so a changed value is the absolute URL alone.
 pub(crate) fn resolve<'a>(
     reference: &'a str,
     base: &Base,
     options: &Options,
     fragments: FragmentRule,
 ) -> (Cow<'a, str>, Option<Kept>) {
-    let keep = reference.is_empty()
-        || (fragments == FragmentRule::Keep && reference.starts_with('#'))
-        || crate::url::has_scheme(reference)
+    let cleaned = as_url_parser_reads(reference);
+    let keep = cleaned.is_empty()
+        || (fragments == FragmentRule::Keep && cleaned.starts_with('#'))
+        || crate::url::has_scheme(&cleaned)
         || base.url().is_none();
     if keep {
         return (Cow::Borrowed(reference), None);
@@ -236,13 +381,24 @@ pub(crate) fn resolve<'a>(
     if options
         .keep_reference
         .as_ref()
-        .is_some_and(|k| k(reference))
+        .is_some_and(|keep| keep(&cleaned))
     {
         return (Cow::Borrowed(reference), Some(Kept::Local));
     }
-    let mut out = String::with_capacity(reference.len() + 64);
-    base.resolve_into(options.standard, reference, &mut out);
+    let mut out = String::with_capacity(cleaned.len() + 64);
+    base.resolve_into(options.standard, &cleaned, &mut out);
     (Cow::Owned(out), None)
+}
+
+/// A reference without leading and trailing C0 controls and spaces, and without tabs
+/// and newlines inside (WHATWG URL, basic URL parser steps 1-3).
+fn as_url_parser_reads(reference: &str) -> Cow<'_, str> {
+    let trimmed = reference.trim_matches(|c: char| c <= ' ');
+    if trimmed.contains(['\t', '\n', '\r']) {
+        Cow::Owned(trimmed.replace(['\t', '\n', '\r'], ""))
+    } else {
+        Cow::Borrowed(trimmed)
+    }
 }
 
 /// `Some(resolved)` when it differs from the original.
@@ -259,9 +415,9 @@ fn replace_urls(
 ) -> Option<String> {
     if syntax == Syntax::Url {
         // One URL: no list to build.
+        // A changed value is the URL alone, without the whitespace HTML strips around it.
         let range = super::values::trimmed(value, 0..value.len())?;
-        let new = rewrite(&value[range.clone()])?;
-        return Some([&value[..range.start], &new, &value[range.end..]].concat());
+        return rewrite(&value[range]);
     }
     let mut out = String::new();
     let mut cursor = 0;
@@ -285,17 +441,26 @@ fn replace_urls(
 /// parses URLs) unless the CSS is UTF-8, so the bytes written are valid in any charset.
 pub(crate) fn rewrite_css(
     css: &[u8],
+    held: CssIn,
     encoding: &'static Encoding,
-    mut rewrite: impl FnMut(&str, usize) -> Option<String>,
+    mut rewrite: impl FnMut(&str, usize, bool) -> Option<String>,
 ) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     let mut cursor = 0;
     for url in crate::css::urls(css) {
         let Some(text) = encoding.decode_without_bom_handling_and_without_replacement(url.raw(css))
         else {
+            // Listed (decoded with replacement characters), never written.
+            let (lossy, _) = encoding.decode_without_bom_handling(url.raw(css));
+            let _ = rewrite(&crate::css::unescape(&lossy), url.token.start, false);
             continue;
         };
-        let Some(new) = rewrite(&crate::css::unescape(&text), url.token.start) else {
+        if held == CssIn::Text && text.contains('&') {
+            // A character reference may be a delimiter (`&quot;`), so this token may not
+            // be what the CSS parser sees: it is left as it is.
+            continue;
+        }
+        let Some(new) = rewrite(&crate::css::unescape(&text), url.token.start, true) else {
             continue;
         };
         let new = if encoding == encoding_rs::UTF_8 {
@@ -305,6 +470,10 @@ pub(crate) fn rewrite_css(
         };
         let mut token = String::new();
         crate::css::write_url(&mut token, &new, url.quote);
+        if held == CssIn::Text {
+            // Written back as HTML text: `&` and `<` as character references.
+            token = token.replace('&', "&amp;").replace('<', "&lt;");
+        }
         out.extend_from_slice(&css[cursor..url.token.start]);
         out.extend_from_slice(token.as_bytes());
         cursor = url.token.end;

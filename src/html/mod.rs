@@ -22,12 +22,17 @@ pub mod values;
 use crate::base::Base;
 use crate::links::Link;
 use crate::url::Standard;
-use document::{BaseState, Document};
+use document::{BaseState, Document, Region};
 use encoding_rs::Encoding;
-use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, MemorySettings, OutputSink, Settings};
-use std::cell::{Cell, RefCell};
+use lol_html::send::{HtmlRewriter, Settings};
+use lol_html::{AsciiCompatibleEncoding, MemorySettings, OutputSink};
 use std::io::{self, Read};
-use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+/// A caller's test on a reference as written (decoded, trimmed): `true` keeps it as it
+/// is. See [`Options::keep_reference`].
+pub type KeepReference = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 /// How a document is rewritten.
 #[derive(Clone)]
@@ -46,10 +51,26 @@ pub struct Options {
     /// The most bytes buffered for one tag or one `<style>`/`<noscript>` text
     /// (default 16 MiB); past it the rest passes through unchanged, with a warning.
     pub max_buffer: usize,
-    /// A reference (as written) for which this returns `true` is left as it is and
-    /// listed with [`Kept::Local`](crate::links::Kept::Local): the CLI's `--keep-local`.
-    #[allow(clippy::type_complexity)]
-    pub keep_reference: Option<std::sync::Arc<dyn Fn(&str) -> bool + Send + Sync>>,
+    /// Asked for every reference that would resolve, as written (decoded, trimmed): when
+    /// it returns `true` the value is left exactly as it is and its [`Link`] says
+    /// [`Kept::Local`](crate::links::Kept::Local). `None` (the default) keeps nothing.
+    ///
+    /// ```
+    /// use absolve::base::Base;
+    /// use absolve::html::{rewrite_and_list, Options};
+    /// use absolve::links::Kept;
+    /// use std::sync::Arc;
+    ///
+    /// let options = Options {
+    ///     keep_reference: Some(Arc::new(|r: &str| r.starts_with("local/"))),
+    ///     ..Options::default()
+    /// };
+    /// let base = Base::retrieval_url("http://h/").unwrap();
+    /// let done = rewrite_and_list(b"<a href=local/x><a href=y>", &base, &options);
+    /// assert_eq!(done.output, b"<a href=local/x><a href=http://h/y>");
+    /// assert_eq!((done.links[0].kept, done.links[1].kept), (Some(Kept::Local), None));
+    /// ```
+    pub keep_reference: Option<KeepReference>,
 }
 
 impl std::fmt::Debug for Options {
@@ -60,7 +81,10 @@ impl std::fmt::Debug for Options {
             .field("charset", &self.charset)
             .field("base_lookahead", &self.base_lookahead)
             .field("max_buffer", &self.max_buffer)
-            .field("keep_reference", &self.keep_reference.is_some())
+            .field(
+                "keep_reference",
+                &self.keep_reference.as_ref().map(|_| "Fn"),
+            )
             .finish()
     }
 }
@@ -275,7 +299,7 @@ pub fn scan_base(mut reader: impl Read, outer: &Base, options: &Options) -> io::
             Err(e) => return Err(e),
         };
         scanner.write(&buf[..n])?;
-        if let BaseState::Known(base) = &scanner.doc.borrow().base {
+        if let BaseState::Known(base) = &lock(&scanner.doc).base {
             return Ok(base.clone());
         }
     }
@@ -321,6 +345,13 @@ pub fn may_have_base_element(document: &[u8]) -> bool {
     })
 }
 
+/// The document state, shared by the rewriter and lol_html's handlers. Only one thread
+/// holds a rewriter at a time, so the lock is never contended; a handler that panicked
+/// cannot leave it half-changed in a way that matters more than the panic itself.
+fn lock(doc: &Mutex<Document>) -> MutexGuard<'_, Document> {
+    doc.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// A sink that keeps nothing.
 struct Discard;
 
@@ -335,11 +366,11 @@ impl Sink for Discard {
 
 /// Counts the bytes lol_html writes: its output is its input, since nothing is changed
 /// through it, so the count is how far the document is settled.
-struct Settled(Rc<Cell<u64>>);
+struct Settled(Arc<AtomicU64>);
 
 impl OutputSink for Settled {
     fn handle_chunk(&mut self, chunk: &[u8]) {
-        self.0.set(self.0.get() + chunk.len() as u64);
+        self.0.fetch_add(chunk.len() as u64, Ordering::Relaxed);
     }
 }
 
@@ -353,6 +384,9 @@ enum Parser {
 
 /// The streaming rewriter: feed it chunks with [`write`](Self::write), finish with
 /// [`end`](Self::end); the rewritten bytes, links and warnings go to the [`Sink`].
+///
+/// It is `Send` when its sink is, so an async server can hold it across an `.await`
+/// (`examples/stream_response.rs`).
 ///
 /// ```
 /// use absolve::base::Base;
@@ -371,8 +405,8 @@ enum Parser {
 /// ```
 pub struct Rewriter<S: Sink> {
     parser: Parser,
-    doc: Rc<RefCell<Document>>,
-    settled: Rc<Cell<u64>>,
+    doc: Arc<Mutex<Document>>,
+    settled: Arc<AtomicU64>,
     read: u64,
     /// Only looking for the base ([`scan_base`]): nothing is recorded or written.
     scan_only: bool,
@@ -399,8 +433,8 @@ impl<S: Sink> Rewriter<S> {
         doc.wants_links = sink.wants_links();
         Rewriter {
             parser: Parser::NotStarted,
-            doc: Rc::new(RefCell::new(doc)),
-            settled: Rc::new(Cell::new(0)),
+            doc: Arc::new(Mutex::new(doc)),
+            settled: Arc::new(AtomicU64::new(0)),
             read: 0,
             scan_only: false,
             sink,
@@ -409,19 +443,20 @@ impl<S: Sink> Rewriter<S> {
 
     /// Feeds the next chunk of the document; writes out what is settled.
     pub fn write(&mut self, chunk: &[u8]) -> io::Result<()> {
-        self.doc.borrow_mut().pending.extend_from_slice(chunk);
+        lock(&self.doc).pending.extend_from_slice(chunk);
         self.read += chunk.len() as u64;
         match &mut self.parser {
             Parser::NotStarted if self.read < 3 => return Ok(()),
             Parser::NotStarted => self.start(),
             Parser::Running(parser) => {
                 if let Err(error) = parser.write(chunk) {
-                    self.stop(error.to_string());
+                    self.parser_failed(error);
                 }
             }
             Parser::Stopped => {}
         }
         self.stop_if_unsettled_beyond_buffer();
+        self.refuse_after_unsupported_meta();
         self.flush_settled(false)
     }
 
@@ -435,7 +470,8 @@ impl<S: Sink> Rewriter<S> {
         {
             self.stop(error.to_string());
         }
-        self.doc.borrow_mut().close_region(self.read);
+        self.refuse_after_unsupported_meta();
+        lock(&self.doc).close_region(self.read);
         self.flush_settled(true)?;
         Ok(self.sink)
     }
@@ -443,40 +479,74 @@ impl<S: Sink> Rewriter<S> {
     /// Chooses the charset (BOM, caller, else UTF-8 with `<meta charset>`) and starts the
     /// parser on the bytes read so far.
     fn start(&mut self) {
-        let bytes = self.doc.borrow().pending.clone();
         let (encoding, fixed) = {
-            let doc = self.doc.borrow();
-            match charset::sniff_bom(&bytes) {
+            let doc = lock(&self.doc);
+            match charset::sniff_bom(&doc.pending) {
                 Some((encoding, _)) => (encoding, true),
                 None => (doc.encoding, doc.encoding_fixed),
             }
         };
         {
-            let mut doc = self.doc.borrow_mut();
+            let mut doc = lock(&self.doc);
             doc.encoding = encoding;
             doc.encoding_fixed = fixed;
         }
-        let Some(ascii_compatible) = AsciiCompatibleEncoding::new(encoding) else {
-            self.doc
-                .borrow_mut()
+        if AsciiCompatibleEncoding::new(encoding).is_none() {
+            lock(&self.doc)
                 .warnings
                 .push(Warning::UnsupportedCharset(encoding.name()));
             self.parser = Parser::Stopped;
             self.settle_base_on_outer();
             return;
-        };
-        let max_buffer = self.doc.borrow().options.max_buffer;
-        let settings = Settings::new()
-            .with_strict(false)
-            .with_encoding(ascii_compatible)
-            .with_adjust_charset_on_meta_tag(!fixed)
-            .with_memory_settings(MemorySettings::new().with_max_allowed_memory_usage(max_buffer))
-            .append_element_content_handler(self.element_handler());
-        let mut parser = HtmlRewriter::new(settings, Settled(Rc::clone(&self.settled)));
-        let result = parser.write(&bytes);
-        self.parser = Parser::Running(Box::new(parser));
-        if let Err(error) = result {
-            self.stop(error.to_string());
+        }
+        self.run_parser_from(0);
+    }
+
+    /// Starts lol_html at absolute offset `from` (the start of the document, or a
+    /// restart point) and feeds it the bytes read from there.
+    fn run_parser_from(&mut self, mut from: u64) {
+        loop {
+            let (settings, bytes) = {
+                let mut doc = lock(&self.doc);
+                doc.origin = from;
+                doc.elements_since_start = 0;
+                doc.restart_at = None;
+                let encoding = AsciiCompatibleEncoding::new(doc.encoding)
+                    .expect("only ASCII-compatible charsets are parsed");
+                let memory =
+                    MemorySettings::new().with_max_allowed_memory_usage(doc.options.max_buffer);
+                let settings = Settings::new_send()
+                    .with_strict(false)
+                    .with_encoding(encoding)
+                    .with_adjust_charset_on_meta_tag(!doc.encoding_fixed)
+                    .with_memory_settings(memory)
+                    .append_element_content_handler(self.element_handler());
+                let skip = (from - doc.pending_start) as usize;
+                (settings, doc.pending[skip..].to_vec())
+            };
+            self.settled.store(from, Ordering::Relaxed);
+            let mut parser = HtmlRewriter::new(settings, Settled(Arc::clone(&self.settled)));
+            let result = parser.write(&bytes);
+            self.parser = Parser::Running(Box::new(parser));
+            match result {
+                Ok(()) => return,
+                Err(error) => {
+                    let restart = lock(&self.doc).restart_at.take();
+                    match restart {
+                        Some(at) => from = at,
+                        None => return self.stop(error.to_string()),
+                    }
+                }
+            }
+        }
+    }
+
+    /// lol_html returned an error: a restart the element handler asked for, or the end.
+    fn parser_failed(&mut self, error: lol_html::errors::RewritingError) {
+        let restart = lock(&self.doc).restart_at.take();
+        match restart {
+            Some(at) => self.run_parser_from(at),
+            None => self.stop(error.to_string()),
         }
     }
 
@@ -485,30 +555,60 @@ impl<S: Sink> Rewriter<S> {
         &self,
     ) -> (
         std::borrow::Cow<'static, lol_html::Selector>,
-        lol_html::ElementContentHandlers<'static>,
+        lol_html::send::ElementContentHandlers<'static>,
     ) {
-        let doc = Rc::clone(&self.doc);
+        let doc = Arc::clone(&self.doc);
         let scan_only = self.scan_only;
         lol_html::element!("*", move |el| {
-            let effects = doc.borrow_mut().element(el);
-            if let Some(handlers) = el.end_tag_handlers() {
-                if effects.region.is_some() && !scan_only {
-                    let doc = Rc::clone(&doc);
-                    handlers.push(Box::new(move |end| {
-                        let start = end.source_location().bytes().start as u64;
-                        doc.borrow_mut().close_region(start);
-                        Ok(())
-                    }));
+            let mut doc_ref = lock(&doc);
+            let effects = doc_ref.element(el);
+            if doc_ref.restart_at.is_some() {
+                // Stops this parser before the element: a new one starts at it.
+                return Err(Box::new(document::RestartParser));
+            }
+            let tag_end = doc_ref.absolute(el.source_location().bytes()).end;
+            match el.end_tag_handlers() {
+                Some(handlers) => {
+                    if let Some(region) = effects.region.filter(|_| !scan_only) {
+                        let svg = region == Region::SvgStyle;
+                        doc_ref.svg_styles_open += usize::from(svg);
+                        handlers.push(on_end_tag(&doc, move |doc, end_tag| {
+                            doc.close_region(end_tag.start);
+                            doc.svg_styles_open -= usize::from(svg && doc.svg_styles_open > 0);
+                        }));
+                    }
+                    if effects.resumes_svg_style {
+                        handlers.push(on_end_tag(&doc, |doc, end_tag| {
+                            doc.resume_svg_style(end_tag.end);
+                        }));
+                    }
+                    if effects.closes_template {
+                        handlers.push(on_end_tag(&doc, |doc, _| {
+                            doc.template_depth = doc.template_depth.saturating_sub(1);
+                        }));
+                    }
+                    if let Some(namespace) = effects.opens_foreign {
+                        *doc_ref.foreign_depth(namespace) += 1;
+                        handlers.push(on_end_tag(&doc, move |doc, _| {
+                            let depth = doc.foreign_depth(namespace);
+                            *depth = depth.saturating_sub(1);
+                        }));
+                    }
                 }
-                if effects.closes_template {
-                    handlers.push(close_template(&doc));
+                None => {
+                    // A self-closing (foreign) element: it has no content and no end tag.
+                    if effects.region.is_some() {
+                        doc_ref.open_region = None;
+                    }
+                    if effects.resumes_svg_style {
+                        doc_ref.resume_svg_style(tag_end);
+                    }
                 }
             }
             if scan_only {
                 // Only the base matters: nothing is kept for writing.
-                let mut doc = doc.borrow_mut();
-                doc.edits.clear();
-                doc.open_region = None;
+                doc_ref.edits.clear();
+                doc_ref.open_region = None;
             }
             Ok(())
         })
@@ -517,18 +617,36 @@ impl<S: Sink> Rewriter<S> {
     /// Bounded memory: if the parser holds more than [`Options::max_buffer`] bytes
     /// unsettled (one enormous tag), it is stopped and the rest passes through.
     fn stop_if_unsettled_beyond_buffer(&mut self) {
-        let max_buffer = self.doc.borrow().options.max_buffer as u64;
-        let unsettled = self.read - self.settled.get();
+        let max_buffer = lock(&self.doc).options.max_buffer as u64;
+        let unsettled = self.read - self.settled.load(Ordering::Relaxed);
         if matches!(self.parser, Parser::Running(_)) && unsettled > max_buffer {
             self.stop(format!("more than {max_buffer} bytes in one token"));
         }
     }
 
+    /// A `<meta>` named a charset that cannot be parsed (ISO-2022-JP, UTF-16, the
+    /// replacement encoding): what follows it passes through unchanged, with the warning
+    /// `--charset` gives for it.
+    fn refuse_after_unsupported_meta(&mut self) {
+        let Some(name) = lock(&self.doc).refused_charset else {
+            return;
+        };
+        if matches!(self.parser, Parser::Stopped) {
+            return;
+        }
+        self.parser = Parser::Stopped;
+        let mut doc = lock(&self.doc);
+        doc.warnings.push(Warning::UnsupportedCharset(name));
+        doc.open_region = None;
+        drop(doc);
+        self.settle_base_on_outer();
+    }
+
     /// The parser gave up: everything from here passes through as it is.
     fn stop(&mut self, reason: String) {
         self.parser = Parser::Stopped;
-        let offset = self.settled.get();
-        let mut doc = self.doc.borrow_mut();
+        let offset = self.settled.load(Ordering::Relaxed);
+        let mut doc = lock(&self.doc);
         doc.warnings.push(Warning::ParserStopped { offset, reason });
         doc.open_region = None;
         drop(doc);
@@ -537,7 +655,7 @@ impl<S: Sink> Rewriter<S> {
 
     /// No `<base href>` will count any more: the outer base is the document base.
     fn settle_base_on_outer(&mut self) {
-        let mut doc = self.doc.borrow_mut();
+        let mut doc = lock(&self.doc);
         if matches!(doc.base, BaseState::Pending) {
             doc.base = BaseState::Known(doc.outer.clone());
         }
@@ -550,9 +668,9 @@ impl<S: Sink> Rewriter<S> {
         let mut limit = if ending || stopped {
             self.read
         } else {
-            self.settled.get()
+            self.settled.load(Ordering::Relaxed)
         };
-        let mut doc = self.doc.borrow_mut();
+        let mut doc = lock(&self.doc);
         if self.scan_only {
             let settled = (limit - doc.pending_start) as usize;
             doc.pending.drain(..settled);
@@ -587,12 +705,16 @@ impl<S: Sink> Rewriter<S> {
     }
 }
 
-/// The end tag handler of a `<template>`: one level of template nesting is closed.
-fn close_template(doc: &Rc<RefCell<Document>>) -> lol_html::EndTagHandler<'static> {
-    let doc = Rc::clone(doc);
-    Box::new(move |_| {
-        let mut doc = doc.borrow_mut();
-        doc.template_depth = doc.template_depth.saturating_sub(1);
+/// An end tag handler that runs `f` on the document with the end tag's absolute range.
+fn on_end_tag(
+    doc: &Arc<Mutex<Document>>,
+    f: impl FnOnce(&mut Document, std::ops::Range<u64>) + Send + 'static,
+) -> lol_html::send::EndTagHandler<'static> {
+    let doc = Arc::clone(doc);
+    Box::new(move |end| {
+        let mut doc = lock(&doc);
+        let range = doc.absolute(end.source_location().bytes());
+        f(&mut doc, range);
         Ok(())
     })
 }

@@ -10,7 +10,8 @@ pub fn is_ascii_whitespace(b: u8) -> bool {
 }
 
 /// The byte ranges of the URLs in a decoded attribute `value` of the given syntax, with
-/// surrounding ASCII whitespace excluded. CSS is not handled here (see [`crate::css`]).
+/// surrounding ASCII whitespace excluded. CSS (see [`crate::css`]) and srcdoc documents
+/// are not handled here.
 ///
 /// ```
 /// use absolve::html::{attributes::Syntax, values::url_ranges};
@@ -26,7 +27,7 @@ pub fn url_ranges(syntax: Syntax, value: &str) -> Vec<Range<usize>> {
         Syntax::CommaList => comma_separated(value),
         Syntax::Srcset => srcset(value),
         Syntax::Refresh => refresh(value).into_iter().collect(),
-        Syntax::Css => Vec::new(),
+        Syntax::Css | Syntax::Srcdoc => Vec::new(),
     }
 }
 

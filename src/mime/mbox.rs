@@ -39,6 +39,7 @@ pub struct Messages<R: BufRead> {
 }
 
 impl<R: BufRead> Messages<R> {
+    /// Reads the archive `reader` holds, from its start.
     pub fn new(reader: R) -> Self {
         Messages {
             reader,
@@ -80,10 +81,11 @@ impl<R: BufRead> Iterator for Messages<R> {
             message: Vec::new(),
         };
         let mut previous_blank = false;
-        let mut line = Vec::new();
         loop {
-            line.clear();
-            match self.reader.read_until(b'\n', &mut line) {
+            // Each line is read into the message itself (no copy of a long line), and
+            // taken back out when it is the next separator.
+            let start = entry.message.len();
+            match self.reader.read_until(b'\n', &mut entry.message) {
                 Ok(0) => {
                     self.done = true;
                     let empty = entry.separator.is_empty() && entry.message.is_empty();
@@ -95,17 +97,18 @@ impl<R: BufRead> Iterator for Messages<R> {
                     return Some(Err(error));
                 }
             }
+            let line = &entry.message[start..];
             let at_start = std::mem::take(&mut self.at_start);
-            if is_separator(&line, at_start) && (at_start || previous_blank) {
+            if is_separator(line, at_start) && (at_start || previous_blank) {
+                let separator = entry.message.split_off(start);
                 if at_start || (entry.separator.is_empty() && entry.message.is_empty()) {
-                    entry.separator = line.clone();
+                    entry.separator = separator;
                     continue;
                 }
-                self.next_separator = Some(line.clone());
+                self.next_separator = Some(separator);
                 return Some(Ok(entry));
             }
-            previous_blank = is_blank(&line);
-            entry.message.extend_from_slice(&line);
+            previous_blank = is_blank(line);
         }
     }
 }
@@ -137,6 +140,17 @@ pub fn update_content_length(original: &[u8], rewritten: Vec<u8>) -> Vec<u8> {
     out.extend_from_slice(new_value.to_string().as_bytes());
     out.extend_from_slice(&rewritten[range.end..]);
     out
+}
+
+/// Whether the message has a `Content-Length` header (mboxcl, mboxcl2): then its rewrite
+/// must be held whole, for [`update_content_length`].
+///
+/// ```
+/// assert!(absolve::mime::mbox::has_content_length(b"content-length: 5\n\nabcde"));
+/// assert!(!absolve::mime::mbox::has_content_length(b"Subject: x\n\nContent-Length: 5\n"));
+/// ```
+pub fn has_content_length(message: &[u8]) -> bool {
+    content_length(message).is_some()
 }
 
 /// The value of the message's `Content-Length` header and where its digits are.

@@ -10,11 +10,12 @@
 pub mod headers;
 pub mod mbox;
 pub mod transfer;
+pub mod walk;
 
 use crate::base::Base;
 use crate::html::{self, Options};
 use crate::links::Link;
-use mailparse::{MailHeaderMap, ParsedMail};
+use std::io;
 use std::ops::Range;
 use transfer::TransferEncoding;
 
@@ -31,6 +32,7 @@ pub struct Part {
     pub base: Base,
     /// The byte range of the (encoded) body in the message.
     pub body: Range<usize>,
+    /// Its Content-Transfer-Encoding, undone before a rewrite and applied again after.
     pub transfer_encoding: TransferEncoding,
     /// Why the part must be passed through untouched, if it must.
     pub untouchable: Option<String>,
@@ -39,17 +41,27 @@ pub struct Part {
 /// Something wrong in one part (or the whole message) that did not stop the rest.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Warning {
+    /// The message's heading does not parse: the whole message passes through.
     #[error("not a MIME message ({0}): passed through unchanged")]
     Unparsable(String),
+    /// A part (by its number) left as it is, and why: a damaged encoding, an unknown
+    /// charset, a signed or truncated part, or a structure that is not walked (nested
+    /// past [`walk::MAX_DEPTH`], a multipart without a boundary, ...).
     #[error("part {0}: {1}: passed through unchanged")]
     PartUnchanged(String, String),
+    /// A warning from the HTML rewriter about a part.
     #[error("part {0}: {1}")]
     Html(String, html::Warning),
 }
 
-/// What a walk reports besides the output bytes.
+/// Where a walk's results go: the output bytes, each link found, each warning, as they
+/// come (nothing is collected).
 pub trait Report {
-    /// A URL found in `part`.
+    /// The next bytes of the rewritten message (dropped unless implemented).
+    fn output(&mut self, _bytes: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+    /// A URL found in `part`, as soon as it is found.
     fn link(&mut self, _part: &Part, _link: &Link) {}
     /// A warning about the message or one of its parts.
     fn warning(&mut self, _warning: Warning) {}
@@ -59,8 +71,8 @@ pub trait Report {
     }
 }
 
-/// Every leaf part of `message` (multiparts walked recursively, `message/rfc822` bodies
-/// parsed as messages), in order, each with its effective base.
+/// Every leaf part of `message` (multiparts walked, `message/rfc822` bodies walked as
+/// messages, to [`walk::MAX_DEPTH`] levels), in order, each with its effective base.
 ///
 /// ```
 /// use absolve::base::{Base, BaseSource};
@@ -76,156 +88,23 @@ pub trait Report {
 /// assert_eq!((found[1].base.url(), found[1].base.source()), (Some("http://h/d/i.png"), BaseSource::ContentLocation));
 /// ```
 pub fn parts(message: &[u8], outer: &Base) -> (Vec<Part>, Vec<Warning>) {
-    let mut walk = Walk {
-        root: message,
-        parts: Vec::new(),
-        warnings: Vec::new(),
-    };
-    match mailparse::parse_mail(message) {
-        Ok(mail) => walk.entity(&mail, "", outer),
-        Err(error) => walk.warnings.push(Warning::Unparsable(error.to_string())),
-    }
-    (walk.parts, walk.warnings)
-}
-
-struct Walk<'m> {
-    root: &'m [u8],
-    parts: Vec<Part>,
-    warnings: Vec<Warning>,
-}
-
-impl<'m> Walk<'m> {
-    /// One entity numbered `path` (empty for the message itself, whose body is part `1`
-    /// when it is not a multipart): its base from its own heading, then its children or
-    /// itself as a leaf.
-    fn entity(&mut self, mail: &ParsedMail<'_>, path: &str, outer: &Base) {
-        let base = headers::entity_base(&mail.headers, outer);
-        let mime_type = mail.ctype.mimetype.to_ascii_lowercase();
-        let leaf_path = if path.is_empty() { "1" } else { path };
-        if mime_type.starts_with("multipart/") {
-            self.multipart(mail, path, &base, &mime_type);
-        } else if mime_type == "message/rfc822" || mime_type == "message/global" {
-            self.encapsulated(mail, leaf_path, &base);
-        } else {
-            self.leaf(mail, leaf_path.to_owned(), base, mime_type, None);
+    #[derive(Default)]
+    struct Collect(Vec<Part>, Vec<Warning>);
+    impl walk::Visitor for Collect {
+        fn part(&mut self, part: Part) {
+            self.0.push(part);
+        }
+        fn warning(&mut self, warning: Warning) {
+            self.1.push(warning);
         }
     }
-
-    /// `multipart/*`: each child with this entity's base as its outer base (§3.2).
-    /// Signed and encrypted multiparts are left whole: a rewrite would break them.
-    fn multipart(&mut self, mail: &ParsedMail<'_>, path: &str, base: &Base, mime_type: &str) {
-        let protected = matches!(mime_type, "multipart/signed" | "multipart/encrypted");
-        let closed = mail.ctype.params.get("boundary").is_some_and(|b| {
-            memchr::memmem::find(mail.raw_bytes, format!("--{b}--").as_bytes()).is_some()
-        });
-        let count = mail.subparts.len();
-        for (i, child) in mail.subparts.iter().enumerate() {
-            let child_path = child_path(path, i + 1);
-            if protected {
-                let reason = format!("inside {mime_type} (a rewrite would break it)");
-                self.leaf_untouchable(child, child_path, base, reason);
-            } else if !closed && i + 1 == count {
-                let reason = "truncated (its multipart has no closing boundary)".to_owned();
-                self.leaf_untouchable(child, child_path, base, reason);
-            } else {
-                self.entity(child, &child_path, base);
-            }
-        }
-    }
-
-    /// `message/rfc822` numbered `path`: its body is a message of its own, whose heading
-    /// is the next layer in (§3.2). Its parts are `path.1`, `path.2`, ... (IMAP).
-    fn encapsulated(&mut self, mail: &ParsedMail<'_>, path: &str, base: &Base) {
-        let body = mail.get_body_encoded();
-        match mailparse::parse_mail(body_raw(&body)) {
-            Ok(inner) if !inner.headers.is_empty() => {
-                let inner_base = headers::entity_base(&inner.headers, base);
-                let mime_type = inner.ctype.mimetype.to_ascii_lowercase();
-                if mime_type.starts_with("multipart/") {
-                    self.multipart(&inner, path, &inner_base, &mime_type);
-                } else {
-                    self.leaf(&inner, format!("{path}.1"), inner_base, mime_type, None);
-                }
-            }
-            _ => {
-                // `base` already holds this entity's own headers: they are not applied again.
-                let reason = "an encapsulated message that does not parse".to_owned();
-                let mime_type = mail.ctype.mimetype.to_ascii_lowercase();
-                self.leaf(mail, path.to_owned(), base.clone(), mime_type, Some(reason));
-            }
-        }
-    }
-
-    /// A child left whole: its base from its own heading inside `outer`, and the reason.
-    fn leaf_untouchable(
-        &mut self,
-        mail: &ParsedMail<'_>,
-        path: String,
-        outer: &Base,
-        reason: String,
-    ) {
-        let base = headers::entity_base(&mail.headers, outer);
-        let mime_type = mail.ctype.mimetype.to_ascii_lowercase();
-        self.leaf(mail, path, base, mime_type, Some(reason));
-    }
-
-    fn leaf(
-        &mut self,
-        mail: &ParsedMail<'_>,
-        path: String,
-        base: Base,
-        mime_type: String,
-        untouchable: Option<String>,
-    ) {
-        let body = mail.get_body_encoded();
-        let raw = body_raw(&body);
-        let start = offset_in(self.root, raw);
-        let transfer_encoding = TransferEncoding::from_header(
-            mail.headers
-                .get_first_value("Content-Transfer-Encoding")
-                .as_deref(),
-        );
-        self.parts.push(Part {
-            path,
-            mime_type,
-            charset: mail.ctype.params.get("charset").cloned(),
-            base,
-            body: start..start + raw.len(),
-            transfer_encoding,
-            untouchable,
-        });
-    }
+    let mut collect = Collect::default();
+    walk::walk(message, outer, &mut collect);
+    (collect.0, collect.1)
 }
 
-/// The IMAP number of child `n` of the entity numbered `path` (empty: the message).
-fn child_path(path: &str, n: usize) -> String {
-    if path.is_empty() {
-        n.to_string()
-    } else {
-        format!("{path}.{n}")
-    }
-}
-
-fn body_raw<'a>(body: &mailparse::body::Body<'a>) -> &'a [u8] {
-    use mailparse::body::Body;
-    match body {
-        Body::Base64(b) | Body::QuotedPrintable(b) => b.get_raw(),
-        Body::SevenBit(b) | Body::EightBit(b) => b.get_raw(),
-        Body::Binary(b) => b.get_raw(),
-    }
-}
-
-/// Where `inner` (a slice of `outer`, as mailparse hands out) starts in `outer`.
-fn offset_in(outer: &[u8], inner: &[u8]) -> usize {
-    let offset = (inner.as_ptr() as usize).wrapping_sub(outer.as_ptr() as usize);
-    assert!(
-        offset <= outer.len() && offset + inner.len() <= outer.len(),
-        "a slice of the message"
-    );
-    offset
-}
-
-/// Rewrites every HTML and CSS part of `message`; the rest of its bytes are kept.
+/// Rewrites every HTML and CSS part of `message` in memory; the rest of its bytes are
+/// kept. [`write_message`] is the same, streaming.
 ///
 /// ```
 /// use absolve::base::Base;
@@ -243,42 +122,134 @@ pub fn rewrite_message(
     options: &Options,
     report: &mut dyn Report,
 ) -> Vec<u8> {
-    let (found, warnings) = parts(message, outer);
-    for warning in warnings {
-        report.warning(warning);
+    struct Collect<'r> {
+        output: Vec<u8>,
+        inner: &'r mut dyn Report,
     }
-    let crlf = memchr::memmem::find(message, b"\r\n").is_some();
-    let mut out = Vec::with_capacity(message.len() + message.len() / 8);
-    let mut cursor = 0;
-    for part in &found {
-        let raw = &message[part.body.clone()];
-        let Some(new_body) = rewrite_part(part, raw, crlf, options, report) else {
-            continue;
-        };
-        out.extend_from_slice(&message[cursor..part.body.start]);
-        out.extend_from_slice(&new_body);
-        cursor = part.body.end;
+    impl Report for Collect<'_> {
+        fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+            self.output.extend_from_slice(bytes);
+            Ok(())
+        }
+        fn link(&mut self, part: &Part, link: &Link) {
+            self.inner.link(part, link);
+        }
+        fn warning(&mut self, warning: Warning) {
+            self.inner.warning(warning);
+        }
+        fn wants_links(&self) -> bool {
+            self.inner.wants_links()
+        }
     }
-    out.extend_from_slice(&message[cursor..]);
-    out
+    let mut collect = Collect {
+        output: Vec::with_capacity(message.len() + message.len() / 8),
+        inner: report,
+    };
+    // Writing to memory cannot fail.
+    let _ = write_message(message, outer, options, &mut collect);
+    collect.output
 }
 
-/// A part's new encoded body, or `None` when it stays as it is.
+/// Rewrites every HTML and CSS part of `message` into `report`'s
+/// [`output`](Report::output), part by part as the walk finds them; links and warnings
+/// are reported as they are found. Besides the message, memory holds one decoded part
+/// at a time (none for a part without a transfer encoding). Stops at the first error of
+/// the output.
+///
+/// ```
+/// use absolve::base::Base;
+/// use absolve::links::Link;
+/// use absolve::mime::{write_message, Part, Report};
+///
+/// #[derive(Default)]
+/// struct Out(Vec<u8>, Vec<String>);
+/// impl Report for Out {
+///     fn output(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+///         self.0.extend_from_slice(bytes);
+///         Ok(())
+///     }
+///     fn link(&mut self, part: &Part, link: &Link) {
+///         self.1.push(format!("{} {}", part.path, link.resolved));
+///     }
+/// }
+/// let message = b"Content-Base: http://h/\r\nContent-Type: text/html\r\n\r\n<img src=i.png>";
+/// let mut out = Out::default();
+/// write_message(message, &Base::none(), &Default::default(), &mut out).unwrap();
+/// assert_eq!(out.0, b"Content-Base: http://h/\r\nContent-Type: text/html\r\n\r\n<img src=http://h/i.png>");
+/// assert_eq!(out.1, ["1 http://h/i.png"]);
+/// ```
+pub fn write_message(
+    message: &[u8],
+    outer: &Base,
+    options: &Options,
+    report: &mut dyn Report,
+) -> io::Result<()> {
+    let mut rewrite = MessageRewrite {
+        message,
+        cursor: 0,
+        crlf: memchr::memmem::find(message, b"\r\n").is_some(),
+        options,
+        report,
+        error: None,
+    };
+    walk::walk(message, outer, &mut rewrite);
+    if let Some(error) = rewrite.error {
+        return Err(error);
+    }
+    rewrite.report.output(&message[rewrite.cursor..])
+}
+
+/// The rewrite as the walk's visitor: the bytes between rewritten bodies go out as they
+/// are, each HTML or CSS body as it is rewritten.
+struct MessageRewrite<'m, 'r> {
+    message: &'m [u8],
+    /// How far the message is written out.
+    cursor: usize,
+    crlf: bool,
+    options: &'m Options,
+    report: &'r mut dyn Report,
+    error: Option<io::Error>,
+}
+
+impl walk::Visitor for MessageRewrite<'_, '_> {
+    fn part(&mut self, part: Part) {
+        if self.error.is_some() || !is_rewritable(&part) {
+            return;
+        }
+        let gap = &self.message[self.cursor..part.body.start];
+        let raw = &self.message[part.body.clone()];
+        let result = self
+            .report
+            .output(gap)
+            .and_then(|()| rewrite_part(&part, raw, self.crlf, self.options, &mut *self.report));
+        self.cursor = part.body.end;
+        self.error = result.err();
+    }
+    fn warning(&mut self, warning: Warning) {
+        self.report.warning(warning);
+    }
+}
+
+fn is_html(part: &Part) -> bool {
+    part.mime_type == "text/html" || part.mime_type == "application/xhtml+xml"
+}
+
+fn is_rewritable(part: &Part) -> bool {
+    is_html(part) || part.mime_type == "text/css"
+}
+
+/// Writes a part's body: rewritten and encoded again, or as it was (unchanged, or when it
+/// cannot be rewritten, with a warning).
 fn rewrite_part(
     part: &Part,
     raw: &[u8],
     crlf: bool,
     options: &Options,
     report: &mut dyn Report,
-) -> Option<Vec<u8>> {
-    let is_html = part.mime_type == "text/html" || part.mime_type == "application/xhtml+xml";
-    let is_css = part.mime_type == "text/css";
-    if !is_html && !is_css {
-        return None;
-    }
+) -> io::Result<()> {
     let unchanged = |report: &mut dyn Report, reason: String| {
         report.warning(Warning::PartUnchanged(part.path.clone(), reason));
-        None
+        report.output(raw)
     };
     let decoded = match transfer::decode(raw, part.transfer_encoding) {
         Ok(decoded) => decoded,
@@ -296,55 +267,100 @@ fn rewrite_part(
         charset,
         ..options.clone()
     };
-    // Links are reported even for a part that must stay as it is: reading it is harmless.
-    let rewritten = if is_html {
-        rewrite_html_part(part, &decoded, &options, report)
-    } else {
-        rewrite_css_part(part, &decoded, &options, report)
-    };
-    if let Some(reason) = &part.untouchable {
-        return unchanged(report, reason.clone());
-    }
     let original = transfer::Original {
         encoded: raw,
         decoded: &decoded,
     };
-    Some(transfer::encode(
-        &rewritten?,
-        part.transfer_encoding,
-        &original,
-        crlf,
-    ))
+    // Links are reported even for a part that must stay as it is: reading it is harmless.
+    let encoder = part
+        .untouchable
+        .is_none()
+        .then(|| transfer::Encoder::new(part.transfer_encoding, &original, crlf));
+    let mut body = PartBody {
+        part,
+        report,
+        encoder,
+    };
+    if is_html(part) {
+        body = rewrite_html_part(&decoded, &options, body)?;
+    } else {
+        rewrite_css_part(&decoded, &options, &mut body)?;
+    }
+    let PartBody {
+        report, encoder, ..
+    } = body;
+    match encoder {
+        Some(encoder) => encoder.finish(&mut |bytes| report.output(bytes)),
+        None => {
+            let reason = part.untouchable.clone().unwrap_or_default();
+            unchanged(report, reason)
+        }
+    }
 }
 
-fn rewrite_html_part(
-    part: &Part,
+/// A part's rewritten text on its way out: encoded again (when the part may change) and
+/// written to the report; its links and warnings reported as they come.
+struct PartBody<'p, 'r, 'o> {
+    part: &'p Part,
+    report: &'r mut dyn Report,
+    /// `None` for a part that must stay as it is: its new text is dropped.
+    encoder: Option<transfer::Encoder<'o>>,
+}
+
+impl html::Sink for PartBody<'_, '_, '_> {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let report = &mut *self.report;
+        match &mut self.encoder {
+            Some(encoder) => encoder.write(bytes, &mut |b| report.output(b)),
+            None => Ok(()),
+        }
+    }
+    fn link(&mut self, link: &Link) {
+        self.report.link(self.part, link);
+    }
+    fn wants_links(&self) -> bool {
+        self.report.wants_links()
+    }
+    fn warning(&mut self, warning: html::Warning) {
+        self.report
+            .warning(Warning::Html(self.part.path.clone(), warning));
+    }
+}
+
+/// The part's HTML through the streaming rewriter. The whole part is at hand, so the
+/// `<base href>` is waited for as long as it takes, as [`html::rewrite`] does.
+fn rewrite_html_part<'p, 'r, 'o>(
     decoded: &[u8],
     options: &Options,
-    report: &mut dyn Report,
-) -> Option<Vec<u8>> {
-    let result = if report.wants_links() {
-        html::rewrite_and_list(decoded, &part.base, options)
-    } else {
-        html::rewrite(decoded, &part.base, options)
+    body: PartBody<'p, 'r, 'o>,
+) -> io::Result<PartBody<'p, 'r, 'o>> {
+    let base = body.part.base.clone();
+    let options = Options {
+        base_lookahead: usize::MAX,
+        ..options.clone()
     };
-    for link in &result.links {
-        report.link(part, link);
+    let mut rewriter = if html::may_have_base_element(decoded) {
+        html::Rewriter::new(base, options, body)
+    } else {
+        html::Rewriter::with_document_base(base.clone(), base, options, body)
+    };
+    // Chunks keep the parser's working set in cache.
+    for chunk in decoded.chunks(64 * 1024) {
+        rewriter.write(chunk)?;
     }
-    for warning in result.warnings {
-        report.warning(Warning::Html(part.path.clone(), warning));
-    }
-    (result.output != decoded).then_some(result.output)
+    rewriter.end()
 }
 
 fn rewrite_css_part(
-    part: &Part,
     decoded: &[u8],
     options: &Options,
-    report: &mut dyn Report,
-) -> Option<Vec<u8>> {
+    body: &mut PartBody<'_, '_, '_>,
+) -> io::Result<()> {
     let encoding = options.charset.unwrap_or(encoding_rs::UTF_8);
-    html::rewrite_css_text(decoded, encoding, &part.base, options, |link| {
+    let part = body.part;
+    let report = &mut *body.report;
+    let new = html::rewrite_css_text(decoded, encoding, &part.base, options, |link| {
         report.link(part, &link)
-    })
+    });
+    html::Sink::output(body, new.as_deref().unwrap_or(decoded))
 }

@@ -1,0 +1,251 @@
+//! Issue 8, HTML items: inputs that made the rewriter panic, corrupt text or stop early.
+
+mod common;
+
+use absolve::base::Base;
+use absolve::html::{Options, Warning, links, rewrite, rewrite_and_list};
+use common::{absolve, stderr};
+
+fn base() -> Base {
+    Base::retrieval_url("http://h/a/b").unwrap()
+}
+
+/// Item 1: an SVG `<style>` holds elements (foreign content is not raw text); these
+/// made overlapping edits and a slice panic. Each is rewritten, the elements in it too.
+const SVG_STYLE_CASES: &[(&str, &str)] = &[
+    (
+        "<svg><style><a href=x>",
+        "<svg><style><a href=http://h/a/x>",
+    ),
+    (
+        "<svg><style/><a href=\"x\">t</a></svg>",
+        "<svg><style/><a href=\"http://h/a/x\">t</a></svg>",
+    ),
+    (
+        "<svg><style><image href=\"i.png\"/>",
+        "<svg><style><image href=\"http://h/a/i.png\"/>",
+    ),
+    ("<svg><style><s style=\"\">", "<svg><style><s style=\"\">"),
+    (
+        "<template><svg><style><a href=x>",
+        "<template><svg><style><a href=http://h/a/x>",
+    ),
+    (
+        "<noscript><svg><style><a href=x></noscript><a href=y>",
+        "<noscript><svg><style><a href=http://h/a/x></noscript><a href=http://h/a/y>",
+    ),
+    (
+        "<template><svg><style/><a href=\"x\">t</a></svg></template>",
+        "<template><svg><style/><a href=\"http://h/a/x\">t</a></svg></template>",
+    ),
+    // An unclosed child's end handler runs at the `<style>`'s end tag.
+    (
+        "<svg><style><a href=\"x\"></style>url(y)</svg>",
+        "<svg><style><a href=\"http://h/a/x\"></style>url(y)</svg>",
+    ),
+    (
+        "<template><svg><style><a href=\"x\"></style></svg></template>",
+        "<template><svg><style><a href=\"http://h/a/x\"></style></svg></template>",
+    ),
+];
+
+#[test]
+fn svg_style_with_elements_inside_is_rewritten_without_panic() {
+    for (input, expected) in SVG_STYLE_CASES {
+        let out = rewrite_and_list(input.as_bytes(), &base(), &Options::default());
+        assert_eq!(String::from_utf8_lossy(&out.output), *expected, "{input}");
+    }
+}
+
+#[test]
+fn svg_style_cases_through_the_command_line() {
+    for (input, expected) in SVG_STYLE_CASES {
+        let out = absolve(&["rewrite", "--url", "http://h/a/b"], input.as_bytes());
+        assert!(out.status.success(), "{input}: {}", stderr(&out));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), *expected);
+        let listed = absolve(&["links", "--url", "http://h/a/b"], input.as_bytes());
+        assert!(listed.status.success(), "{input}: {}", stderr(&listed));
+    }
+}
+
+#[test]
+fn svg_style_text_is_css_around_its_child_elements() {
+    let input = "<svg><style>a{b:url(i.png)}<g>x</g>c{e:url(#x) f:url('q.png')}</style>\
+                 <rect style='fill:url(p.svg#g)'/></svg><p>url(t.png)";
+    let expected = "<svg><style>a{b:url(http://h/a/i.png)}<g>x</g>c{e:url(#x) \
+                    f:url('http://h/a/q.png')}</style><rect style='fill:url(http://h/a/p.svg#g)'/>\
+                    </svg><p>url(t.png)";
+    let out = rewrite(input.as_bytes(), &base(), &Options::default());
+    assert_eq!(String::from_utf8(out.output).unwrap(), expected);
+}
+
+#[test]
+fn svg_style_url_with_a_character_reference_is_left_alone() {
+    // `&quot;` may be the string's delimiter: the token is not what it seems in bytes.
+    let input = "<svg><style>c{d:url(&quot;j.png&quot;)}</style></svg>";
+    let out = rewrite_and_list(input.as_bytes(), &base(), &Options::default());
+    assert_eq!(String::from_utf8(out.output).unwrap(), input);
+    assert!(out.links.is_empty());
+}
+
+#[test]
+fn an_html_element_breaking_out_of_svg_style_ends_it() {
+    let input = "<svg><style>a{b:url(i.png)}<img src=q>url(t)</style>";
+    let out = rewrite(input.as_bytes(), &base(), &Options::default());
+    assert_eq!(
+        String::from_utf8(out.output).unwrap(),
+        "<svg><style>a{b:url(http://h/a/i.png)}<img src=http://h/a/q>url(t)</style>"
+    );
+}
+
+#[test]
+fn svg_style_in_a_mime_part_and_an_mbox_loses_no_message() {
+    let message = |body: &str| {
+        format!(
+            "From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\nContent-Location: http://h/a/b\n\n{body}\n"
+        )
+    };
+    let mbox = [message("<svg><style><a href=x>"), message("<a href=y>")].concat();
+    let out = absolve(&["rewrite", "--format", "mbox"], mbox.as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("<svg><style><a href=http://h/a/x>"), "{text}");
+    assert!(text.contains("<a href=http://h/a/y>"), "{text}");
+}
+
+/// How the warning names the encoding every `iso-2022-kr`-like label maps to.
+const REPLACEMENT: &str = "the replacement encoding (ISO-2022-KR, ISO-2022-CN, HZ-GB-2312, ...)";
+
+/// Item 4: the Japanese text `\x1b$B0<a/href=x>!\x1b(B` spells a tag in ASCII bytes.
+const ISO_2022_JP_TEXT: &[u8] =
+    b"\x1b\x24\x42\x30\x3c\x61\x2f\x68\x72\x65\x66\x3d\x78\x3e\x21\x1b\x28\x42";
+
+#[test]
+fn a_meta_naming_a_charset_that_is_not_ascii_compatible_is_refused() {
+    let labels = [
+        ("iso-2022-jp", "ISO-2022-JP"),
+        ("ISO-2022-KR", REPLACEMENT),
+        ("hz-gb-2312", REPLACEMENT),
+        ("csiso2022kr", REPLACEMENT),
+        ("utf-16", "UTF-16LE"),
+        ("utf-16be", "UTF-16BE"),
+    ];
+    for (label, name) in labels {
+        for meta in [
+            format!("<meta charset={label}>"),
+            format!("<meta http-equiv=Content-Type content='text/html; charset={label}'>"),
+        ] {
+            let mut input = meta.clone().into_bytes();
+            input.extend_from_slice(ISO_2022_JP_TEXT);
+            input.extend_from_slice(b"<a href=z>");
+            let out = rewrite_and_list(
+                &[b"<a href=p>", &input[..]].concat(),
+                &base(),
+                &Options::default(),
+            );
+            let mut expected = b"<a href=http://h/a/p>".to_vec();
+            expected.extend_from_slice(&input);
+            assert_eq!(out.output, expected, "{meta}");
+            assert_eq!(out.warnings, [Warning::UnsupportedCharset(name)], "{meta}");
+            assert_eq!(
+                out.links.len(),
+                1,
+                "{meta}: only the link before the <meta>"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_iso_2022_jp_meta_through_the_command_line_passes_the_text_through() {
+    let mut input = b"<meta charset=iso-2022-jp>".to_vec();
+    input.extend_from_slice(ISO_2022_JP_TEXT);
+    for subcommand in ["rewrite", "links"] {
+        let out = absolve(&[subcommand, "--url", "http://h/a/b"], &input);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("ISO-2022-JP are not supported: passed through unchanged"),
+            "{}",
+            stderr(&out)
+        );
+        if subcommand == "rewrite" {
+            assert_eq!(out.stdout, input);
+        } else {
+            assert!(
+                out.stdout.is_empty(),
+                "{}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+    }
+}
+
+#[test]
+fn an_ascii_compatible_meta_charset_still_applies() {
+    let links = links(
+        b"<meta charset=latin1><a href=\"\xe9\">",
+        &base(),
+        &Options::default(),
+    );
+    assert_eq!(links[0].original, "\u{e9}");
+}
+
+/// Pieces that open and close foreign content, raw text, templates and SVG styles in
+/// every order: thousands of documents built from them never panic, come out the same
+/// in any chunks, and rewrite to a fixed point.
+#[test]
+fn random_mixes_of_foreign_content_and_style_never_panic() {
+    const PIECES: &[&str] = &[
+        "<svg>",
+        "</svg>",
+        "<style>",
+        "</style>",
+        "<style/>",
+        "<a href=x>",
+        "</a>",
+        "<g/>",
+        "<g>",
+        "</g>",
+        "<template>",
+        "</template>",
+        "<noscript>",
+        "</noscript>",
+        "url(y)",
+        "a{b:url(z)}",
+        "<math>",
+        "<mi href=m>",
+        "</math>",
+        "<p>",
+        "<img src=i>",
+        "<foreignObject>",
+        "</foreignObject>",
+        "<iframe srcdoc='<a href=s>'>",
+        "&amp;",
+        "<image href=\"q\"/>",
+        "<base href=/b/>",
+        "<![CDATA[url(c)]]>",
+    ];
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize
+    };
+    for _ in 0..3000 {
+        let doc: String = (0..12).map(|_| PIECES[next() % PIECES.len()]).collect();
+        let whole = rewrite(doc.as_bytes(), &base(), &Options::default()).output;
+        let mut rewriter = absolve::html::Rewriter::new(
+            base(),
+            Options::default(),
+            absolve::html::Collected::default(),
+        );
+        for piece in doc.as_bytes().chunks(5) {
+            rewriter.write(piece).unwrap();
+        }
+        assert_eq!(rewriter.end().unwrap().output, whole, "{doc}");
+        let again = rewrite(&whole, &base(), &Options::default()).output;
+        assert_eq!(again, whole, "{doc}");
+        let _ = links(doc.as_bytes(), &base(), &Options::default());
+    }
+}

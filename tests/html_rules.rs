@@ -1,0 +1,339 @@
+//! Issue 9's rules, byte for byte (the snapshots over fixtures/html/ show them whole).
+
+use absolve::base::{Base, BaseSource};
+use absolve::html::{Collected, Options, Rewriter, Warning, links, rewrite, rewrite_and_list};
+use absolve::links::Kept;
+use std::sync::Arc;
+
+/// Runs `absolve` with `args`, writing `stdin` from another thread so that a large
+/// input and a large output do not block each other.
+fn absolve_piped(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_absolve"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("absolve runs");
+    let mut input = child.stdin.take().unwrap();
+    let bytes = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&bytes);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn base() -> Base {
+    Base::retrieval_url("http://h/d/p.html").unwrap()
+}
+
+fn rewritten(input: &str) -> String {
+    String::from_utf8(rewrite(input.as_bytes(), &base(), &Options::default()).output).unwrap()
+}
+
+#[test]
+fn rule_1_empty_values() {
+    assert_eq!(
+        rewritten("<base href=/b/><a href=\"\">x</a><area href=' '>"),
+        "<base href=http://h/b/><a href=\"http://h/b/\">x</a><area href='http://h/b/'>"
+    );
+    // A form's empty action is the document's own URL, which <base> does not change.
+    assert_eq!(
+        rewritten("<base href=/b/><form action=\"\"><button formaction=''><input formaction=\"\">"),
+        "<base href=http://h/b/><form action=\"http://h/d/p.html\"><button formaction='http://h/d/p.html'><input formaction=\"http://h/d/p.html\">"
+    );
+    let none = "<img src=\"\"><link href=''><script src=\"\"></script><iframe src=''><video src=\"\"><svg><image href=''/></svg>";
+    assert_eq!(rewritten(none), none);
+    // An SVG <a> with an empty href leads to the base too (Chromium follows it there).
+    assert_eq!(
+        rewritten("<base href=/b/><svg><a href=\" \"/><a xlink:href=''/><a href/></svg>"),
+        "<base href=http://h/b/><svg><a href=\"http://h/b/\"/><a xlink:href='http://h/b/'/><a href=\"http://h/b/\"/></svg>"
+    );
+    // A fragment of the base is not part of the document's URL.
+    let base = Base::retrieval_url("http://h/d/p.html#frag").unwrap();
+    let out = rewrite(b"<a href=''>", &base, &Options::default()).output;
+    assert_eq!(out, b"<a href='http://h/d/p.html'>");
+}
+
+#[test]
+fn rule_1_a_valueless_attribute_is_an_empty_value() {
+    assert_eq!(
+        rewritten(
+            "<a href>x</a><AREA HREF alt=y><form action><button formaction><img src><link href>"
+        ),
+        "<a href=\"http://h/d/p.html\">x</a><AREA HREF=\"http://h/d/p.html\" alt=y><form action=\"http://h/d/p.html\"><button formaction=\"http://h/d/p.html\"><img src><link href>"
+    );
+    let out = rewrite(b"<a href/>", &base(), &Options::default()).output;
+    assert_eq!(out, b"<a href=\"http://h/d/p.html\"/>");
+}
+
+#[test]
+fn rule_1_empty_values_are_listed_where_they_mean_something() {
+    let found = links(
+        b"<a href=''><img src=''><form action=''>",
+        &base(),
+        &Options::default(),
+    );
+    let listed: Vec<_> = found
+        .iter()
+        .map(|l| (l.element.as_str(), l.resolved.as_str()))
+        .collect();
+    assert_eq!(
+        listed,
+        [("a", "http://h/d/p.html"), ("form", "http://h/d/p.html")]
+    );
+}
+
+#[test]
+fn rule_2_srcdoc_is_a_document_written_back_escaped() {
+    let input = "<iframe srcdoc=\"<a href=&quot;x?a=1&amp;amp;b=2&quot;>x</a>\"></iframe>";
+    let expected =
+        "<iframe srcdoc=\"<a href=&quot;http://h/d/x?a=1&amp;amp;b=2&quot;>x</a>\"></iframe>";
+    assert_eq!(rewritten(input), expected);
+    let single = "<iframe srcdoc='<img src=\"it&#39;s.png\">'>";
+    assert_eq!(
+        rewritten(single),
+        "<iframe srcdoc='<img src=\"http://h/d/it&#39;s.png\">'>"
+    );
+    let unquoted = "<iframe srcdoc=<img/src=i.png>";
+    assert_eq!(
+        rewritten(unquoted),
+        unquoted,
+        "the value ends at the first >: `<img/src=i.png`"
+    );
+}
+
+#[test]
+fn rule_2_srcdoc_base_and_nesting() {
+    let input = "<iframe srcdoc=\"<a href=a>\"></iframe><base href=/b/>\
+                 <iframe srcdoc=\"<base href=s/><a href=c><iframe srcdoc='<a href=d>'></iframe>\"></iframe>";
+    let out = rewrite_and_list(input.as_bytes(), &base(), &Options::default());
+    let found: Vec<_> = out
+        .links
+        .iter()
+        .map(|l| (l.original.as_str(), l.resolved.as_str(), l.srcdoc))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            // Before the parent's <base>: the parent's own URL (as Chromium does).
+            ("a", "http://h/d/a", 1),
+            ("/b/", "http://h/b/", 0),
+            ("s/", "http://h/b/s/", 1),
+            ("c", "http://h/b/s/c", 1),
+            // A nested srcdoc document falls back on its parent's base.
+            ("d", "http://h/b/s/d", 2),
+        ]
+    );
+    let json = serde_json::to_string(&out.links[4]).unwrap();
+    assert!(json.contains("\"srcdoc\":2,\"kept\":null"), "{json}");
+}
+
+#[test]
+fn rule_3_svg_presentation_attributes() {
+    assert_eq!(
+        rewritten(
+            "<svg><path fill='url(p.svg#g) none' stroke='url(#s)' marker-end=\"url(m.svg#e)\" cursor='url(c.cur),auto'/></svg><p fill='url(x)'>"
+        ),
+        "<svg><path fill='url(http://h/d/p.svg#g) none' stroke='url(#s)' marker-end=\"url(http://h/d/m.svg#e)\" cursor='url(http://h/d/c.cur),auto'/></svg><p fill='url(x)'>"
+    );
+}
+
+#[test]
+fn rule_4_mathml_href_on_any_element() {
+    assert_eq!(
+        rewritten(
+            "<math><mi href=a>x</mi><mtext href=b>t</mtext><mspace href=c /></math><mi href=d>"
+        ),
+        "<math><mi href=http://h/d/a>x</mi><mtext href=http://h/d/b>t</mtext><mspace href=http://h/d/c /></math><mi href=d>"
+    );
+}
+
+#[test]
+fn rule_5_a_changed_value_is_the_url_alone() {
+    assert_eq!(rewritten("<a href=\"  g  \">"), "<a href=\"http://h/d/g\">");
+    assert_eq!(
+        rewritten("<a href=\"\ta\nb\r.html\n\">"),
+        "<a href=\"http://h/d/ab.html\">"
+    );
+    assert_eq!(
+        rewritten("<p style=\"a:url(' i.png ')\">"),
+        "<p style=\"a:url('http://h/d/i.png')\">"
+    );
+    let untouched = "<a href=\" http://x/ \"><a href=' #f '><a href=\" java\nscript:void(0)\">";
+    assert_eq!(rewritten(untouched), untouched);
+}
+
+#[test]
+fn rule_6_image_set_strings_are_urls() {
+    assert_eq!(
+        rewritten(
+            "<p style='b:image-set(\"a.png\" 1x, url(b.png) 2x)'><style>p{b:-webkit-image-set('c.png' 1x)}</style>"
+        ),
+        "<p style='b:image-set(\"http://h/d/a.png\" 1x, url(http://h/d/b.png) 2x)'><style>p{b:-webkit-image-set('http://h/d/c.png' 1x)}</style>"
+    );
+}
+
+#[test]
+fn rule_7_an_undecodable_value_is_listed_not_rewritten() {
+    let input = b"<a href=\"\xff.html\">x</a><a href=ok.html>";
+    let out = rewrite_and_list(input, &base(), &Options::default());
+    assert_eq!(
+        out.output,
+        b"<a href=\"\xff.html\">x</a><a href=http://h/d/ok.html>"
+    );
+    assert_eq!(out.links.len(), 2);
+    assert_eq!(out.links[0].original, "\u{fffd}.html");
+    assert_eq!(out.warnings, [Warning::Undecodable(9, "UTF-8")]);
+}
+
+#[test]
+fn rule_7_an_undecodable_url_in_a_style_element_is_listed_not_rewritten() {
+    let input = b"<style>a{b:url(\xff.png)}c{d:url(ok.png)}</style>";
+    let out = rewrite_and_list(input, &base(), &Options::default());
+    assert_eq!(
+        out.output,
+        b"<style>a{b:url(\xff.png)}c{d:url(http://h/d/ok.png)}</style>".as_slice()
+    );
+    let listed: Vec<_> = out
+        .links
+        .iter()
+        .map(|l| (l.original.as_str(), l.offset))
+        .collect();
+    assert_eq!(listed, [("\u{fffd}.png", 15), ("ok.png", 30)]);
+    assert_eq!(out.warnings, [Warning::Undecodable(15, "UTF-8")]);
+}
+
+/// Streams `document` in chunks of `chunk` bytes with a lookahead of `lookahead`.
+fn streamed(document: &[u8], lookahead: usize, chunk: usize) -> Collected {
+    let options = Options {
+        base_lookahead: lookahead,
+        ..Options::default()
+    };
+    let sink = Collected {
+        keep_links: true,
+        ..Collected::default()
+    };
+    let mut rewriter = Rewriter::new(base(), options, sink);
+    for piece in document.chunks(chunk) {
+        rewriter.write(piece).unwrap();
+    }
+    rewriter.end().unwrap()
+}
+
+#[test]
+fn rule_8_the_lookahead_is_exact() {
+    // The <base> ends at byte 36: it applies with 36 bytes of lookahead, not with 35,
+    // whatever the chunks.
+    let doc = b"<a href=x><p>........<base href=/b/><a href=y>";
+    assert_eq!(
+        &doc[..36],
+        b"<a href=x><p>........<base href=/b/>".as_slice()
+    );
+    for chunk in [1, 7, 64, 4096] {
+        let out = streamed(doc, 36, chunk);
+        assert!(out.output.starts_with(b"<a href=http://h/b/x>"), "{chunk}");
+        let out = streamed(doc, 35, chunk);
+        assert_eq!(
+            String::from_utf8(out.output).unwrap(),
+            "<a href=http://h/d/x><p>........<base href=http://h/b/><a href=http://h/d/y>",
+            "{chunk}"
+        );
+        assert_eq!(out.links[2].base_from, BaseSource::RetrievalUrl);
+        assert!(
+            out.warnings.contains(&Warning::LateBase(21)),
+            "{:?}",
+            out.warnings
+        );
+    }
+}
+
+#[test]
+fn rule_8_through_the_command_line_from_a_pipe() {
+    let late = 1_100_031;
+    let mut doc = b"<a href=x><p>".to_vec();
+    doc.resize(late, b'.');
+    doc.extend_from_slice(b"<base href=/b/><a href=y>");
+    let out = absolve_piped(&["rewrite", "--url", "http://h/d/p.html"], &doc);
+    assert!(out.status.success());
+    assert!(out.stdout.starts_with(b"<a href=http://h/d/x>"));
+    assert!(out.stdout.ends_with(b"<a href=http://h/d/y>"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("at byte 1100031 came after the lookahead")
+    );
+    // Within the 1 MiB it applies.
+    let mut doc = b"<a href=x><p>".to_vec();
+    doc.resize((1 << 20) - 15, b'.');
+    doc.extend_from_slice(b"<base href=/b/><a href=y>");
+    let out = absolve_piped(&["rewrite", "--url", "http://h/d/p.html"], &doc);
+    assert!(out.stdout.starts_with(b"<a href=http://h/b/x>"));
+}
+
+#[test]
+fn keep_reference_leaves_a_value_exactly_as_written() {
+    let options = Options {
+        keep_reference: Some(Arc::new(|r: &str| r.starts_with("local/") || r == "#top")),
+        resolve_fragments: true,
+        ..Options::default()
+    };
+    let input = b"<a href=' local/x '><img srcset='local/a.png 1x, b.png 2x'><p style='b:url(local/c)'><a href=#top><a href=d>";
+    let out = rewrite_and_list(input, &base(), &options);
+    assert_eq!(
+        String::from_utf8(out.output).unwrap(),
+        "<a href=' local/x '><img srcset='local/a.png 1x, http://h/d/b.png 2x'><p style='b:url(local/c)'><a href=#top><a href=http://h/d/d>"
+    );
+    let kept: Vec<_> = out
+        .links
+        .iter()
+        .map(|l| (l.original.as_str(), l.kept))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            ("local/x", Some(Kept::Local)),
+            ("local/a.png", Some(Kept::Local)),
+            ("b.png", None),
+            ("local/c", Some(Kept::Local)),
+            ("#top", Some(Kept::Local)),
+            ("d", None),
+        ]
+    );
+    let json = serde_json::to_string(&out.links[0]).unwrap();
+    assert!(json.ends_with("\"kept\":\"local\"}"), "{json}");
+}
+
+#[test]
+fn the_new_fixtures_come_out_the_same_whatever_the_chunks() {
+    for name in [
+        "empty-values.html",
+        "srcdoc-documents.html",
+        "svg-presentation-and-image-set.html",
+    ] {
+        let page = std::fs::read(format!("fixtures/html/{name}")).unwrap();
+        let whole = rewrite_and_list(&page, &base(), &Options::default());
+        for chunk in [1, 3, 17, 4096] {
+            let out = streamed(&page, usize::MAX, chunk);
+            assert_eq!(out.output, whole.output, "{name} in chunks of {chunk}");
+            assert_eq!(out.links, whole.links, "{name} in chunks of {chunk}");
+        }
+    }
+}
+
+#[test]
+fn deeply_nested_srcdoc_documents_stop_at_16_levels_without_overflow() {
+    let escape = |html: &str| html.replace('&', "&amp;").replace('"', "&quot;");
+    let mut doc = String::from("<a href=x>");
+    for _ in 0..200 {
+        doc = format!("<a href=x><iframe srcdoc=\"{}\"></iframe>", escape(&doc));
+    }
+    let out = rewrite_and_list(doc.as_bytes(), &base(), &Options::default());
+    let depths: Vec<u32> = out.links.iter().map(|l| l.srcdoc).collect();
+    assert_eq!(depths, (0..=16).collect::<Vec<_>>());
+    assert!(out.links.iter().all(|l| l.resolved == "http://h/d/x"));
+    let again = rewrite(&out.output, &base(), &Options::default()).output;
+    assert_eq!(again, out.output);
+}
