@@ -8,8 +8,8 @@
 //! - [`BaseSource::OriginXattr`]: the `user.xdg.origin.url` extended attribute that
 //!   Chromium, Firefox, `curl --xattr` and `wget --xattr` set on downloads.
 //!
-//! Both comments stand in the document's prolog: before its first element, or right after
-//! the `<html>` start tag. Only the first [`HEAD_LIMIT`] bytes are looked at.
+//! Both comments stand in the document's prolog (after an XML declaration and a doctype,
+//! if any): before its first element, or right after the `<html>` start tag. Only the first [`HEAD_LIMIT`] bytes are looked at.
 //!
 //! ```
 //! use absolve::base::BaseSource;
@@ -154,9 +154,11 @@ pub fn from_comments(head: &[u8]) -> Option<Found> {
             }
             rest = &after[end + 3..];
         } else if starts_with_ignore_case(rest, b"<!doctype")
+            || rest.starts_with(b"<?")
             || (html_tags == 0 && starts_with_ignore_case(rest, b"<html"))
         {
-            // A doctype, or the `<html>` start tag SingleFile writes its comment after.
+            // A doctype, an XML declaration (a saved XHTML page starts with one), or the
+            // `<html>` start tag SingleFile writes its comment after.
             html_tags += usize::from(starts_with_ignore_case(rest, b"<html"));
             let end = memchr::memchr(b'>', rest)?;
             rest = &rest[end + 1..];
@@ -271,6 +273,12 @@ mod tests {
         let mut page = vec![b' '; HEAD_LIMIT];
         page.extend_from_slice(b"<!-- saved from url=(0010)http://h/ -->");
         assert_eq!(from_comments(&page), None);
+    }
+
+    #[test]
+    fn an_xml_declaration_comes_first_in_a_saved_xhtml_page() {
+        let page = b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\" \"x\">\n<!-- saved from url=(0019)https://example.com/ -->\n<html xmlns=\"http://www.w3.org/1999/xhtml\">";
+        assert_eq!(from_comments(page).unwrap().url, "https://example.com/");
     }
 
     #[test]

@@ -421,7 +421,8 @@ fn rewrite_recursive_to_a_directory_makes_a_complete_copy() {
         );
     }
     assert!(
-        stderr(&out).contains("7 files processed, 7 changed, 0 unchanged, 3 copied unchanged"),
+        stderr(&out)
+            .contains("7 files processed, 7 changed, 0 unchanged, 3 skipped (copied unchanged)"),
         "{}",
         stderr(&out)
     );

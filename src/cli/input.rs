@@ -49,7 +49,8 @@ pub struct InputArgs {
     /// gives none; absolute, with a host for http(s)/ftp/ws(s). With -r, the URL of each
     /// DIRECTORY given: a file's URL is it with the file's path below the directory.
     /// Without --url, a saved page's own record of its URL is used ("saved from" comment,
-    /// SingleFile comment, user.xdg.origin.url attribute); without any, nothing changes.
+    /// SingleFile comment, user.xdg.origin.url attribute); without any, relative links
+    /// stay relative (unless the document has an absolute <base href>), with a warning.
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
     /// The document's charset (a WHATWG label); a BOM wins over it, it wins over <meta>.
@@ -74,8 +75,10 @@ pub struct InputArgs {
     pub keep_local: bool,
     /// Process the documents under each DIRECTORY: files named .html .htm .xhtml .xht
     /// .shtml .css .eml .mht .mhtml .mbox .warc .warc.gz, and files of other or no extension whose first
-    /// bytes are HTML, a message or an mbox (but .txt .js .json .xml .svg and other text
-    /// and data types). Every other file is skipped.
+    /// bytes are HTML, a message or an mbox (not .txt .js .json .xml .svg and other text
+    /// and data types). With a --format other than auto, only the documents of that
+    /// format. Every other file is skipped (symbolic links too); a summary line ends the
+    /// run.
     #[arg(short, long)]
     pub recursive: bool,
     /// Files (with -r, directories) to read; none, or `-`, reads standard input.
@@ -242,7 +245,7 @@ fn walk(dir: &Path, checked: &Checked, inputs: &mut Inputs) -> Result<(), Proble
         None => None,
     };
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
-        let entry = entry.map_err(|e| Problem::Failure(format!("{}: {e}", dir.display())))?;
+        let entry = entry.map_err(|e| walk_failure(dir, &e))?;
         let below = entry
             .path()
             .strip_prefix(dir)
@@ -275,6 +278,17 @@ fn walk(dir: &Path, checked: &Checked, inputs: &mut Inputs) -> Result<(), Proble
         });
     }
     Ok(())
+}
+
+/// A directory that cannot be walked, worded as `path: what went wrong` for the entry that
+/// failed (walkdir's own wording, "IO error for operation on ...", names it twice). The
+/// whole run stops before any work: a tree is processed whole or not at all.
+fn walk_failure(dir: &Path, error: &walkdir::Error) -> Problem {
+    let path = error.path().unwrap_or(dir).display();
+    match error.io_error() {
+        Some(io) => Problem::Failure(format!("{path}: {io}")),
+        None => Problem::Failure(format!("{path}: {error}")),
+    }
 }
 
 /// Whether a file found under a directory is a document, and of what format if its name

@@ -44,9 +44,9 @@ Examples:
 pub struct RewriteArgs {
     #[command(flatten)]
     input: InputArgs,
-    /// Write the rewritten input to PATH (one input only); with -r and one DIRECTORY, PATH
-    /// is a directory that gets a copy of the tree: documents rewritten, every other file
-    /// copied unchanged.
+    /// Write the rewritten input to PATH (one input only; `-` is standard output); with -r
+    /// and one DIRECTORY, PATH is a directory that gets a copy of the tree: documents
+    /// rewritten, every other file copied unchanged.
     #[arg(
         short = 'o',
         long = "output",
@@ -54,7 +54,8 @@ pub struct RewriteArgs {
         conflicts_with = "in_place"
     )]
     output: Option<PathBuf>,
-    /// Rewrite each FILE in place, through a temporary file and an atomic rename.
+    /// Rewrite each FILE in place, through a temporary file and an atomic rename (owner,
+    /// mode and extended attributes kept; a file that does not change is not written).
     #[arg(short = 'i', long = "in-place")]
     in_place: bool,
 }
@@ -84,7 +85,10 @@ struct Counts {
     changed: usize,
     unchanged: usize,
     failed: usize,
+    /// Files under the directories that are not documents.
     skipped: usize,
+    /// With `-r -o DIR`: how many of the skipped files were copied into DIR.
+    copied: Option<usize>,
 }
 
 impl Counts {
@@ -96,16 +100,22 @@ impl Counts {
         }
     }
 
-    /// One line on standard error at the end of `-r`.
-    fn print(&self, skipped_word: &str) {
+    /// One line on standard error at the end of `-r`: files processed, changed,
+    /// unchanged, skipped, warnings (issue 10), then failures if any.
+    fn print(&self) {
         let processed = self.changed + self.unchanged + self.failed;
+        let copied = match self.copied {
+            Some(copied) if copied == self.skipped && copied > 0 => " (copied unchanged)".into(),
+            Some(copied) if self.skipped > 0 => format!(" ({copied} copied unchanged)"),
+            _ => String::new(),
+        };
         let failed = if self.failed > 0 {
             format!(", {} failed", self.failed)
         } else {
             String::new()
         };
         eprintln!(
-            "absolve: {}, {} changed, {} unchanged, {} {skipped_word}, {}{failed}",
+            "absolve: {}, {} changed, {} unchanged, {} skipped{copied}, {}{failed}",
             plural(processed, "file processed", "files processed"),
             self.changed,
             self.unchanged,
@@ -125,9 +135,19 @@ pub fn rewrite(args: RewriteArgs) -> ExitCode {
         Ok(prepared) => prepared,
         Err(problem) => return fail(problem),
     };
-    let tree_copy = args.output.is_some() && inputs.roots.len() == 1 && args.input.files.len() == 1;
+    let tree_copy = args
+        .output
+        .as_deref()
+        .is_some_and(|o| o != Path::new(write::STANDARD_STREAM))
+        && inputs.roots.len() == 1
+        && args.input.files.len() == 1;
     if let Err(message) = check_rewrite(&args, &inputs, tree_copy) {
         return fail(Problem::Usage(message));
+    }
+    if let Some(target) = args.output.as_deref().filter(|_| tree_copy)
+        && let Err(message) = check_tree_target(target)
+    {
+        return fail(Problem::Failure(message));
     }
     let mut counts = Counts {
         skipped: inputs.others.len(),
@@ -147,23 +167,21 @@ pub fn rewrite(args: RewriteArgs) -> ExitCode {
         };
         target
             .write(|out| run(input, &checked, rewrite_sink(label, out)).map(drop))
+            .map(drop)
             .map_err(|e| vec![describe_write(label, e)])
     } else {
         rewrite_to_stdout(&checked, documents)
     };
     if args.input.recursive {
-        counts.print(if tree_copy {
-            "copied unchanged"
-        } else {
-            "skipped"
-        });
+        counts.print();
     }
     finish(result)
 }
 
 /// The usage rules of `rewrite` that clap cannot say.
 fn check_rewrite(args: &RewriteArgs, inputs: &Inputs, tree_copy: bool) -> Result<(), String> {
-    if args.input.recursive && !args.in_place && args.output.is_none() {
+    let to_stdout = args.output.as_deref() == Some(Path::new(write::STANDARD_STREAM));
+    if args.input.recursive && !args.in_place && (args.output.is_none() || to_stdout) {
         return Err(
             "rewrite -r needs -i (rewrite the files in place) or -o DIR (a rewritten copy of the tree)"
                 .into(),
@@ -239,7 +257,7 @@ pub fn links(args: LinksArgs) -> ExitCode {
     }
     let flushed = out.flush();
     if args.input.recursive {
-        counts.print("skipped");
+        counts.print();
     }
     finish(if failures.is_empty() {
         flushed.map_err(|e| vec![e.to_string()])
@@ -292,15 +310,37 @@ fn rewrite_to_stdout(checked: &Checked, inputs: &[Input]) -> Result<(), Vec<Fail
 
 /// Each file through a temporary file and an atomic rename (see [`write`]), files in
 /// parallel, with a progress bar when standard error is a terminal. Every file is checked
-/// before any is rewritten.
+/// before any is rewritten. A file named twice (the same name, a hard link, a symbolic
+/// link to it) is rewritten once: two rewrites of one inode at the same time would read
+/// each other's half-written bytes.
 fn rewrite_in_place(
     checked: &Checked,
     inputs: &[Input],
     counts: &mut Counts,
 ) -> Result<(), Vec<Failure>> {
+    let mut seen: std::collections::HashMap<(u64, u64), &Path> = Default::default();
     let targets = inputs
         .iter()
         .filter_map(|input| input.path.as_deref().map(|path| (input, path)))
+        .filter(|&(_, path)| match file_identity(path) {
+            Some(identity) => match seen.get(&identity) {
+                Some(first) => {
+                    output::warn(
+                        &path.display().to_string(),
+                        &format!(
+                            "the same file as {} (a link to it, or named twice): rewritten once",
+                            first.display()
+                        ),
+                    );
+                    false
+                }
+                None => {
+                    seen.insert(identity, path);
+                    true
+                }
+            },
+            None => true,
+        })
         .map(|(input, path)| write::Output::in_place(path).map(|target| (input, path, target)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|message| vec![message])?;
@@ -315,12 +355,24 @@ fn rewrite_in_place(
             });
             progress.inc(1);
             result
-                .map(|()| tally)
+                .map(|changed| Tally { changed, ..tally })
                 .map_err(|e| describe_write(Some(path), e))
         })
         .collect();
     progress.finish_and_clear();
     collect_results(results, counts)
+}
+
+/// The device and inode of the file `path` names, symbolic links followed.
+#[cfg(unix)]
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_identity(_path: &Path) -> Option<(u64, u64)> {
+    None
 }
 
 fn progress_bar(len: usize) -> ProgressBar {
@@ -346,7 +398,8 @@ fn collect_results(
 }
 
 /// `rewrite -r -o DIR`: a complete copy of the tree in `target`, documents rewritten,
-/// every other file (and symbolic link) copied as it is.
+/// every other file (and symbolic link) copied as it is. `target` was checked by
+/// [`check_tree_target`].
 fn copy_tree(
     checked: &Checked,
     inputs: &Inputs,
@@ -354,8 +407,12 @@ fn copy_tree(
     counts: &mut Counts,
 ) -> Result<(), Vec<Failure>> {
     let mut failures = Vec::new();
-    let mkdir =
-        |path: &Path| fs::create_dir_all(path).map_err(|e| format!("{}: {e}", path.display()));
+    let mkdir = |path: &Path| match fs::create_dir(path) {
+        Err(e) if e.kind() != io::ErrorKind::AlreadyExists || !path.is_dir() => {
+            Err(format!("{}: {e}", path.display()))
+        }
+        _ => Ok(()),
+    };
     failures.extend(mkdir(target).err());
     for (_, below) in &inputs.directories {
         failures.extend(mkdir(&target.join(below)).err());
@@ -363,11 +420,15 @@ fn copy_tree(
     if !failures.is_empty() {
         return Err(failures);
     }
+    let mut copied = 0;
     for (root, below) in &inputs.others {
-        if let Err(e) = copy_other(&root.join(below), &target.join(below)) {
-            failures.push(format!("{}: {e}", root.join(below).display()));
+        match copy_other(&root.join(below), &target.join(below)) {
+            Ok(true) => copied += 1,
+            Ok(false) => {}
+            Err(e) => failures.push(format!("{}: {e}", root.join(below).display())),
         }
     }
+    counts.copied = Some(copied);
     let progress = progress_bar(inputs.documents.len());
     let results: Vec<Result<Tally, Failure>> = inputs
         .documents
@@ -377,6 +438,7 @@ fn copy_tree(
             let mut tally = Tally::default();
             let copy = target.join(below);
             let result = write::Output::create(&copy)
+                .map(|target| target.compared_with(path))
                 .map_err(write::Error::Output)
                 .and_then(|target| {
                     target.write(|out| {
@@ -384,16 +446,17 @@ fn copy_tree(
                         Ok(())
                     })
                 })
-                .and_then(|()| {
+                .and_then(|changed| {
                     let permissions = fs::metadata(path)
                         .map_err(write::Error::Work)?
                         .permissions();
-                    fs::set_permissions(&copy, permissions).map_err(write::Error::Work)
+                    fs::set_permissions(&copy, permissions).map_err(write::Error::Work)?;
+                    Ok(changed)
                 });
             progress.inc(1);
             Some(
                 result
-                    .map(|()| tally)
+                    .map(|changed| Tally { changed, ..tally })
                     .map_err(|e| describe_write(Some(path), e)),
             )
         })
@@ -408,8 +471,37 @@ fn copy_tree(
     }
 }
 
+/// `-o DIR` of `rewrite -r`, checked before any work: a directory, or a name that can
+/// become one (its parent exists: only DIR itself is made, as `cp -r` and `mkdir` make it).
+fn check_tree_target(target: &Path) -> Result<(), Failure> {
+    match fs::metadata(target) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(format!(
+            "-o {}: exists and is not a directory: with -r, -o names the directory that gets the copy",
+            target.display()
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let parent = match target.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            if parent.is_dir() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "-o {}: {} is not an existing directory",
+                    target.display(),
+                    parent.display()
+                ))
+            }
+        }
+        Err(e) => Err(format!("-o {}: {e}", target.display())),
+    }
+}
+
 /// A file that is not a document, copied byte for byte; a symbolic link made anew.
-fn copy_other(from: &Path, to: &Path) -> io::Result<()> {
+/// Returns whether it was copied (a special file is not, with a warning).
+fn copy_other(from: &Path, to: &Path) -> io::Result<bool> {
     let metadata = fs::symlink_metadata(from)?;
     #[cfg(unix)]
     if metadata.file_type().is_symlink() {
@@ -417,17 +509,19 @@ fn copy_other(from: &Path, to: &Path) -> io::Result<()> {
         if fs::symlink_metadata(to).is_ok() {
             fs::remove_file(to)?;
         }
-        return std::os::unix::fs::symlink(target, to);
+        std::os::unix::fs::symlink(target, to)?;
+        return Ok(true);
     }
     if metadata.is_file() {
         fs::copy(from, to)?;
+        Ok(true)
     } else {
         output::warn(
             &from.display().to_string(),
             &"not a regular file or a symbolic link: not copied",
         );
+        Ok(false)
     }
-    Ok(())
 }
 
 /// Runs one input through the library into `sink`, by its format, with its retrieval URL:
@@ -452,6 +546,12 @@ fn run<S: CliSink>(input: &Input, checked: &Checked, sink: S) -> io::Result<Tall
         });
     }
     let (outer, from_marker) = retrieval_base(input, checked, &head, format)?;
+    if checked.keep_local && path.is_none() {
+        output::warn(
+            &label,
+            &"--keep-local: standard input has no place on disk: no reference is kept local",
+        );
+    }
     let local_hits = Arc::new(AtomicUsize::new(0));
     let mut options = checked.options.clone();
     if let Some(path) = path.filter(|_| checked.keep_local || from_marker) {

@@ -1,8 +1,8 @@
 //! How `rewrite -o` and `rewrite -i` write files, as a careful Unix tool does.
 //!
 //! - An output that is not a regular file (a FIFO, a device, the terminal) is opened and
-//!   written directly, never replaced; so is the regular file standard output already
-//!   writes to (`-o /dev/stdout`).
+//!   written directly, never replaced; what standard output is open on already (`-o
+//!   /dev/stdout`: a pipe, a file, a terminal) is written through standard output.
 //! - A regular file is written to a temporary file in its directory, synced (fsync(2)),
 //!   renamed over the target (rename(2) replaces a name atomically, POSIX.1-2024) and its
 //!   directory synced: after a crash the name holds the old content or the new, whole.
@@ -37,6 +37,9 @@ const CHUNK: usize = 64 * 1024;
 
 /// How many symbolic links are followed before giving up (Linux's `MAXSYMLINKS`).
 const MAX_LINKS: usize = 40;
+
+/// The name that stands for standard output in `-o` (and standard input in FILE).
+pub const STANDARD_STREAM: &str = "-";
 
 /// The prefix of every temporary file's name.
 const PREFIX: &str = ".absolve-";
@@ -76,24 +79,37 @@ struct Replacement {
     original: Option<Metadata>,
     /// With `-i`: an unchanged file is left alone.
     in_place: bool,
+    /// The file the new content is compared with, to tell whether it changed (`-i`: the
+    /// file itself; `-r -o DIR`: the document copied).
+    compare_with: Option<PathBuf>,
     /// Created up front for `-o`, so that its errors come before any work.
     temp: Option<Temp>,
 }
 
 impl Output {
-    /// `-o PATH`: checked and opened before any work, errors naming `PATH`.
+    /// `-o PATH`: checked and opened before any work, errors naming `PATH`. `-o -` is
+    /// standard output, as FILE `-` is standard input.
     pub fn create(path: &Path) -> Result<Output, Failure> {
         guard_signals();
         let fail = |e: io::Error| failure(path, &e);
+        if path == Path::new(STANDARD_STREAM) {
+            return Ok(Output {
+                shown: path.to_owned(),
+                destination: Destination::Stdout,
+            });
+        }
         if path.as_os_str().as_bytes().ends_with(b"/") {
             return Err(fail(Errno::ISDIR.into()));
         }
         let destination = match fs::metadata(path) {
             Ok(m) if m.is_dir() => return Err(fail(Errno::ISDIR.into())),
+            // What standard output is open on (`-o /dev/stdout`, a pipe or a file) is
+            // written through it, not opened again: opening a pipe another user made (a
+            // container's standard output) is refused.
+            Ok(m) if is_stdout(&m) => Destination::Stdout,
             Ok(m) if !m.is_file() => {
                 Destination::Direct(OpenOptions::new().write(true).open(path).map_err(fail)?)
             }
-            Ok(m) if is_stdout(&m) => Destination::Stdout,
             Ok(_) => {
                 let real = follow_links(path).map_err(fail)?;
                 let original = fs::metadata(&real).map_err(fail)?;
@@ -103,6 +119,7 @@ impl Output {
                     real,
                     original: Some(original),
                     in_place: false,
+                    compare_with: None,
                     temp: Some(temp),
                 }))
             }
@@ -114,6 +131,7 @@ impl Output {
                     real,
                     original: None,
                     in_place: false,
+                    compare_with: None,
                     temp: Some(temp),
                 }))
             }
@@ -151,6 +169,7 @@ impl Output {
         Ok(Output {
             shown: path.to_owned(),
             destination: Destination::File(Box::new(Replacement {
+                compare_with: Some(real.clone()),
                 real,
                 original: Some(original),
                 in_place: true,
@@ -159,12 +178,26 @@ impl Output {
         })
     }
 
-    /// Runs `work` with a writer into this output, then puts the result in place.
-    pub fn write(self, work: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), Error> {
+    /// Tells [`Output::write`] to compare what is written with `original` (`-r -o DIR`:
+    /// the document the copy is made from), so that it can say whether the content
+    /// changed. `-i` compares with the file itself already.
+    pub fn compared_with(mut self, original: &Path) -> Output {
+        if let Destination::File(replacement) = &mut self.destination {
+            replacement.compare_with = Some(original.to_owned());
+        }
+        self
+    }
+
+    /// Runs `work` with a writer into this output, then puts the result in place. Returns
+    /// whether the content changed: `false` only when it was compared (`-i`,
+    /// [`Output::compared_with`]) and found the same.
+    pub fn write(self, work: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<bool, Error> {
         let shown = self.shown;
         match self.destination {
-            Destination::Direct(file) => write_through(&shown, file, None, work).map(drop),
-            Destination::Stdout => write_through(&shown, io::stdout().lock(), None, work).map(drop),
+            Destination::Direct(file) => write_through(&shown, file, None, work).map(|_| true),
+            Destination::Stdout => {
+                write_through(&shown, io::stdout().lock(), None, work).map(|_| true)
+            }
             Destination::File(replacement) => replacement.write(&shown, work),
         }
     }
@@ -175,7 +208,7 @@ impl Replacement {
         mut self: Box<Self>,
         shown: &Path,
         work: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-    ) -> Result<(), Error> {
+    ) -> Result<bool, Error> {
         let fail = |e: io::Error| Error::Output(failure(shown, &e));
         let dir = directory(&self.real).to_owned();
         let temp = match self.temp.take() {
@@ -183,23 +216,24 @@ impl Replacement {
             None => Temp::create(&dir, 0o600).map_err(fail)?,
         };
         // The original is compared with what is written, to leave it alone if unchanged.
-        let compare = match &self.original {
-            Some(_) if self.in_place => File::open(&self.real).ok().map(Compare::new),
-            _ => None,
-        };
+        let compare = self
+            .compare_with
+            .as_deref()
+            .and_then(|path| File::open(path).ok())
+            .map(Compare::new);
         let unchanged = write_through(shown, &temp.file, compare, work)?;
-        if unchanged {
-            return Ok(());
+        if unchanged && self.in_place {
+            return Ok(false);
         }
         let Some(original) = &self.original else {
-            return temp.commit(&self.real).map_err(fail);
+            return temp.commit(&self.real).map(|()| !unchanged).map_err(fail);
         };
         if original.nlink() > 1 {
             // Same inode: owner, group, mode and attributes stay as they are.
-            return overwrite(shown, temp, &self.real);
+            return overwrite(shown, temp, &self.real).map(|()| !unchanged);
         }
         keep_metadata(shown, &self.real, original, &temp.file)?;
-        temp.commit(&self.real).map_err(fail)
+        temp.commit(&self.real).map(|()| !unchanged).map_err(fail)
     }
 }
 
