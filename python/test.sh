@@ -5,7 +5,9 @@
 #   2. the CLI the tests compare against (cargo build --release);
 #   3. the package built and installed into it, as users install it (pip install ./python);
 #   4. pytest over python/tests. Any failure, and pytest's "no tests ran" (exit 5), fail it.
-# Extra arguments go to pytest (e.g. `python/test.sh -k warc -x`).
+# Extra arguments go to pytest (e.g. `python/test.sh -k warc -x`); `--setup-only` stops
+# after step 1 (tests/run-all.sh makes the environment first, so that the Rust tests that
+# use warcio from it run too).
 set -euo pipefail
 
 python_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,6 +25,9 @@ wanted=$(sha256sum "$requirements" | cut -d' ' -f1)
 if [[ ! -f $stamp || $(cat "$stamp") != "$wanted" ]]; then
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
     echo "$wanted" >"$stamp"
+fi
+if [[ ${1:-} == --setup-only ]]; then
+    exit 0
 fi
 
 cargo build --release --locked --bin absolve --manifest-path "$repo/Cargo.toml"

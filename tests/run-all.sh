@@ -25,10 +25,10 @@ if [ ${#need_debs[@]} -gt 0 ]; then
 fi
 
 echo "== Python virtual environment (target/venv)"
-bash python/test.sh --setup
+bash python/test.sh --setup-only
 
-echo "== cargo test --locked"
-cargo test --locked
+echo "== cargo test --locked (library, CLI, snapshots, browser, WARC round trip)"
+cargo test --locked --no-fail-fast
 
 echo "== Python and Spark tests (pytest)"
-bash python/test.sh --test
+bash python/test.sh
