@@ -31,6 +31,9 @@ _BaseFrom = Literal[
     "content-location",
     "encapsulating",
     "retrieval-url",
+    "saved-from",
+    "singlefile",
+    "origin-xattr",
     "none",
 ]
 
@@ -89,6 +92,7 @@ def rewrite(
     headers: Optional[_Headers] = None,
     resolve_fragments: bool = False,
     rfc: _Rfc = 1808,
+    http_base_headers: bool = False,
 ) -> bytes:
     """The document with every link absolute; every other byte unchanged."""
 
@@ -101,6 +105,7 @@ def links(
     headers: Optional[_Headers] = None,
     resolve_fragments: bool = False,
     rfc: _Rfc = 1808,
+    http_base_headers: bool = False,
 ) -> List[Link]:
     """Every URL of the document, in order, resolved."""
 
@@ -110,6 +115,7 @@ def warc_links(
     charset: Optional[str] = None,
     resolve_fragments: bool = False,
     rfc: _Rfc = 1808,
+    http_base_headers: bool = False,
 ) -> Iterator[Link]:
     """Every link of every HTML page in a WARC file (``.warc`` or ``.warc.gz``), streaming."""
 
