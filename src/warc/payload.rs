@@ -466,6 +466,12 @@ impl Sink for DocSink {
     fn link(&mut self, link: &Link) {
         self.links.push(link.clone());
     }
+    fn link_owned(&mut self, link: Link) {
+        self.links.push(link);
+    }
+    fn wants_output(&self) -> bool {
+        self.want_output
+    }
     fn warning(&mut self, warning: html::Warning) {
         self.warnings.push(warning);
     }
