@@ -612,6 +612,12 @@ impl<S: Sink> Rewriter<S> {
         }
     }
 
+    /// Makes room for `additional` more bytes of input held at once (a caller that knows
+    /// the document's size), so that the held bytes are not copied as they grow.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        lock(&self.doc).pending.reserve(additional);
+    }
+
     /// Feeds the next chunk of the document; writes out what is settled.
     pub fn write(&mut self, chunk: &[u8]) -> io::Result<()> {
         lock(&self.doc).pending.extend_from_slice(chunk);
