@@ -230,7 +230,7 @@ pub fn links(args: LinksArgs) -> ExitCode {
         Err(problem) => return fail(problem),
     };
     let stdout = io::stdout().lock();
-    let mut out = io::BufWriter::new(stdout);
+    let mut out = io::BufWriter::with_capacity(CHUNK, stdout);
     let mut failures = Vec::new();
     let mut counts = Counts {
         skipped: inputs.others.len(),

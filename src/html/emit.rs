@@ -65,7 +65,7 @@ fn write_attribute(
         if !wants_links {
             return;
         }
-        sink.link(&Link {
+        sink.link_owned(Link {
             element: value.element.clone(),
             attribute: Some(value.attribute.clone()),
             original: original.to_owned(),
@@ -99,6 +99,10 @@ fn write_attribute(
             changed(url, resolved)
         }),
     };
+    if !sink.wants_output() {
+        // Only the links were wanted (reported above): the bytes would be dropped.
+        return Ok(());
+    }
     match new_value.filter(|_| value.decodable) {
         Some(new_value) => {
             if value.valueless {
@@ -169,10 +173,12 @@ impl Sink for SrcdocSink<'_> {
         Ok(())
     }
     fn link(&mut self, link: &Link) {
-        let mut link = link.clone();
+        self.link_owned(link.clone());
+    }
+    fn link_owned(&mut self, mut link: Link) {
         link.srcdoc += 1;
         link.offset = self.offset;
-        self.outer.link(&link);
+        self.outer.link_owned(link);
     }
     fn warning(&mut self, warning: Warning) {
         self.outer.warning(warning.shifted(self.offset));
@@ -246,7 +252,7 @@ fn write_style(
     }
     for mut link in links.into_iter().filter(|_| wants_links) {
         link.offset += range.start;
-        sink.link(&link);
+        sink.link_owned(link);
     }
     sink.output(rewritten.as_deref().unwrap_or(css))
 }
@@ -327,15 +333,20 @@ impl Sink for Shifted<'_> {
         self.inner.output(bytes)
     }
     fn link(&mut self, link: &Link) {
-        let mut link = link.clone();
+        self.link_owned(link.clone());
+    }
+    fn link_owned(&mut self, mut link: Link) {
         link.offset += self.shift;
-        self.inner.link(&link);
+        self.inner.link_owned(link);
     }
     fn warning(&mut self, warning: Warning) {
         self.inner.warning(warning.shifted(self.shift));
     }
     fn wants_links(&self) -> bool {
         self.inner.wants_links()
+    }
+    fn wants_output(&self) -> bool {
+        self.inner.wants_output()
     }
 }
 

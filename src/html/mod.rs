@@ -239,6 +239,35 @@ pub trait Sink {
     fn output(&mut self, bytes: &[u8]) -> io::Result<()>;
     /// A URL found, in document order, with its resolved form.
     fn link(&mut self, _link: &Link) {}
+    /// The same as [`link`](Self::link), given the link to keep: the rewriter calls this
+    /// one, so that a sink that stores links (like [`Collected`]) can take it without a
+    /// copy. By default it calls [`link`](Self::link).
+    ///
+    /// ```
+    /// use absolve::html::{Collected, Sink};
+    /// use absolve::links::Link;
+    ///
+    /// let base = absolve::base::Base::retrieval_url("http://h/").unwrap();
+    /// let link: Link = absolve::html::links(b"<a href=x>", &base, &Default::default()).remove(0);
+    /// let mut sink = Collected::default();
+    /// sink.link_owned(link.clone());
+    /// assert_eq!(sink.links, [link]);
+    /// ```
+    fn link_owned(&mut self, link: Link) {
+        self.link(&link);
+    }
+    /// Whether the bytes given to [`output`](Self::output) are used: a sink that drops
+    /// them (one that only lists links) returns `false`, and the rewriter then does not
+    /// build the new attribute values' bytes. `true` by default.
+    ///
+    /// ```
+    /// use absolve::html::{Collected, Sink};
+    ///
+    /// assert!(Collected::default().wants_output());
+    /// ```
+    fn wants_output(&self) -> bool {
+        true
+    }
     /// Whether [`link`](Self::link) is wanted: a sink that ignores links returns `false`,
     /// and the rewriter then does not build them.
     fn wants_links(&self) -> bool {
@@ -308,6 +337,9 @@ impl Sink for Collected {
     }
     fn link(&mut self, link: &Link) {
         self.links.push(link.clone());
+    }
+    fn link_owned(&mut self, link: Link) {
+        self.links.push(link);
     }
     fn warning(&mut self, warning: Warning) {
         self.warnings.push(warning);
@@ -485,6 +517,9 @@ impl Sink for Discard {
     fn wants_links(&self) -> bool {
         false
     }
+    fn wants_output(&self) -> bool {
+        false
+    }
 }
 
 /// Counts the bytes lol_html writes: its output is its input, since nothing is changed
@@ -575,6 +610,12 @@ impl<S: Sink> Rewriter<S> {
             scan_only: false,
             sink,
         }
+    }
+
+    /// Makes room for `additional` more bytes of input held at once (a caller that knows
+    /// the document's size), so that the held bytes are not copied as they grow.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        lock(&self.doc).pending.reserve(additional);
     }
 
     /// Feeds the next chunk of the document; writes out what is settled.

@@ -205,6 +205,9 @@ fn read_http_head<R: Read>(
     }
 }
 
+/// The most bytes [`read_block`] reserves ahead on the word of a `Content-Length`.
+const RESERVE_LIMIT: u64 = 8 << 20;
+
 /// Reads the rest of the block into `analysis.prefix`, warning if the file ends first.
 pub(crate) fn read_block<R: Read>(
     framing: &mut Framing<R>,
@@ -212,6 +215,10 @@ pub(crate) fn read_block<R: Read>(
     warn: &mut dyn FnMut(Warning),
 ) -> Result<(), Error> {
     let remaining = analysis.head.length - analysis.prefix.len() as u64;
+    // Room for the whole block at once, rather than doubling (and copying) as it comes;
+    // a `Content-Length` that lies is not trusted beyond a few MiB.
+    let expected = remaining.min(RESERVE_LIMIT) as usize;
+    analysis.prefix.reserve_exact(expected);
     let n = framing
         .block(remaining)
         .read_to_end(&mut analysis.prefix)
@@ -427,6 +434,7 @@ pub(crate) fn process(
             } else {
                 Rewriter::with_document_base(&outer, &outer, &html_options, sink)
             };
+            rewriter.reserve(body.len().min(RESERVE_LIMIT as usize));
             for chunk in body.chunks(64 * 1024) {
                 // Writing to memory cannot fail.
                 let _ = rewriter.write(chunk);
@@ -465,6 +473,12 @@ impl Sink for DocSink {
     }
     fn link(&mut self, link: &Link) {
         self.links.push(link.clone());
+    }
+    fn link_owned(&mut self, link: Link) {
+        self.links.push(link);
+    }
+    fn wants_output(&self) -> bool {
+        self.want_output
     }
     fn warning(&mut self, warning: html::Warning) {
         self.warnings.push(warning);
