@@ -295,3 +295,22 @@ fn random_mixes_of_foreign_content_and_style_never_panic() {
         let _ = links(doc.as_bytes(), &base(), &Options::default());
     }
 }
+
+/// Found by the html fuzz target: a `codebase` with a space inside made the resolved
+/// `archive` URLs contain a space, so a second rewrite split them into other URLs.
+#[test]
+fn whitespace_from_the_base_is_encoded_so_lists_stay_lists() {
+    let page = br#"<object codebase="http://h/p q/" archive="a.jar b.jar"></object><base href="http://h/d e/"><img srcset="i.png 1x, j.png 2x">"#;
+    let once = rewrite(page, &base(), &Options::default());
+    let text = String::from_utf8(once.output.clone()).unwrap();
+    assert!(
+        text.contains(r#"archive="http://h/p%20q/a.jar http://h/p%20q/b.jar""#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"srcset="http://h/d%20e/i.png 1x, http://h/d%20e/j.png 2x""#),
+        "{text}"
+    );
+    let twice = rewrite(&once.output, &base(), &Options::default());
+    assert_eq!(twice.output, once.output);
+}

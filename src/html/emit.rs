@@ -399,7 +399,29 @@ pub(crate) fn resolve<'a>(
     }
     let mut out = String::with_capacity(cleaned.len() + 64);
     base.resolve_into(options.standard, &cleaned, &mut out);
-    (Cow::Owned(out), None)
+    (Cow::Owned(without_whitespace(out)), None)
+}
+
+/// A resolved URL with no ASCII whitespace in it: whitespace can come from the base (a
+/// `<base href>` or `codebase` with a space inside), and in a space-separated list
+/// (`archive`, `ping`) or a `srcset` it would split the URL, so that a second rewrite
+/// reads other URLs. RFC 1738 §2.2 makes space unsafe: it is written `%20` (and form feed
+/// `%0C`), as the WHATWG URL serializer writes them; tabs and newlines, which the URL
+/// parser drops, are dropped.
+fn without_whitespace(url: String) -> String {
+    if !url.bytes().any(|b| b.is_ascii_whitespace()) {
+        return url;
+    }
+    let mut out = String::with_capacity(url.len() + 8);
+    for c in url.chars() {
+        match c {
+            ' ' => out.push_str("%20"),
+            '\x0C' => out.push_str("%0C"),
+            '\t' | '\n' | '\r' => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A reference without leading and trailing C0 controls and spaces, and without tabs
