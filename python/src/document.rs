@@ -130,6 +130,12 @@ impl html::Sink for LinksOnly {
     fn link(&mut self, link: &absolve::links::Link) {
         self.0.links.push(Link::bare(link.clone()));
     }
+    fn link_owned(&mut self, link: absolve::links::Link) {
+        self.0.links.push(Link::bare(link));
+    }
+    fn wants_output(&self) -> bool {
+        false
+    }
     fn warning(&mut self, warning: html::Warning) {
         self.0.warnings.push(warning.to_string());
     }

@@ -120,6 +120,10 @@ impl<W: Write> Sink for LinksSink<'_, W> {
             None => Ok(()),
         }
     }
+    /// Only the links are printed: the rewritten bytes are not built.
+    fn wants_output(&self) -> bool {
+        false
+    }
     fn link(&mut self, link: &Link) {
         if self.error.is_none()
             && let Err(error) = self.write_record(link)

@@ -51,6 +51,9 @@ impl<S: CliSink> Sink for Watched<'_, S> {
     fn wants_links(&self) -> bool {
         self.watch || self.inner.wants_links()
     }
+    fn wants_output(&self) -> bool {
+        self.inner.wants_output()
+    }
     fn warning(&mut self, warning: Warning) {
         self.inner.warning(warning);
     }
