@@ -3,6 +3,7 @@
 
     warc_links.py warcio FILE     cc-pyspark's way: warcio + lxml iterlinks + urljoin
     warc_links.py fastwarc FILE   FastWARC + selectolax (Lexbor) + urljoin
+    warc_links.py absolve FILE    absolve.warc_links (the binding: Link objects, no JSON)
 
 Each prints the number of links found and the seconds it took; the shell script measures
 peak RSS around it. Both take <base href> (the first, for fairness) over the target URI.
@@ -74,8 +75,21 @@ def fastwarc_selectolax(path):
     return count
 
 
+def absolve_warc_links(path):
+    import absolve
+
+    count = 0
+    for _link in absolve.warc_links(path):
+        count += 1
+    return count
+
+
 if __name__ == "__main__":
     mode, path = sys.argv[1], sys.argv[2]
     start = time.perf_counter()
-    found = {"warcio": warcio_lxml, "fastwarc": fastwarc_selectolax}[mode](path)
+    found = {
+        "warcio": warcio_lxml,
+        "fastwarc": fastwarc_selectolax,
+        "absolve": absolve_warc_links,
+    }[mode](path)
     print(f"{mode}: {found} links in {time.perf_counter() - start:.2f} s")

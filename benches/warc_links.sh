@@ -4,10 +4,15 @@
 #   (a) warcio + lxml iterlinks + urljoin (cc-pyspark's way),
 #   (b) FastWARC + selectolax's Lexbor parser + urljoin (see warc_links.py on why not
 #       Resiliparse's parser),
-# each with its peak RSS; and `absolve links` over the same archive uncompressed, to tell
-# the time spent decompressing from the rest. Run from the repository root after
-# `cargo build --release` and the test script (target/venv with warcio, fastwarc, lxml;
-# selectolax is installed into it if missing). Usage: benches/warc_links.sh [SIZE_MB (default 200)]
+# each with its CPU time (user + sys), wall time and peak RSS; then the ratios, on CPU time
+# (the work done) and on wall time (what one waits for: absolve reads and decompresses on
+# one thread while rayon's pool parses the payloads; the Python pipelines use one core).
+# Also: `absolve links` on one thread (RAYON_NUM_THREADS=1), over the archive uncompressed
+# (to tell the time spent decompressing from the rest), and absolve.warc_links from Python
+# (Link objects, no JSON: what the peers do). Run from the repository root after
+# `cargo build --release` and the test script (target/venv with warcio, fastwarc, lxml and
+# absolve; selectolax is installed into it if missing).
+# Usage: benches/warc_links.sh [SIZE_MB (default 200)]
 set -eu
 SIZE_MB=${1:-200}
 SAMPLE=../shared/corpus/warc/resiliparse/warcfile.warc.gz
@@ -24,14 +29,30 @@ if [ ! -f "$BIG" ] || [ "$(du -m "$BIG" | cut -f1)" -lt "$SIZE_MB" ]; then
     gzip -dc "$BIG" > "$WORK/big.warc"
 fi
 echo "input: $(du -m "$BIG" | cut -f1) MB gzip, $(du -m "$WORK/big.warc" | cut -f1) MB plain"
+: > "$WORK/times"
 
-measure() { # label command...
-    label=$1; shift
-    /usr/bin/time -f "$label: %e s wall, %U s user, peak RSS %M KB" "$@" > "$WORK/out.txt"
-    tail -n 1 "$WORK/out.txt" | grep -v '^{' || echo "  ($(wc -l < "$WORK/out.txt") links)"
+measure() { # key label command...
+    key=$1 label=$2; shift 2
+    /usr/bin/time -o "$WORK/time" -f "%U %S %e %M" "$@" > "$WORK/out.txt"
+    read -r user sys wall rss < "$WORK/time"
+    cpu=$(echo "$user $sys" | awk '{printf "%.2f", $1 + $2}')
+    links=$(grep -c '^{' "$WORK/out.txt" || true)
+    [ "$links" = 0 ] && links=$(tail -n 1 "$WORK/out.txt")
+    printf '%-34s %6.2f s CPU %6.2f s wall %7d KB peak RSS  %s\n' "$label:" "$cpu" "$wall" "$rss" "$links"
+    echo "$key $cpu $wall" >> "$WORK/times"
 }
 
-measure "absolve links (gzip)" nice -n 10 target/release/absolve links "$BIG"
-measure "absolve links (plain)" nice -n 10 target/release/absolve links "$WORK/big.warc"
-measure "warcio + lxml" nice -n 10 "$PY" benches/warc_links.py warcio "$BIG"
-measure "fastwarc + selectolax" nice -n 10 "$PY" benches/warc_links.py fastwarc "$BIG"
+measure absolve "absolve links (gzip)" nice -n 10 target/release/absolve links "$BIG"
+measure one "absolve links (gzip, one thread)" env RAYON_NUM_THREADS=1 nice -n 10 target/release/absolve links "$BIG"
+measure plain "absolve links (plain)" nice -n 10 target/release/absolve links "$WORK/big.warc"
+measure python "absolve.warc_links (Python)" nice -n 10 "$PY" benches/warc_links.py absolve "$BIG"
+measure warcio "(a) warcio + lxml" nice -n 10 "$PY" benches/warc_links.py warcio "$BIG"
+measure fastwarc "(b) fastwarc + selectolax" nice -n 10 "$PY" benches/warc_links.py fastwarc "$BIG"
+
+awk '{cpu[$1] = $2; wall[$1] = $3}
+END {
+    printf "absolve links against (a) warcio + lxml:        %5.1fx CPU %5.1fx wall (goal 10x)\n", cpu["warcio"] / cpu["absolve"], wall["warcio"] / wall["absolve"]
+    printf "absolve links against (b) FastWARC + selectolax: %5.1fx CPU %5.1fx wall (goal 3x)\n", cpu["fastwarc"] / cpu["absolve"], wall["fastwarc"] / wall["absolve"]
+    printf "absolve.warc_links (Python) against (a), (b):    %5.1fx, %.1fx CPU\n", cpu["warcio"] / cpu["python"], cpu["fastwarc"] / cpu["python"]
+    printf "decompressing: %.0f%% of absolve links CPU (gzip against plain)\n", 100 * (cpu["absolve"] - cpu["plain"]) / cpu["absolve"]
+}' "$WORK/times"

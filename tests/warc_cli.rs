@@ -282,7 +282,24 @@ fn links_come_in_file_order_across_batches() {
         .collect();
     assert_eq!(links.len(), 600);
     for (n, link) in links.iter().enumerate() {
-        assert_eq!(link.record, format!("<urn:n:{n}>"));
+        assert_eq!(link.record.as_deref(), Some(&*format!("<urn:n:{n}>")));
         assert_eq!(link.link.resolved, format!("http://h/p{n}"));
     }
+}
+
+/// `--url` has no part in a WARC file (each record has its WARC-Target-URI): it is said,
+/// and the links are those without it.
+#[test]
+fn url_is_not_used_for_warc() {
+    let file = "fixtures/warc/http-base-headers.warc";
+    let plain = run(&["links", file]);
+    let with_url = run(&["links", "--url", "http://elsewhere.example/", file]);
+    assert!(with_url.status.success(), "{}", stderr(&with_url));
+    assert_eq!(with_url.stdout, plain.stdout);
+    assert!(
+        stderr(&with_url).contains("--url is not used for a WARC file"),
+        "{}",
+        stderr(&with_url)
+    );
+    assert!(!stderr(&plain).contains("--url"));
 }

@@ -9,7 +9,7 @@ its lines are split into partitions, and ``mapPartitions`` runs ``absolve.warc_l
 each file of a partition. The links go to OUTPUT_DIR as a Parquet table, one row per link:
 
     page_url   the record's WARC-Target-URI (the page's URL; null if the record has none)
-    record_id  the record's WARC-Record-ID
+    record_id  the record's WARC-Record-ID (null if the record has none)
     element, attribute, original, resolved, base, base_from
                as in ``absolve links`` (attribute and base may be null)
 
@@ -33,7 +33,7 @@ import warnings
 # The columns of the table, in order, and whether each may be null.
 COLUMNS = [
     ("page_url", True),
-    ("record_id", False),
+    ("record_id", True),
     ("element", False),
     ("attribute", True),
     ("original", False),

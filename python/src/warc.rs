@@ -27,8 +27,8 @@ fn record_link(found: warc::RecordLink) -> Link {
     Link {
         link: found.link,
         place: Place {
-            record: Some(found.record),
-            target_uri: found.target_uri,
+            record: found.record.map(|id| id.to_string()),
+            target_uri: found.target_uri.map(|uri| uri.to_string()),
             ..Place::default()
         },
     }

@@ -238,13 +238,7 @@ pub fn links(args: LinksArgs) -> ExitCode {
     };
     for input in &inputs.documents {
         let label = output::label(input.path.as_deref());
-        let sink = LinksSink {
-            out: &mut out,
-            label: &label,
-            message: None,
-            part: None,
-            error: None,
-        };
+        let sink = LinksSink::new(&mut out, &label);
         let result = run(input, &checked, sink);
         if let Err(error) = &result
             && error.kind() == io::ErrorKind::BrokenPipe
@@ -539,6 +533,12 @@ fn run<S: CliSink>(input: &Input, checked: &Checked, sink: S) -> io::Result<Tall
     warn_on_forced_format(&label, checked, format, &head);
     if format == format::Format::Warc {
         // Each record carries its own bases (§3.1-§3.3): no retrieval URL is looked for.
+        if checked.outer.url().is_some() || input.url.is_some() {
+            output::warn(
+                &label,
+                &"--url is not used for a WARC file: each record's WARC-Target-URI is its retrieval URL",
+            );
+        }
         let changed = super::warc::run(checked, &head, reader, sink)?;
         return Ok(Tally {
             changed,

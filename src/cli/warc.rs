@@ -29,7 +29,11 @@ pub fn run<S: CliSink>(
             links.take_warnings().into_iter().for_each(warn);
             let found = found.map_err(worded)?;
             changed |= found.link.resolved != found.link.original;
-            sink.record_link(&found.record, found.target_uri.as_deref(), &found.link);
+            sink.record_link(
+                found.record.as_deref(),
+                found.target_uri.as_deref(),
+                &found.link,
+            );
             // A write error (a closed pipe) is reported by the sink's next output.
             sink.output(&[])?;
         }

@@ -7,6 +7,7 @@
 //! is settled (every handler for a token runs before the token is written).
 
 use super::attributes::{self, Namespace, Syntax, UrlAttribute};
+use super::names::Name;
 use super::{Options, Warning};
 use crate::base::{Base, BaseSource};
 use encoding_rs::Encoding;
@@ -208,9 +209,12 @@ impl Document {
         if self.refused_charset.is_some() {
             return effects;
         }
-        let tag = el.tag_name();
-        let namespace = self.namespace_of(Namespace::from_uri(el.namespace_uri()), &tag);
         let location = self.absolute(el.source_location().bytes());
+        let tag = self
+            .source(location.clone())
+            .and_then(Name::of_start_tag)
+            .unwrap_or_else(|| Name::Owned(el.tag_name()));
+        let namespace = self.namespace_of(Namespace::from_uri(el.namespace_uri()), &tag);
         if self.restart_here(namespace, location.start) {
             self.restart_at = Some(location.start);
             return effects;
@@ -228,7 +232,7 @@ impl Document {
             }
         }
         if namespace == Namespace::Html {
-            match tag.as_str() {
+            match &*tag {
                 "template" => {
                     self.template_depth += 1;
                     effects.closes_template = true;
@@ -242,7 +246,7 @@ impl Document {
                 _ => {}
             }
         }
-        effects.opens_foreign = match (namespace, tag.as_str()) {
+        effects.opens_foreign = match (namespace, &*tag) {
             (Namespace::Svg, "svg") | (Namespace::MathMl, "math") => Some(namespace),
             _ => None,
         };
@@ -407,14 +411,30 @@ impl Document {
     /// Records every URL-bearing attribute of an element.
     fn url_attributes(&mut self, el: &Element<'_, '_>, namespace: Namespace, tag: &str) {
         for attr in el.attributes() {
-            let name = attr.name();
+            let name = self.attribute_name(attr);
             if !attributes::may_hold_url(&name) {
                 continue;
             }
             if let Some(found) = attributes::lookup(namespace, tag, &name) {
-                self.record(el, attr, name, found, namespace, tag);
+                self.record(el, attr, name.into_string(), found, namespace, tag);
             }
         }
+    }
+
+    /// An attribute's name, lower-cased, from the source bytes where it can be
+    /// ([`Name`]), else from lol_html.
+    fn attribute_name(&self, attr: &lol_html::html_content::Attribute<'_>) -> Name {
+        attr.name_source_location()
+            .and_then(|at| self.source(self.absolute(at.bytes())))
+            .and_then(Name::from_ascii)
+            .unwrap_or_else(|| Name::Owned(attr.name()))
+    }
+
+    /// The bytes at an absolute range, if they are still held.
+    fn source(&self, range: Range<u64>) -> Option<&[u8]> {
+        let start = usize::try_from(range.start.checked_sub(self.pending_start)?).ok()?;
+        let end = usize::try_from(range.end.checked_sub(self.pending_start)?).ok()?;
+        self.pending.get(start..end)
     }
 
     /// `<meta http-equiv=refresh content="5; url=...">`: the URL in its content.

@@ -18,6 +18,7 @@ pub mod charset;
 mod css_text;
 mod document;
 mod emit;
+mod names;
 pub mod values;
 
 use crate::base::Base;
@@ -697,7 +698,11 @@ impl<S: Sink> Rewriter<S> {
                     .with_encoding(encoding)
                     .with_adjust_charset_on_meta_tag(!doc.encoding_fixed)
                     .with_memory_settings(memory)
-                    .append_element_content_handler(self.element_handler());
+                    .append_element_content_handler(self.element_handler())
+                    // A doctype handler keeps lol_html lexing throughout (see
+                    // `stay_lexing`) rather than scanning for tags and lexing again each
+                    // tag that `*` matches, which is every one.
+                    .append_document_content_handler(stay_lexing());
                 let skip = (from - doc.pending_start) as usize;
                 (settings, doc.pending[skip..].to_vec())
             };
@@ -880,6 +885,15 @@ impl<S: Sink> Rewriter<S> {
         }
         Ok(())
     }
+}
+
+/// A document handler for doctypes that does nothing: while one is registered, lol_html
+/// stays in its lexer. Without it, lol_html scans for tags and, at each start tag a
+/// selector may match, boxes a bookmark and lexes the tag again from its start; with the
+/// `*` selector every tag is matched, so every tag was scanned, then lexed, and two boxes
+/// made (a third of the allocations of a page).
+fn stay_lexing() -> lol_html::send::DocumentContentHandlers<'static> {
+    lol_html::doctype!(|_| Ok(()))
 }
 
 /// An end tag handler that runs `f` on the document with the end tag's absolute range.

@@ -115,24 +115,51 @@ pub(crate) fn dechunk(body: &[u8]) -> Option<Vec<u8>> {
 /// RFC 7231 §3.1.2.2: undoes the content codings, last applied first. Leniently, as
 /// warcio: a body that is not in the coding at all (a crawler stored it decoded without
 /// renaming the header) is used as it is, and a damaged one as far as it decodes; each
-/// with a note for a warning. `Err` names a coding that is not known.
+/// with a note for a warning; what decodes beyond [`MAX_DECODED`] bytes is dropped, with a
+/// note. `Err` names a coding that is not known.
 pub(crate) fn decode(body: Vec<u8>, codings: &[String]) -> Result<(Vec<u8>, Vec<String>), String> {
+    decode_capped(body, codings, MAX_DECODED)
+}
+
+/// The most bytes a body is decoded to: a few kilobytes of gzip or brotli can decode to
+/// gigabytes (a "decompression bomb"), and the decoded payload is held whole.
+pub(crate) const MAX_DECODED: u64 = 256 << 20;
+
+/// [`decode`], each coding's output cut at `cap` bytes (with a note).
+fn decode_capped(
+    body: Vec<u8>,
+    codings: &[String],
+    cap: u64,
+) -> Result<(Vec<u8>, Vec<String>), String> {
     let mut body = body;
     let mut notes = Vec::new();
     for coding in codings.iter().rev() {
-        let mut out = Vec::with_capacity(body.len() * 4);
+        let mut out = Vec::with_capacity(body.len().saturating_mul(4).min(cap as usize));
+        let read =
+            |decoder: &mut dyn Read, out: &mut Vec<u8>| decoder.take(cap + 1).read_to_end(out);
         let result = match coding.as_str() {
-            "gzip" | "x-gzip" => flate2::read::MultiGzDecoder::new(&body[..]).read_to_end(&mut out),
+            "gzip" | "x-gzip" => read(&mut flate2::read::MultiGzDecoder::new(&body[..]), &mut out),
             // RFC 7230 §4.2.2: zlib format; some servers send raw deflate data instead.
-            "deflate" => flate2::read::ZlibDecoder::new(&body[..])
-                .read_to_end(&mut out)
-                .or_else(|_| {
+            "deflate" => {
+                read(&mut flate2::read::ZlibDecoder::new(&body[..]), &mut out).or_else(|_| {
                     out.clear();
-                    flate2::read::DeflateDecoder::new(&body[..]).read_to_end(&mut out)
-                }),
-            "br" => brotli::Decompressor::new(&body[..], 64 * 1024).read_to_end(&mut out),
+                    read(&mut flate2::read::DeflateDecoder::new(&body[..]), &mut out)
+                })
+            }
+            "br" => read(
+                &mut brotli::Decompressor::new(&body[..], 64 * 1024),
+                &mut out,
+            ),
             other => return Err(format!("{other} (not supported)")),
         };
+        if out.len() as u64 > cap {
+            out.truncate(cap as usize);
+            notes.push(format!(
+                "{coding}: the body decodes to more than {} MiB: the first {} MiB are used",
+                cap >> 20,
+                cap >> 20
+            ));
+        }
         match result {
             Ok(_) => body = out,
             Err(error) if out.is_empty() => {
@@ -284,5 +311,22 @@ mod tests {
         );
         let at = links[1].offset as usize;
         assert_eq!(&block[at..at + 5], b"s.css");
+    }
+
+    /// A small body that decodes to more than the cap (a decompression bomb) is cut at
+    /// the cap, with a note; one under it is whole.
+    #[test]
+    fn decoding_is_capped() {
+        use std::io::Write;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gz.write_all(&vec![b'a'; 3 << 20]).unwrap();
+        let bomb = gz.finish().unwrap();
+        let gzip = ["gzip".to_owned()];
+        let (body, notes) = decode_capped(bomb.clone(), &gzip, 1 << 20).unwrap();
+        assert_eq!(body.len(), 1 << 20);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("more than 1 MiB"), "{notes:?}");
+        let (body, notes) = decode_capped(bomb, &gzip, 4 << 20).unwrap();
+        assert_eq!((body.len(), notes.len()), (3 << 20, 0));
     }
 }

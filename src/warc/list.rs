@@ -7,14 +7,18 @@ use crate::links::Link;
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::io::Read;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::mpsc::Receiver;
 
 /// Streams the links of a WARC (plain or gzip, detected), record by record: the URLs of
 /// each `response` record's HTTP header fields, then those of its HTML or CSS payload
 /// (and of `resource` records, and the header fields of `revisit` records).
 ///
-/// Memory holds the payloads of a batch (at most [`BATCH_BYTES`] beyond the largest
-/// payload), which are rewritten in parallel (rayon's pool) and listed in file order;
-/// other records are read past without being held.
+/// Payloads are read in batches of [`BATCH_BYTES`], each processed in parallel on rayon's
+/// pool while the next batch is read (at most [`IN_FLIGHT`] batches at once, so memory
+/// holds at most `IN_FLIGHT + 1` batches beyond the largest payload); links come out in
+/// file order. Other records are read past without being held.
 /// The iterator ends after the first [`Error`] (the input is then unreadable); warnings
 /// (damaged records, read past) are collected for [`take_warnings`](Self::take_warnings).
 ///
@@ -35,17 +39,20 @@ use std::io::Read;
 /// let second = links.next().unwrap().unwrap();
 /// assert_eq!(second.link.resolved, "http://cdn.example/i.png");
 /// assert_eq!(second.target_uri.as_deref(), Some("http://example.com/"));
+/// assert_eq!(second.record.as_deref(), Some("<urn:uuid:2>"));
 /// assert!(links.next().is_none());
 /// assert!(links.take_warnings().is_empty());
 /// ```
 pub struct Links<R: Read> {
     state: State<R>,
-    options: Options,
+    options: Arc<Options>,
     queue: VecDeque<RecordLink>,
     warnings: Vec<Warning>,
     /// Records read whose payloads are not processed yet, and their payload bytes.
     pending: Vec<Pending>,
     pending_bytes: usize,
+    /// Batches being processed, oldest first.
+    in_flight: VecDeque<Receiver<Processed>>,
     /// An error met with records pending: reported after their links.
     deferred: Option<Error>,
 }
@@ -55,6 +62,12 @@ pub const BATCH_BYTES: usize = 4 << 20;
 
 /// The most records in a batch.
 const BATCH_RECORDS: usize = 256;
+
+/// The most batches processed at once while the next is read.
+pub const IN_FLIGHT: usize = 2;
+
+/// A batch's records' links and warnings, in order (or the panic that stopped it).
+type Processed = std::thread::Result<Vec<(Vec<RecordLink>, Vec<Warning>)>>;
 
 /// A record read, its payload not processed yet.
 struct Pending {
@@ -75,12 +88,13 @@ impl Pending {
         {
             links.extend(payload::process(analysis, kind, &body, options, false, &mut warn).links);
         }
-        let id = analysis.head.record.id.clone().unwrap_or_default();
+        let record: Option<Arc<str>> = analysis.head.record.id.as_deref().map(Arc::from);
+        let target_uri: Option<Arc<str>> = analysis.target_uri.as_deref().map(Arc::from);
         let links = links
             .into_iter()
             .map(|link| RecordLink {
-                record: id.clone(),
-                target_uri: analysis.target_uri.clone(),
+                record: record.clone(),
+                target_uri: target_uri.clone(),
                 link,
             })
             .collect();
@@ -100,11 +114,12 @@ impl<R: Read> Links<R> {
     pub fn new(reader: R, options: Options) -> Self {
         Links {
             state: State::Start(reader),
-            options,
+            options: Arc::new(options),
             queue: VecDeque::new(),
             warnings: Vec::new(),
             pending: Vec::new(),
             pending_bytes: 0,
+            in_flight: VecDeque::new(),
             deferred: None,
         }
     }
@@ -160,25 +175,46 @@ impl<R: Read> Links<R> {
         Ok(true)
     }
 
-    /// Processes the pending records' payloads, in parallel, their links queued in order.
+    /// Sends the pending records' payloads to be processed, in parallel on rayon's pool,
+    /// while the caller reads on.
     fn process_pending(&mut self) {
         let pending = std::mem::take(&mut self.pending);
         self.pending_bytes = 0;
-        let options = &self.options;
-        let done: Vec<_> = if pending
-            .iter()
-            .filter(|p| p.analysis.document.is_some())
-            .count()
-            > 1
-        {
-            pending.into_par_iter().map(|p| p.finish(options)).collect()
-        } else {
-            pending.into_iter().map(|p| p.finish(options)).collect()
+        let options = Arc::clone(&self.options);
+        let (done, receiver) = std::sync::mpsc::sync_channel(1);
+        rayon::spawn(move || {
+            let processed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                pending
+                    .into_par_iter()
+                    .map(|p| p.finish(&options))
+                    .collect()
+            }));
+            // The receiver is gone only if the iterator was dropped: nothing to tell.
+            let _ = done.send(processed);
+        });
+        self.in_flight.push_back(receiver);
+    }
+
+    /// Queues the links of the oldest batch in flight, waiting for it if `wait`; whether
+    /// it did.
+    fn collect_oldest(&mut self, wait: bool) -> bool {
+        let Some(oldest) = self.in_flight.front() else {
+            return false;
         };
+        let processed = match wait {
+            true => oldest.recv().ok(),
+            false => oldest.try_recv().ok(),
+        };
+        let Some(processed) = processed else {
+            return false;
+        };
+        self.in_flight.pop_front();
+        let done = processed.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         for (links, warnings) in done {
             self.queue.extend(links);
             self.warnings.extend(warnings);
         }
+        true
     }
 }
 
@@ -190,17 +226,23 @@ impl<R: Read> Iterator for Links<R> {
             if let Some(link) = self.queue.pop_front() {
                 return Some(Ok(link));
             }
-            if !self.pending.is_empty() && matches!(self.state, State::Done) {
-                self.process_pending();
+            let reading = !matches!(self.state, State::Done) && self.deferred.is_none();
+            // While reading, a batch that is not done yet is waited for only when enough
+            // are in flight; the next records are read meanwhile.
+            let wait = !reading || self.in_flight.len() >= IN_FLIGHT;
+            if self.collect_oldest(wait) {
                 continue;
             }
-            if let Some(error) = self.deferred.take() {
-                return Some(Err(error));
+            if !reading {
+                if !self.pending.is_empty() {
+                    self.process_pending();
+                    continue;
+                }
+                return self.deferred.take().map(Err);
             }
             match self.read_record() {
-                Ok(true) => continue,
-                Ok(false) if self.pending.is_empty() => return None,
-                Ok(false) => self.process_pending(),
+                Ok(true) => {}
+                Ok(false) => self.state = State::Done,
                 Err(error) => {
                     self.state = State::Done;
                     self.deferred = Some(error);

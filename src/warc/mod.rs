@@ -38,7 +38,7 @@
 //!     found,
 //!     [("http", "http://example.com/style.css"), ("a", "http://example.com/a/b.html")]
 //! );
-//! assert_eq!(links[0].record, "<urn:uuid:1>");
+//! assert_eq!(links[0].record.as_deref(), Some("<urn:uuid:1>"));
 //! assert_eq!(links[1].target_uri.as_deref(), Some("http://example.com/a/page.html"));
 //! ```
 
@@ -54,6 +54,7 @@ pub use write::{ORIGINAL_RECORD_ID, rewrite};
 
 use crate::links::Link;
 use std::fmt;
+use std::sync::Arc;
 
 /// How a WARC file is read.
 #[derive(Debug, Clone, Default)]
@@ -70,10 +71,10 @@ pub struct Options {
 /// One URL found in a record: the link plus the record it is in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordLink {
-    /// The record's `WARC-Record-ID` (empty if the record has none).
-    pub record: String,
+    /// The record's `WARC-Record-ID`, if it has one (shared by the record's links).
+    pub record: Option<Arc<str>>,
     /// The record's `WARC-Target-URI` (without wget's `<...>`), if it has one.
-    pub target_uri: Option<String>,
+    pub target_uri: Option<Arc<str>>,
     /// The URL, where it is in the payload (or the HTTP head) and what it resolves to.
     pub link: Link,
 }

@@ -9,7 +9,7 @@ use crate::html::{self, Rewriter, Sink, charset};
 use crate::links::Link;
 use encoding_rs::Encoding;
 use std::borrow::Cow;
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 
 /// The kind of document a payload is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -238,17 +238,20 @@ pub(crate) fn copy_block<R: Read>(
 ) -> Result<(), Error> {
     let remaining = analysis.head.length - analysis.prefix.len() as u64;
     let mut block = framing.block(remaining);
-    let mut buf = vec![0; super::stream::CHUNK];
     let mut copied = 0;
+    // Straight from the reader's buffer: no buffer of its own to fill (or zero).
     loop {
-        let n = match block.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
+        let n = match block.fill_buf() {
+            Ok([]) => break,
+            Ok(bytes) => {
+                out(bytes)?;
+                bytes.len()
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(super::framing::stream_error(e)),
         };
+        block.consume(n);
         copied += n as u64;
-        out(&buf[..n])?;
     }
     if copied < remaining {
         warn_truncated(analysis, remaining - copied, warn);
