@@ -5,8 +5,10 @@
     warc_links.py fastwarc FILE   FastWARC + selectolax (Lexbor) + urljoin
     warc_links.py absolve FILE    absolve.warc_links (the binding: Link objects, no JSON)
 
-Each prints the number of links found and the seconds it took; the shell script measures
-peak RSS around it. Both take <base href> (the first, for fairness) over the target URI.
+Each writes a line per link found (the shell script counts lines, as it does for
+`absolve links`) and, on standard error, the count and the seconds it took; the script
+measures CPU time, wall time and peak RSS around it. The peers take <base href> (the
+first, for fairness) over the target URI.
 """
 
 import sys
@@ -92,4 +94,6 @@ if __name__ == "__main__":
         "fastwarc": fastwarc_selectolax,
         "absolve": absolve_warc_links,
     }[mode](path)
-    print(f"{mode}: {found} links in {time.perf_counter() - start:.2f} s")
+    # One line per link, as `absolve links` prints, so that the caller counts both alike.
+    sys.stdout.write("link\n" * found)
+    print(f"{mode}: {found} links in {time.perf_counter() - start:.2f} s", file=sys.stderr)

@@ -12,7 +12,8 @@
 # (Link objects, no JSON: what the peers do). Run from the repository root after
 # `cargo build --release` and the test script (target/venv with warcio, fastwarc, lxml and
 # absolve; selectolax is installed into it if missing).
-# Usage: benches/warc_links.sh [SIZE_MB (default 200)]
+# Usage: [REPEAT=3] benches/warc_links.sh [SIZE_MB (default 200)]; each command runs REPEAT
+# times, interleaved, and the best run of each is compared.
 set -eu
 SIZE_MB=${1:-200}
 SAMPLE=../shared/corpus/warc/resiliparse/warcfile.warc.gz
@@ -31,27 +32,37 @@ fi
 echo "input: $(du -m "$BIG" | cut -f1) MB gzip, $(du -m "$WORK/big.warc" | cut -f1) MB plain"
 : > "$WORK/times"
 
-measure() { # key label command...
+REPEAT=${REPEAT:-3}
+
+measure() { # key label command...: one run, appended to $WORK/times
     key=$1 label=$2; shift 2
-    /usr/bin/time -o "$WORK/time" -f "%U %S %e %M" "$@" > "$WORK/out.txt"
+    # absolve's JSON lines go to a pipe, counted there (a consumer, not a file on disk);
+    # the Python pipelines print their count.
+    /usr/bin/time -o "$WORK/time" -f "%U %S %e %M" "$@" | wc -l > "$WORK/out.txt"
     read -r user sys wall rss < "$WORK/time"
     cpu=$(echo "$user $sys" | awk '{printf "%.2f", $1 + $2}')
-    links=$(grep -c '^{' "$WORK/out.txt" || true)
-    [ "$links" = 0 ] && links=$(tail -n 1 "$WORK/out.txt")
-    printf '%-34s %6.2f s CPU %6.2f s wall %7d KB peak RSS  %s\n' "$label:" "$cpu" "$wall" "$rss" "$links"
-    echo "$key $cpu $wall" >> "$WORK/times"
+    links=$(cat "$WORK/out.txt")
+    printf '%-34s %6.2f s CPU %6.2f s wall %7d KB peak RSS  %s links\n' "$label:" "$cpu" "$wall" "$rss" "$links"
+    echo "$key $cpu $wall $rss" >> "$WORK/times"
 }
 
-measure absolve "absolve links (gzip)" nice -n 10 target/release/absolve links "$BIG"
-measure one "absolve links (gzip, one thread)" env RAYON_NUM_THREADS=1 nice -n 10 target/release/absolve links "$BIG"
-measure plain "absolve links (plain)" nice -n 10 target/release/absolve links "$WORK/big.warc"
-measure python "absolve.warc_links (Python)" nice -n 10 "$PY" benches/warc_links.py absolve "$BIG"
-measure warcio "(a) warcio + lxml" nice -n 10 "$PY" benches/warc_links.py warcio "$BIG"
-measure fastwarc "(b) fastwarc + selectolax" nice -n 10 "$PY" benches/warc_links.py fastwarc "$BIG"
+# REPEAT rounds, the commands interleaved in each; the best (least disturbed) of each kept.
+for round in $(seq "$REPEAT"); do
+    echo "round $round of $REPEAT"
+    measure absolve "absolve links (gzip)" nice -n 10 target/release/absolve links "$BIG"
+    measure one "absolve links (gzip, one worker)" env RAYON_NUM_THREADS=1 nice -n 10 target/release/absolve links "$BIG"
+    measure plain "absolve links (plain)" nice -n 10 target/release/absolve links "$WORK/big.warc"
+    measure python "absolve.warc_links (Python)" nice -n 10 "$PY" benches/warc_links.py absolve "$BIG"
+    measure warcio "(a) warcio + lxml" nice -n 10 "$PY" benches/warc_links.py warcio "$BIG"
+    measure fastwarc "(b) fastwarc + selectolax" nice -n 10 "$PY" benches/warc_links.py fastwarc "$BIG"
+done
 
-awk '{cpu[$1] = $2; wall[$1] = $3}
+awk '{ if (!($1 in cpu) || $2 < cpu[$1]) cpu[$1] = $2; if (!($1 in wall) || $3 < wall[$1]) wall[$1] = $3; if ($4 > rss[$1]) rss[$1] = $4 }
 END {
-    printf "absolve links against (a) warcio + lxml:        %5.1fx CPU %5.1fx wall (goal 10x)\n", cpu["warcio"] / cpu["absolve"], wall["warcio"] / wall["absolve"]
+    print "best of each (CPU s, wall s, peak RSS MiB):"
+    split("absolve one plain python warcio fastwarc", keys, " ")
+    for (i = 1; i <= 6; i++) printf "  %-9s %6.2f %6.2f %6.1f\n", keys[i], cpu[keys[i]], wall[keys[i]], rss[keys[i]] / 1024
+    printf "absolve links against (a) warcio + lxml:         %5.1fx CPU %5.1fx wall (goal 10x)\n", cpu["warcio"] / cpu["absolve"], wall["warcio"] / wall["absolve"]
     printf "absolve links against (b) FastWARC + selectolax: %5.1fx CPU %5.1fx wall (goal 3x)\n", cpu["fastwarc"] / cpu["absolve"], wall["fastwarc"] / wall["absolve"]
     printf "absolve.warc_links (Python) against (a), (b):    %5.1fx, %.1fx CPU\n", cpu["warcio"] / cpu["python"], cpu["fastwarc"] / cpu["python"]
     printf "decompressing: %.0f%% of absolve links CPU (gzip against plain)\n", 100 * (cpu["absolve"] - cpu["plain"]) / cpu["absolve"]
