@@ -11,6 +11,9 @@
 //! - containers, each adding its base layer (§3.2) around the documents it holds:
 //!   [`mime`] (messages, MHTML, mbox) and [`warc`] (web archives: a record's HTTP
 //!   message and `WARC-Target-URI`);
+//! - [`document`]: a whole document held in memory, by format (told apart by content or
+//!   named), rewritten or listed in one call, each link located by message and part or
+//!   by record;
 //! - [`links`]: the record reported for every URL found;
 //! - [`retrieval`]: the retrieval URL (§3.3) a saved page's markers give;
 //! - [`format`]: telling the inputs apart.
@@ -23,6 +26,7 @@
 
 pub mod base;
 pub mod css;
+pub mod document;
 pub mod format;
 pub mod html;
 pub mod links;
