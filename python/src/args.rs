@@ -3,6 +3,7 @@
 //! named by its Python argument name, before any work is done.
 
 use absolve::base::Base;
+use absolve::format::Format;
 use absolve::html::{self, charset};
 use absolve::url::Standard;
 use encoding_rs::Encoding;
@@ -11,33 +12,19 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString};
 use std::borrow::Cow;
 
-/// The formats a document may be given in (`format=`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// Told apart by content: WARC, mbox, a MIME message, else HTML.
-    Auto,
-    Html,
-    Mime,
-    Mbox,
-    Warc,
-    /// A standalone stylesheet (never told by content: only when asked for).
-    Css,
-}
-
-impl Format {
-    /// The `format=` argument.
-    pub fn parse(value: &str) -> PyResult<Format> {
-        match value {
-            "auto" => Ok(Format::Auto),
-            "html" => Ok(Format::Html),
-            "mime" => Ok(Format::Mime),
-            "mbox" => Ok(Format::Mbox),
-            "warc" => Ok(Format::Warc),
-            "css" => Ok(Format::Css),
-            other => Err(PyValueError::new_err(format!(
-                "format: invalid value {other:?}: expected one of \"auto\", \"html\", \"mime\", \"mbox\", \"warc\", \"css\""
-            ))),
-        }
+/// The `format=` argument: `"auto"` (`None`: told apart by content, as
+/// `absolve::document` does), or the format named.
+pub fn format(value: &str) -> PyResult<Option<Format>> {
+    match value {
+        "auto" => Ok(None),
+        "html" => Ok(Some(Format::Html)),
+        "mime" => Ok(Some(Format::Mime)),
+        "mbox" => Ok(Some(Format::Mbox)),
+        "warc" => Ok(Some(Format::Warc)),
+        "css" => Ok(Some(Format::Css)),
+        other => Err(PyValueError::new_err(format!(
+            "format: invalid value {other:?}: expected one of \"auto\", \"html\", \"mime\", \"mbox\", \"warc\", \"css\""
+        ))),
     }
 }
 
@@ -49,6 +36,17 @@ pub struct Checked {
     pub options: html::Options,
     /// WARC: the HTTP `Content-Base`/`Content-Location` fields as bases (`--http-base-headers`).
     pub http_base_headers: bool,
+}
+
+impl Checked {
+    /// The library's options for a document or a WARC file (`absolve::document::Options`,
+    /// the same struct as `absolve::warc::Options`).
+    pub fn library_options(&self) -> absolve::document::Options {
+        absolve::document::Options {
+            html: self.options.clone(),
+            http_base_headers: self.http_base_headers,
+        }
+    }
 }
 
 /// Checks `url`, `charset`/`headers`, `resolve_fragments` and `rfc`.

@@ -1,5 +1,5 @@
 //! `absolve._absolve`: the Python face of the absolve library, a thin layer of PyO3
-//! functions over `absolve::{url, html, mime, warc}`. Arguments are checked as the CLI
+//! functions over `absolve::{url, document, html, warc}`. Arguments are checked as the CLI
 //! checks its flags; the library's work runs with the GIL released; its warnings become
 //! Python warnings of category `absolve.AbsolveWarning`.
 
@@ -9,7 +9,8 @@ mod link;
 mod stream;
 mod warc;
 
-use args::{Checked, Format};
+use absolve::format::Format;
+use args::Checked;
 use document::{Outcome, Want};
 use pyo3::exceptions::{PyUserWarning, PyValueError};
 use pyo3::prelude::*;
@@ -146,8 +147,8 @@ fn check(
     headers: Option<&Bound<'_, PyAny>>,
     resolve_fragments: bool,
     rfc: Option<&Bound<'_, PyAny>>,
-) -> PyResult<(Format, Checked)> {
-    let format = Format::parse(format)?;
+) -> PyResult<(Option<Format>, Checked)> {
+    let format = args::format(format)?;
     Ok((
         format,
         args::check(url, charset, headers, resolve_fragments, rfc)?,
@@ -158,7 +159,7 @@ fn check(
 fn run(
     py: Python<'_>,
     document: &[u8],
-    format: Format,
+    format: Option<Format>,
     checked: &Checked,
     want: Want,
 ) -> PyResult<Outcome> {

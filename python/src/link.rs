@@ -1,5 +1,6 @@
 //! `absolve.Link`: one URL found, with the fields of a line of `absolve links`.
 
+use absolve::document::LocatedLink;
 use absolve::links::Located;
 use pyo3::exceptions::{PyAttributeError, PyKeyError};
 use pyo3::prelude::*;
@@ -56,6 +57,21 @@ impl std::hash::Hash for Link {
         )
             .hash(state);
         (&link.base, link.base_from, link.offset, &self.place).hash(state);
+    }
+}
+
+/// A link the library located (`absolve::document`, a WARC's `RecordLink`).
+impl From<LocatedLink> for Link {
+    fn from(found: LocatedLink) -> Self {
+        Link {
+            link: found.link,
+            place: Place {
+                message: found.message,
+                part: found.part,
+                record: found.record.map(|id| id.to_string()),
+                target_uri: found.target_uri.map(|uri| uri.to_string()),
+            },
+        }
     }
 }
 

@@ -1,9 +1,10 @@
 //! WARC files: `warc_links` streams the links of a file (a path or a binary file object)
-//! record by record with the GIL released; `rewrite`/`links` take a WARC in memory.
+//! record by record with the GIL released (`rewrite`/`links` take a WARC in memory
+//! through `absolve::document`, as any document).
 
-use crate::args::{self, Checked};
-use crate::document::{Outcome, Want};
-use crate::link::{Link, Place};
+use crate::args;
+use crate::link::Link;
+use absolve::document::LocatedLink;
 use absolve::warc;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -14,55 +15,9 @@ use std::sync::Mutex;
 /// How many links one trip out of the GIL gathers, at most (memory stays bounded).
 const BATCH: usize = 512;
 
-/// The library's options for a WARC.
-fn options(checked: &Checked) -> warc::Options {
-    warc::Options {
-        html: checked.options.clone(),
-        http_base_headers: checked.http_base_headers,
-    }
-}
-
 /// A link of a record: located by its record ID and target URI.
 fn record_link(found: warc::RecordLink) -> Link {
-    Link {
-        link: found.link,
-        place: Place {
-            record: found.record.map(|id| id.to_string()),
-            target_uri: found.target_uri.map(|uri| uri.to_string()),
-            ..Place::default()
-        },
-    }
-}
-
-/// A WARC held in memory (`rewrite`/`links` with a WARC document).
-pub fn in_memory(document: &[u8], checked: &Checked, want: Want) -> Result<Outcome, String> {
-    let options = options(checked);
-    let mut outcome = Outcome::default();
-    match want {
-        Want::Output => {
-            let mut warnings = Vec::new();
-            let result = warc::rewrite(document, &mut outcome.output, &options, |w| {
-                warnings.push(w.to_string())
-            });
-            outcome.warnings = warnings;
-            result.map_err(|e| e.to_string())?;
-        }
-        Want::Links => {
-            let mut links = warc::Links::new(document, options);
-            while let Some(found) = links.next() {
-                outcome
-                    .warnings
-                    .extend(links.take_warnings().iter().map(ToString::to_string));
-                outcome
-                    .links
-                    .push(record_link(found.map_err(|e| e.to_string())?));
-            }
-            outcome
-                .warnings
-                .extend(links.take_warnings().iter().map(ToString::to_string));
-        }
-    }
-    Ok(outcome)
+    Link::from(LocatedLink::from(found))
 }
 
 /// A binary file object read from Rust: each read takes the GIL for the call to `read`.
@@ -178,7 +133,7 @@ fn warc_links(
     let (reader, label) = open_source(source)?;
     Ok(WarcLinks {
         state: Mutex::new(State {
-            links: Some(warc::Links::new(reader, options(&checked))),
+            links: Some(warc::Links::new(reader, checked.library_options())),
             ready: Vec::new(),
             failure: None,
         }),
