@@ -5,10 +5,10 @@
 #   (b) FastWARC + selectolax's Lexbor parser + urljoin (see warc_links.py on why not
 #       Resiliparse's parser),
 # each with its CPU time (user + sys), wall time and peak RSS; then the ratios, on CPU time
-# (the work done) and on wall time (what one waits for: absolve reads and decompresses on
-# one thread while rayon's pool parses the payloads; the Python pipelines use one core).
-# Also: `absolve links` on one thread (RAYON_NUM_THREADS=1), over the archive uncompressed
-# (to tell the time spent decompressing from the rest), and absolve.warc_links from Python
+# (the work done, every command pinned to one CPU) and on wall time (what one waits for:
+# absolve reads and decompresses on one thread while rayon's pool parses the payloads; the
+# Python pipelines use one core). Also: `absolve links` over the archive uncompressed (to
+# tell the time spent decompressing from the rest), and absolve.warc_links from Python
 # (Link objects, no JSON: what the peers do). Run from the repository root after
 # `cargo build --release` and the test script (target/venv with warcio, fastwarc, lxml and
 # absolve; selectolax is installed into it if missing).
@@ -46,15 +46,21 @@ measure() { # key label command...: one run, appended to $WORK/times
     echo "$key $cpu $wall $rss" >> "$WORK/times"
 }
 
+# The work each does is measured pinned to one CPU (taskset -c 0): on these machines the
+# two vCPUs are siblings of one core, and a process running on both is charged ~15% more
+# CPU time for the same work (and a single-threaded peer less than its share). absolve also
+# runs free, on both, for the wall time one waits for.
+ONE="taskset -c 0"
+
 # REPEAT rounds, the commands interleaved in each; the best (least disturbed) of each kept.
 for round in $(seq "$REPEAT"); do
     echo "round $round of $REPEAT"
-    measure absolve "absolve links (gzip)" nice -n 10 target/release/absolve links "$BIG"
-    measure one "absolve links (gzip, one worker)" env RAYON_NUM_THREADS=1 nice -n 10 target/release/absolve links "$BIG"
-    measure plain "absolve links (plain)" nice -n 10 target/release/absolve links "$WORK/big.warc"
-    measure python "absolve.warc_links (Python)" nice -n 10 "$PY" benches/warc_links.py absolve "$BIG"
-    measure warcio "(a) warcio + lxml" nice -n 10 "$PY" benches/warc_links.py warcio "$BIG"
-    measure fastwarc "(b) fastwarc + selectolax" nice -n 10 "$PY" benches/warc_links.py fastwarc "$BIG"
+    measure absolve "absolve links (gzip, 2 CPUs)" nice -n 10 target/release/absolve links "$BIG"
+    measure one "absolve links (gzip, 1 CPU)" $ONE nice -n 10 target/release/absolve links "$BIG"
+    measure plain "absolve links (plain, 1 CPU)" $ONE nice -n 10 target/release/absolve links "$WORK/big.warc"
+    measure python "absolve.warc_links (Python, 1 CPU)" $ONE nice -n 10 "$PY" benches/warc_links.py absolve "$BIG"
+    measure warcio "(a) warcio + lxml (1 CPU)" $ONE nice -n 10 "$PY" benches/warc_links.py warcio "$BIG"
+    measure fastwarc "(b) fastwarc + selectolax (1 CPU)" $ONE nice -n 10 "$PY" benches/warc_links.py fastwarc "$BIG"
 done
 
 awk '{ if (!($1 in cpu) || $2 < cpu[$1]) cpu[$1] = $2; if (!($1 in wall) || $3 < wall[$1]) wall[$1] = $3; if ($4 > rss[$1]) rss[$1] = $4 }
@@ -62,8 +68,8 @@ END {
     print "best of each (CPU s, wall s, peak RSS MiB):"
     split("absolve one plain python warcio fastwarc", keys, " ")
     for (i = 1; i <= 6; i++) printf "  %-9s %6.2f %6.2f %6.1f\n", keys[i], cpu[keys[i]], wall[keys[i]], rss[keys[i]] / 1024
-    printf "absolve links against (a) warcio + lxml:         %5.1fx CPU %5.1fx wall (goal 10x)\n", cpu["warcio"] / cpu["absolve"], wall["warcio"] / wall["absolve"]
-    printf "absolve links against (b) FastWARC + selectolax: %5.1fx CPU %5.1fx wall (goal 3x)\n", cpu["fastwarc"] / cpu["absolve"], wall["fastwarc"] / wall["absolve"]
-    printf "absolve.warc_links (Python) against (a), (b):    %5.1fx, %.1fx CPU\n", cpu["warcio"] / cpu["python"], cpu["fastwarc"] / cpu["python"]
-    printf "decompressing: %.0f%% of absolve links CPU (gzip against plain)\n", 100 * (cpu["absolve"] - cpu["plain"]) / cpu["absolve"]
+    printf "absolve links against (a) warcio + lxml:         %5.1fx CPU (1 CPU each) %5.1fx wall (absolve on 2 CPUs); goal 10x\n", cpu["warcio"] / cpu["one"], wall["warcio"] / wall["absolve"]
+    printf "absolve links against (b) FastWARC + selectolax: %5.1fx CPU (1 CPU each) %5.1fx wall (absolve on 2 CPUs); goal 3x\n", cpu["fastwarc"] / cpu["one"], wall["fastwarc"] / wall["absolve"]
+    printf "absolve.warc_links (Python) against (a), (b):    %5.1fx, %.1fx CPU (1 CPU each)\n", cpu["warcio"] / cpu["python"], cpu["fastwarc"] / cpu["python"]
+    printf "decompressing: %.0f%% of absolve links CPU (gzip against plain, 1 CPU)\n", 100 * (cpu["one"] - cpu["plain"]) / cpu["one"]
 }' "$WORK/times"

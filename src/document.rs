@@ -431,12 +431,13 @@ fn message(document: &[u8], base: &Base, options: &html::Options, want: Want) ->
 }
 
 /// An mbox archive, message by message; separator lines kept as they were, and a
-/// `Content-Length` header moved by as much as its message grew. Entries are numbered
-/// from 1 as the CLI numbers them: bytes before the first separator line, when there are
-/// any, are entry 1 (kept, not read as a message).
+/// `Content-Length` header moved by as much as its message grew. Messages are numbered
+/// from 1, as the CLI numbers them; bytes before the first separator line, when there are
+/// any, are kept and not read as a message (nor numbered).
 fn mbox(document: &[u8], base: &Base, options: &html::Options, want: Want) -> Outcome {
     let mut outcome = Outcome::default();
-    for (index, entry) in mime::mbox::Messages::new(document).enumerate() {
+    let mut number = 0;
+    for entry in mime::mbox::Messages::new(document) {
         // Reading from memory cannot fail.
         let Ok(entry) = entry else { break };
         if want == Want::Output {
@@ -449,7 +450,7 @@ fn mbox(document: &[u8], base: &Base, options: &html::Options, want: Want) -> Ou
             }
             continue;
         }
-        let number = index + 1;
+        number += 1;
         let rewritten = one_message(&entry.message, number, base, options, want, &mut outcome);
         if want == Want::Output {
             let updated = mime::mbox::update_content_length(&entry.message, rewritten);
@@ -636,7 +637,7 @@ mod tests {
             Content-Length: 13\n\n<a href=two>\n";
         let outer = base("http://h/");
         let found = links(archive, Some(Format::Mbox), &outer, &options()).unwrap();
-        // Numbered as the CLI numbers them: the bytes before the first separator are 1.
+        // The bytes before the first separator are no message: the first one is 1.
         let numbered: Vec<_> = found
             .links
             .iter()
@@ -645,8 +646,8 @@ mod tests {
         assert_eq!(
             numbered,
             [
-                (Some(2), Some("1"), "http://h/one"),
-                (Some(3), Some("1"), "http://h/two")
+                (Some(1), Some("1"), "http://h/one"),
+                (Some(2), Some("1"), "http://h/two")
             ]
         );
         let done = rewrite(archive, Some(Format::Mbox), &outer, &options()).unwrap();

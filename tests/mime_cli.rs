@@ -129,3 +129,40 @@ fn nested_encapsulated_messages_and_rfc2231_boundaries_are_rewritten() {
     );
     assert!(out.stderr.is_empty(), "{}", stderr(&out));
 }
+
+/// Bytes before an mbox's first `From ` line are kept as they are, and are no message:
+/// the first message is message 1 (it was numbered 2).
+#[test]
+fn bytes_before_the_first_message_of_an_mbox_are_not_numbered() {
+    let mut archive = b"stray bytes\n\n".to_vec();
+    archive.extend(good(1));
+    archive.extend(good(2));
+    let out = absolve(
+        &["links", "--format", "mbox", "--url", "http://h/"],
+        &archive,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let numbered: Vec<(u64, String)> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|l| {
+            (
+                l["message"].as_u64().unwrap(),
+                l["resolved"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        numbered,
+        [
+            (1, "http://h/good1".to_owned()),
+            (2, "http://h/good2".to_owned())
+        ]
+    );
+    let out = absolve(
+        &["rewrite", "--format", "mbox", "--url", "http://h/"],
+        &archive,
+    );
+    assert!(out.stdout.starts_with(b"stray bytes\n\nFrom a@b"));
+}

@@ -787,15 +787,18 @@ fn run_mbox<S: CliSink>(
     mut sink: S,
 ) -> io::Result<()> {
     let archive = io::BufReader::with_capacity(CHUNK, head.chain(reader));
-    for (index, entry) in mime::mbox::Messages::new(archive).enumerate() {
+    let mut number = 0;
+    for entry in mime::mbox::Messages::new(archive) {
         let entry = entry?;
         sink.output(&entry.separator)?;
         if entry.separator.is_empty() {
-            // Bytes before the first separator line are not a message: kept as they are.
+            // Bytes before the first separator line are not a message: kept as they are,
+            // and not numbered.
             sink.output(&entry.message)?;
             continue;
         }
-        rewrite_one_message(checked, &entry.message, index + 1, &mut sink)?;
+        number += 1;
+        rewrite_one_message(checked, &entry.message, number, &mut sink)?;
     }
     Ok(())
 }
