@@ -376,47 +376,15 @@ fn html_document(document: &[u8], base: &Base, options: &html::Options, want: Wa
     }
 }
 
-/// The links of an HTML document, its rewritten bytes dropped as they come
-/// ([`html::links`] keeps them in memory all the same). The whole document is held, so
-/// the lookahead for its `<base href>` is unbounded; a document with no `<base` at all
-/// has the outer base as its document base from the start.
+/// The links of an HTML document and its warnings ([`html::list`]: the rewritten bytes
+/// are not built; the whole document is held, so its `<base href>` is found wherever it
+/// is).
 fn html_links(document: &[u8], base: &Base, options: &html::Options) -> Outcome {
-    let options = html::Options {
-        base_lookahead: usize::MAX,
-        ..options.clone()
-    };
-    let sink = LinksOnly::default();
-    let mut rewriter = if html::may_have_base_element(document) {
-        html::Rewriter::new(base, &options, sink)
-    } else {
-        html::Rewriter::with_document_base(base, base, &options, sink)
-    };
-    // Nothing in `LinksOnly` can fail.
-    for chunk in document.chunks(64 * 1024) {
-        let _ = rewriter.write(chunk);
-    }
-    rewriter.end().unwrap_or_default().0
-}
-
-/// A sink that keeps the links and warnings of a document, not its bytes.
-#[derive(Default)]
-struct LinksOnly(Outcome);
-
-impl html::Sink for LinksOnly {
-    fn output(&mut self, _bytes: &[u8]) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn link(&mut self, link: &Link) {
-        self.0.links.push(LocatedLink::bare(link.clone()));
-    }
-    fn link_owned(&mut self, link: Link) {
-        self.0.links.push(LocatedLink::bare(link));
-    }
-    fn wants_output(&self) -> bool {
-        false
-    }
-    fn warning(&mut self, warning: html::Warning) {
-        self.0.warnings.push(Warning::Document(warning));
+    let found = html::list(document, base, options);
+    Outcome {
+        output: Vec::new(),
+        links: found.links.into_iter().map(LocatedLink::bare).collect(),
+        warnings: found.warnings.into_iter().map(Warning::Document).collect(),
     }
 }
 

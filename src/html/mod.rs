@@ -308,6 +308,8 @@ pub struct Collected {
     pub warnings: Vec<Warning>,
     /// Whether links are built and kept (`true` by default).
     pub keep_links: bool,
+    /// Whether the rewritten bytes are built and kept (`true` by default).
+    pub keep_output: bool,
 }
 
 impl Default for Collected {
@@ -317,6 +319,7 @@ impl Default for Collected {
             links: Vec::new(),
             warnings: Vec::new(),
             keep_links: true,
+            keep_output: true,
         }
     }
 }
@@ -329,12 +332,36 @@ impl Collected {
             ..Collected::default()
         }
     }
+
+    /// Keeps the links and the warnings, not the output (which is then not built).
+    ///
+    /// ```
+    /// use absolve::base::Base;
+    /// use absolve::html::{Collected, Options, Rewriter};
+    ///
+    /// let base = Base::retrieval_url("http://h/").unwrap();
+    /// let mut rewriter = Rewriter::new(&base, &Options::default(), Collected::links_only());
+    /// rewriter.write(b"<a href=x>").unwrap();
+    /// let collected = rewriter.end().unwrap();
+    /// assert_eq!((collected.links[0].resolved.as_str(), collected.output.len()), ("http://h/x", 0));
+    /// ```
+    pub fn links_only() -> Self {
+        Collected {
+            keep_output: false,
+            ..Collected::default()
+        }
+    }
 }
 
 impl Sink for Collected {
     fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.output.extend_from_slice(bytes);
+        if self.keep_output {
+            self.output.extend_from_slice(bytes);
+        }
         Ok(())
+    }
+    fn wants_output(&self) -> bool {
+        self.keep_output
     }
     fn link(&mut self, link: &Link) {
         self.links.push(link.clone());
@@ -366,7 +393,7 @@ impl Sink for Collected {
 /// );
 /// ```
 pub fn rewrite(document: &[u8], outer: &Base, options: &Options) -> Collected {
-    rewrite_in_memory(document, outer, options, false)
+    rewrite_in_memory(document, outer, options, Collected::output_only())
 }
 
 /// Rewrites a whole document in memory and lists its links, in one pass.
@@ -380,20 +407,35 @@ pub fn rewrite(document: &[u8], outer: &Base, options: &Options) -> Collected {
 /// assert_eq!((done.output.as_slice(), done.links[0].resolved.as_str()), (&b"<a href=http://h/x>"[..], "http://h/x"));
 /// ```
 pub fn rewrite_and_list(document: &[u8], outer: &Base, options: &Options) -> Collected {
-    rewrite_in_memory(document, outer, options, true)
+    rewrite_in_memory(document, outer, options, Collected::default())
 }
 
+/// Lists the links of a whole document in memory, and its warnings (its `output` stays
+/// empty: the rewritten bytes are not built).
+///
+/// ```
+/// use absolve::base::Base;
+/// use absolve::html::{list, Options};
+///
+/// let base = Base::retrieval_url("http://h/").unwrap();
+/// let found = list(b"<a href=x>", &base, &Options::default());
+/// assert_eq!((found.links[0].resolved.as_str(), found.output.len()), ("http://h/x", 0));
+/// ```
+pub fn list(document: &[u8], outer: &Base, options: &Options) -> Collected {
+    rewrite_in_memory(document, outer, options, Collected::links_only())
+}
+
+/// Runs a whole document in memory into `collected` (which says what it keeps), its
+/// `<base href>` found wherever it is.
 fn rewrite_in_memory(
     document: &[u8],
     outer: &Base,
     options: &Options,
-    keep_links: bool,
+    mut collected: Collected,
 ) -> Collected {
-    let collected = Collected {
-        keep_links,
-        output: Vec::with_capacity(document.len() + document.len() / 8),
-        ..Collected::default()
-    };
+    if collected.keep_output {
+        collected.output = Vec::with_capacity(document.len() + document.len() / 8);
+    }
     let options = Options {
         base_lookahead: usize::MAX,
         ..options.clone()
@@ -424,7 +466,7 @@ fn rewrite_in_memory(
 /// assert_eq!(found[0].base_from, BaseSource::BaseElement);
 /// ```
 pub fn links(document: &[u8], outer: &Base, options: &Options) -> Vec<Link> {
-    rewrite_and_list(document, outer, options).links
+    list(document, outer, options).links
 }
 
 /// Reads a document to find its base (its first usable `<base href>` resolved against
