@@ -264,11 +264,10 @@ fn links_is_send() {
     ));
 }
 
-/// Payloads are processed in parallel batches: links still come in file order.
-#[test]
-fn links_come_in_file_order_across_batches() {
+/// A WARC of `records` HTML responses, record `n` linking to `p{n}`.
+fn numbered_warc(records: usize) -> String {
     let mut warc = String::new();
-    for n in 0..600 {
+    for n in 0..records {
         let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=p{n}>");
         warc += &format!(
             "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:n:{n}>\r\n\
@@ -277,6 +276,30 @@ fn links_come_in_file_order_across_batches() {
             http.len()
         );
     }
+    warc
+}
+
+/// `Links` used from inside a rayon pool (a caller's `par_iter`), even a pool of one
+/// thread: its batches are processed there, never waited for from the pool's only thread.
+#[test]
+fn links_inside_a_rayon_pool_of_one_thread() {
+    let warc = numbered_warc(600);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let count = pool.install(|| {
+        absolve::warc::Links::new(warc.as_bytes(), Default::default())
+            .map(Result::unwrap)
+            .count()
+    });
+    assert_eq!(count, 600);
+}
+
+/// Payloads are processed in parallel batches: links still come in file order.
+#[test]
+fn links_come_in_file_order_across_batches() {
+    let warc = numbered_warc(600);
     let links: Vec<_> = absolve::warc::Links::new(warc.as_bytes(), Default::default())
         .map(Result::unwrap)
         .collect();

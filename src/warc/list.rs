@@ -177,12 +177,16 @@ impl<R: Read> Links<R> {
 
     /// Sends the pending records' payloads to be processed, in parallel on rayon's pool,
     /// while the caller reads on.
+    ///
+    /// On a thread of a rayon pool (a caller's `par_iter`) the batch is processed before
+    /// this returns, in parallel all the same: waiting there for a job sent to the pool
+    /// could wait forever, every thread of the pool waiting likewise.
     fn process_pending(&mut self) {
         let pending = std::mem::take(&mut self.pending);
         self.pending_bytes = 0;
         let options = Arc::clone(&self.options);
         let (done, receiver) = std::sync::mpsc::sync_channel(1);
-        rayon::spawn(move || {
+        let job = move || {
             let processed = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 pending
                     .into_par_iter()
@@ -191,7 +195,11 @@ impl<R: Read> Links<R> {
             }));
             // The receiver is gone only if the iterator was dropped: nothing to tell.
             let _ = done.send(processed);
-        });
+        };
+        match rayon::current_thread_index() {
+            Some(_) => job(),
+            None => rayon::spawn(job),
+        }
         self.in_flight.push_back(receiver);
     }
 
