@@ -337,3 +337,28 @@ fn deeply_nested_srcdoc_documents_stop_at_16_levels_without_overflow() {
     let again = rewrite(&out.output, &base(), &Options::default()).output;
     assert_eq!(again, out.output);
 }
+
+/// In an SVG `<style>` (foreign content) `<!--` opens a comment: a Comment node, no part
+/// of the style's CSS (its child text content), so a URL in it is left as it is. Found by
+/// the html fuzz target: read as CSS, the URL in a comment was rewritten, its `<`
+/// escaped, and the comment (which ran to the end of the page) ended early on a second
+/// rewrite, rewriting the links after it.
+#[test]
+fn a_comment_in_an_svg_style_is_not_css() {
+    let page = "<svg><style>.a{fill:url(a.png)}<!-- .b{fill:url(b.png)} -->.c{fill:url(c.png)}</style></svg>";
+    assert_eq!(
+        rewritten(page),
+        "<svg><style>.a{fill:url(http://h/d/a.png)}<!-- .b{fill:url(b.png)} -->.c{fill:url(http://h/d/c.png)}</style></svg>"
+    );
+    let found: Vec<_> = links(page.as_bytes(), &base(), &Options::default())
+        .into_iter()
+        .map(|l| l.original)
+        .collect();
+    assert_eq!(found, ["a.png", "c.png"]);
+    // A comment that runs to the end: the link after it is in it; twice is as once.
+    let open =
+        "<svg><style>x{mask:url(\"e<!--<s.png\")} y{fill:url(y.png)}</style></svg><a href=z>";
+    let once = rewritten(open);
+    assert_eq!(once, open);
+    assert_eq!(rewritten(&once), once);
+}

@@ -317,6 +317,18 @@ impl Document {
         }
     }
 
+    /// A comment at `range`. In an SVG `<style>` (foreign content, where `<!--` opens a
+    /// comment) it is a Comment node, not text: the style's CSS is its child text content
+    /// (HTML §4.2.6, SVG 2 §6.5), so the run of text ends before the comment and resumes
+    /// after it. Read as CSS, a URL inside the comment was rewritten, and a `<` in it
+    /// escaped, which ended the comment early on a second rewrite.
+    pub(crate) fn comment(&mut self, range: Range<u64>) {
+        if matches!(self.open_region, Some((_, Region::SvgStyle))) {
+            self.close_region(range.start);
+            self.resume_svg_style(range.end);
+        }
+    }
+
     /// Queues an edit in byte order. Edits arrive in order but for the attributes of one
     /// element, which two handlers may record in either order. Edits never overlap: one
     /// that would (which no well-formed token stream produces) is not queued.
