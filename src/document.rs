@@ -357,34 +357,21 @@ fn stylesheet(document: &[u8], base: &Base, options: &html::Options, want: Want)
     outcome
 }
 
-/// An HTML document: in memory, its `<base href>` (§3.1) found wherever it is.
+/// An HTML document: in memory, its `<base href>` (§3.1) found wherever it is; for its
+/// links, [`html::list`], which does not build the rewritten bytes.
 fn html_document(document: &[u8], base: &Base, options: &html::Options, want: Want) -> Outcome {
-    match want {
-        Want::Output => {
-            let collected = html::rewrite(document, base, options);
-            Outcome {
-                output: collected.output,
-                links: Vec::new(),
-                warnings: collected
-                    .warnings
-                    .into_iter()
-                    .map(Warning::Document)
-                    .collect(),
-            }
-        }
-        Want::Links => html_links(document, base, options),
-    }
-}
-
-/// The links of an HTML document and its warnings ([`html::list`]: the rewritten bytes
-/// are not built; the whole document is held, so its `<base href>` is found wherever it
-/// is).
-fn html_links(document: &[u8], base: &Base, options: &html::Options) -> Outcome {
-    let found = html::list(document, base, options);
+    let collected = match want {
+        Want::Output => html::rewrite(document, base, options),
+        Want::Links => html::list(document, base, options),
+    };
     Outcome {
-        output: Vec::new(),
-        links: found.links.into_iter().map(LocatedLink::bare).collect(),
-        warnings: found.warnings.into_iter().map(Warning::Document).collect(),
+        output: collected.output,
+        links: collected.links.into_iter().map(LocatedLink::bare).collect(),
+        warnings: collected
+            .warnings
+            .into_iter()
+            .map(Warning::Document)
+            .collect(),
     }
 }
 
@@ -404,21 +391,19 @@ fn message(document: &[u8], base: &Base, options: &html::Options, want: Want) ->
 /// any, are kept and not read as a message (nor numbered).
 fn mbox(document: &[u8], base: &Base, options: &html::Options, want: Want) -> Outcome {
     let mut outcome = Outcome::default();
-    let mut number = 0;
     for entry in mime::mbox::Messages::new(document) {
         // Reading from memory cannot fail.
         let Ok(entry) = entry else { break };
         if want == Want::Output {
             outcome.output.extend_from_slice(&entry.separator);
         }
-        if entry.separator.is_empty() {
+        let Some(number) = entry.number else {
             // Bytes before the first separator line are not a message: kept as they are.
             if want == Want::Output {
                 outcome.output.extend_from_slice(&entry.message);
             }
             continue;
-        }
-        number += 1;
+        };
         let rewritten = one_message(&entry.message, number, base, options, want, &mut outcome);
         if want == Want::Output {
             let updated = mime::mbox::update_content_length(&entry.message, rewritten);

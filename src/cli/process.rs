@@ -787,17 +787,14 @@ fn run_mbox<S: CliSink>(
     mut sink: S,
 ) -> io::Result<()> {
     let archive = io::BufReader::with_capacity(CHUNK, head.chain(reader));
-    let mut number = 0;
     for entry in mime::mbox::Messages::new(archive) {
         let entry = entry?;
         sink.output(&entry.separator)?;
-        if entry.separator.is_empty() {
-            // Bytes before the first separator line are not a message: kept as they are,
-            // and not numbered.
+        let Some(number) = entry.number else {
+            // Bytes before the first separator line are not a message: kept as they are.
             sink.output(&entry.message)?;
             continue;
-        }
-        number += 1;
+        };
         rewrite_one_message(checked, &entry.message, number, &mut sink)?;
     }
     Ok(())

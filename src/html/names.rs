@@ -29,12 +29,11 @@ impl Name {
         if raw.len() > INLINE || !raw.is_ascii() {
             return None;
         }
-        let mut bytes = [0; INLINE];
-        for (to, from) in bytes.iter_mut().zip(raw) {
-            *to = from.to_ascii_lowercase();
+        let mut name = ArrayString::new();
+        for &byte in raw {
+            name.push(char::from(byte.to_ascii_lowercase()));
         }
-        let name = std::str::from_utf8(&bytes[..raw.len()]).ok()?;
-        ArrayString::from(name).ok().map(Name::Inline)
+        Some(Name::Inline(name))
     }
 
     /// The tag name at the start of a start tag's bytes (`<name ...`): it ends at ASCII

@@ -16,6 +16,9 @@ pub struct Entry {
     pub separator: Vec<u8>,
     /// The message, up to the next separator line.
     pub message: Vec<u8>,
+    /// The message's number in the archive, from 1 (as `absolve links` reports it);
+    /// `None` for bytes before the first separator line, which are no message.
+    pub number: Option<usize>,
 }
 
 /// Reads an archive message by message: memory is bounded by the largest message.
@@ -30,12 +33,19 @@ pub struct Entry {
 /// assert_eq!(entries[0].separator, b"From a@b Mon Jan  1 00:00:00 2024\n");
 /// assert_eq!(entries[0].message, b"Subject: 1\n\nFrom here on\n\n>From b\n\n");
 /// assert_eq!(entries[1].message, b"Subject: 2\n\nbody\n");
+/// assert_eq!((entries[0].number, entries[1].number), (Some(1), Some(2)));
+///
+/// // Bytes before the first separator are kept, and are no message.
+/// let stray: Vec<_> = Messages::new(&b"junk\n\nFrom a@b\n\nx\n"[..]).collect::<Result<_, _>>().unwrap();
+/// assert_eq!((stray[0].number, stray[0].message.as_slice(), stray[1].number), (None, &b"junk\n\n"[..], Some(1)));
 /// ```
 pub struct Messages<R: BufRead> {
     reader: R,
     next_separator: Option<Vec<u8>>,
     at_start: bool,
     done: bool,
+    /// How many messages (entries with a separator) were given.
+    count: usize,
 }
 
 impl<R: BufRead> Messages<R> {
@@ -46,7 +56,17 @@ impl<R: BufRead> Messages<R> {
             next_separator: None,
             at_start: true,
             done: false,
+            count: 0,
         }
+    }
+
+    /// `entry`, numbered if it is a message.
+    fn numbered(&mut self, mut entry: Entry) -> Entry {
+        if !entry.separator.is_empty() {
+            self.count += 1;
+            entry.number = Some(self.count);
+        }
+        entry
     }
 }
 
@@ -78,7 +98,7 @@ impl<R: BufRead> Iterator for Messages<R> {
         }
         let mut entry = Entry {
             separator: self.next_separator.take().unwrap_or_default(),
-            message: Vec::new(),
+            ..Entry::default()
         };
         let mut previous_blank = false;
         loop {
@@ -89,7 +109,7 @@ impl<R: BufRead> Iterator for Messages<R> {
                 Ok(0) => {
                     self.done = true;
                     let empty = entry.separator.is_empty() && entry.message.is_empty();
-                    return (!empty).then_some(Ok(entry));
+                    return (!empty).then(|| Ok(self.numbered(entry)));
                 }
                 Ok(_) => {}
                 Err(error) => {
@@ -106,7 +126,7 @@ impl<R: BufRead> Iterator for Messages<R> {
                     continue;
                 }
                 self.next_separator = Some(separator);
-                return Some(Ok(entry));
+                return Some(Ok(self.numbered(entry)));
             }
             previous_blank = is_blank(line);
         }
