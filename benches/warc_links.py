@@ -4,6 +4,10 @@
     warc_links.py warcio FILE     cc-pyspark's way: warcio + lxml iterlinks + urljoin
     warc_links.py fastwarc FILE   FastWARC + selectolax (Lexbor) + urljoin
     warc_links.py absolve FILE    absolve.warc_links (the binding: Link objects, no JSON)
+    warc_links.py payloads FILE OUT
+                                  the HTML payloads of FILE's response records, decoded,
+                                  each written to OUT as a 4-byte little-endian length and
+                                  its bytes (the input of examples/lol_html_floor.rs)
 
 Each writes a line per link found (the shell script counts lines, as it does for
 `absolve links`) and, on standard error, the count and the seconds it took; the script
@@ -86,8 +90,31 @@ def absolve_warc_links(path):
     return count
 
 
+def write_payloads(path, out_path):
+    """The bodies lol_html parses in `absolve links` (HTML responses), length-prefixed."""
+    import struct
+    from warcio.archiveiterator import ArchiveIterator
+
+    count = 0
+    with open(path, "rb") as stream, open(out_path, "wb") as out:
+        for record in ArchiveIterator(stream):
+            if record.rec_type != "response" or not record.http_headers:
+                continue
+            content_type = record.http_headers.get_header("Content-Type") or ""
+            if "html" not in content_type.lower():
+                continue
+            body = record.content_stream().read()
+            out.write(struct.pack("<I", len(body)))
+            out.write(body)
+            count += 1
+    return count
+
+
 if __name__ == "__main__":
     mode, path = sys.argv[1], sys.argv[2]
+    if mode == "payloads":
+        print(f"{write_payloads(path, sys.argv[3])} payloads")
+        sys.exit(0)
     start = time.perf_counter()
     found = {
         "warcio": warcio_lxml,

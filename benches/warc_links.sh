@@ -9,9 +9,12 @@
 # absolve reads and decompresses on one thread while rayon's pool parses the payloads; the
 # Python pipelines use one core). Also: `absolve links` over the archive uncompressed (to
 # tell the time spent decompressing from the rest), and absolve.warc_links from Python
-# (Link objects, no JSON: what the peers do). Run from the repository root after
-# `cargo build --release` and the test script (target/venv with warcio, fastwarc, lxml and
-# absolve; selectolax is installed into it if missing).
+# (Link objects, no JSON: what the peers do). And the floor under any lister built on
+# lol_html (examples/lol_html_floor.rs): lol_html over the same HTML payloads with the least
+# handler (href and src read), plus inflating the file; what absolve takes beyond it is its
+# own work. Run from the repository root after `cargo build --release --bins --examples`
+# and the test script (target/venv with warcio, fastwarc, lxml and absolve; selectolax is
+# installed into it if missing).
 # Usage: [REPEAT=3] benches/warc_links.sh [SIZE_MB (default 200)]; each command runs REPEAT
 # times, interleaved, and the best run of each is compared.
 set -eu
@@ -30,6 +33,11 @@ if [ ! -f "$BIG" ] || [ "$(du -m "$BIG" | cut -f1)" -lt "$SIZE_MB" ]; then
     gzip -dc "$BIG" > "$WORK/big.warc"
 fi
 echo "input: $(du -m "$BIG" | cut -f1) MB gzip, $(du -m "$WORK/big.warc" | cut -f1) MB plain"
+# The big file is whole copies of the sample: the floor parses the sample's payloads as
+# many times.
+COPIES=$(( $(stat -c %s "$BIG") / $(stat -c %s "$SAMPLE") ))
+"$PY" benches/warc_links.py payloads "$SAMPLE" "$WORK/payloads.bin" > /dev/null
+FLOOR=target/release/examples/lol_html_floor
 : > "$WORK/times"
 
 REPEAT=${REPEAT:-3}
@@ -37,12 +45,20 @@ REPEAT=${REPEAT:-3}
 measure() { # key label command...: one run, appended to $WORK/times
     key=$1 label=$2; shift 2
     # absolve's JSON lines go to a pipe, counted there (a consumer, not a file on disk);
-    # the Python pipelines print their count.
+    # the Python pipelines print a line per link too; the floor prints its count.
     /usr/bin/time -o "$WORK/time" -f "%U %S %e %M" "$@" | wc -l > "$WORK/out.txt"
     read -r user sys wall rss < "$WORK/time"
     cpu=$(echo "$user $sys" | awk '{printf "%.2f", $1 + $2}')
-    links=$(cat "$WORK/out.txt")
-    printf '%-34s %6.2f s CPU %6.2f s wall %7d KB peak RSS  %s links\n' "$label:" "$cpu" "$wall" "$rss" "$links"
+    printf '%-34s %6.2f s CPU %6.2f s wall %7d KB peak RSS  %s links\n' "$label:" "$cpu" "$wall" "$rss" "$(cat "$WORK/out.txt")"
+    echo "$key $cpu $wall $rss" >> "$WORK/times"
+}
+
+measure_floor() { # key label unit command...: as measure, for a command printing a count
+    key=$1 label=$2 unit=$3; shift 3
+    /usr/bin/time -o "$WORK/time" -f "%U %S %e %M" "$@" > "$WORK/out.txt"
+    read -r user sys wall rss < "$WORK/time"
+    cpu=$(echo "$user $sys" | awk '{printf "%.2f", $1 + $2}')
+    printf '%-34s %6.2f s CPU %6.2f s wall %7d KB peak RSS  %s %s\n' "$label:" "$cpu" "$wall" "$rss" "$(cat "$WORK/out.txt")" "$unit"
     echo "$key $cpu $wall $rss" >> "$WORK/times"
 }
 
@@ -61,15 +77,20 @@ for round in $(seq "$REPEAT"); do
     measure python "absolve.warc_links (Python, 1 CPU)" $ONE nice -n 10 "$PY" benches/warc_links.py absolve "$BIG"
     measure warcio "(a) warcio + lxml (1 CPU)" $ONE nice -n 10 "$PY" benches/warc_links.py warcio "$BIG"
     measure fastwarc "(b) fastwarc + selectolax (1 CPU)" $ONE nice -n 10 "$PY" benches/warc_links.py fastwarc "$BIG"
+    measure_floor parse "floor: lol_html alone (1 CPU)" "href and src values" $ONE nice -n 10 "$FLOOR" parse "$WORK/payloads.bin" "$COPIES"
+    measure_floor inflate "floor: inflating alone (1 CPU)" "bytes inflated" $ONE nice -n 10 "$FLOOR" inflate "$BIG"
 done
 
 awk '{ if (!($1 in cpu) || $2 < cpu[$1]) cpu[$1] = $2; if (!($1 in wall) || $3 < wall[$1]) wall[$1] = $3; if ($4 > rss[$1]) rss[$1] = $4 }
 END {
     print "best of each (CPU s, wall s, peak RSS MiB):"
-    split("absolve one plain python warcio fastwarc", keys, " ")
-    for (i = 1; i <= 6; i++) printf "  %-9s %6.2f %6.2f %6.1f\n", keys[i], cpu[keys[i]], wall[keys[i]], rss[keys[i]] / 1024
+    split("absolve one plain python warcio fastwarc parse inflate", keys, " ")
+    for (i = 1; i <= 8; i++) printf "  %-9s %6.2f %6.2f %6.1f\n", keys[i], cpu[keys[i]], wall[keys[i]], rss[keys[i]] / 1024
     printf "absolve links against (a) warcio + lxml:         %5.1fx CPU (1 CPU each) %5.1fx wall (absolve on 2 CPUs); goal 10x\n", cpu["warcio"] / cpu["one"], wall["warcio"] / wall["absolve"]
     printf "absolve links against (b) FastWARC + selectolax: %5.1fx CPU (1 CPU each) %5.1fx wall (absolve on 2 CPUs); goal 3x\n", cpu["fastwarc"] / cpu["one"], wall["fastwarc"] / wall["absolve"]
     printf "absolve.warc_links (Python) against (a), (b):    %5.1fx, %.1fx CPU (1 CPU each)\n", cpu["warcio"] / cpu["python"], cpu["fastwarc"] / cpu["python"]
     printf "decompressing: %.0f%% of absolve links CPU (gzip against plain, 1 CPU)\n", 100 * (cpu["one"] - cpu["plain"]) / cpu["one"]
+    floor = cpu["parse"] + cpu["inflate"]
+    printf "floor (lol_html alone + inflating): %.2f s CPU, %.0f%% of absolve links; the rest, absolve itself: %.2f s\n", floor, 100 * floor / cpu["one"], cpu["one"] - floor
+    printf "the most a lister on lol_html could be, doing nothing of its own: %.1fx (a), %.1fx (b) CPU\n", cpu["warcio"] / floor, cpu["fastwarc"] / floor
 }' "$WORK/times"

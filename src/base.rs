@@ -12,6 +12,7 @@
 use crate::url::{Standard, has_scheme, resolve_into};
 use serde::Serialize;
 use std::fmt;
+use std::sync::Arc;
 
 /// Where the effective base of a URL came from (the `base_from` of a link record).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -101,7 +102,8 @@ fn is_opaque(url: &str) -> bool {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Base {
-    url: String,
+    /// Shared: every link resolved against this base carries it ([`Base::shared_url`]).
+    url: Arc<str>,
     source: BaseSource,
 }
 
@@ -109,7 +111,7 @@ impl Base {
     /// §3.4: no base at all.
     pub fn none() -> Self {
         Base {
-            url: String::new(),
+            url: Arc::from(""),
             source: BaseSource::None,
         }
     }
@@ -125,7 +127,7 @@ impl Base {
             return Err(NotAbsolute(url.to_owned()));
         }
         Ok(Base {
-            url: url.to_owned(),
+            url: Arc::from(url),
             source,
         })
     }
@@ -140,7 +142,10 @@ impl Base {
         let opaque = OPAQUE_SCHEMES
             .iter()
             .any(|s| s.eq_ignore_ascii_case(scheme));
-        (has_scheme(&url) && !opaque).then_some(Base { url, source })
+        (has_scheme(&url) && !opaque).then(|| Base {
+            url: url.into(),
+            source,
+        })
     }
 
     /// The same base seen from an enclosed entity (§3.2): its source becomes
@@ -160,7 +165,19 @@ impl Base {
 
     /// The base URL, or `None` for §3.4.
     pub fn url(&self) -> Option<&str> {
-        (!self.url.is_empty()).then_some(self.url.as_str())
+        (!self.url.is_empty()).then_some(&*self.url)
+    }
+
+    /// The base URL as [`Link::base`](crate::links::Link::base) holds it: shared with
+    /// the base, not copied for each link.
+    ///
+    /// ```
+    /// let base = absolve::base::Base::retrieval_url("http://h/a/").unwrap();
+    /// assert_eq!(base.shared_url().as_deref(), Some("http://h/a/"));
+    /// assert_eq!(absolve::base::Base::none().shared_url(), None);
+    /// ```
+    pub fn shared_url(&self) -> Option<Arc<str>> {
+        (!self.url.is_empty()).then(|| Arc::clone(&self.url))
     }
 
     /// Where this base came from.

@@ -2,6 +2,7 @@
 
 use crate::base::BaseSource;
 use serde::Serialize;
+use std::sync::Arc;
 
 /// One URL in a document: where it is, what it said, and what it resolves to.
 ///
@@ -29,7 +30,7 @@ pub struct Link {
     /// must stay whole (a signed one), it is listed all the same but not written.
     pub resolved: String,
     /// The effective base it was resolved against (`None` for §3.4).
-    pub base: Option<String>,
+    pub base: Option<Arc<str>>,
     /// Where that base came from.
     pub base_from: BaseSource,
     /// The byte offset of the attribute value or CSS token in the document (in a srcdoc

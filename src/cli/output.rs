@@ -7,6 +7,7 @@ use absolve::links::Link;
 use serde::Serialize;
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The name an input is reported by.
@@ -117,7 +118,7 @@ struct LineCache {
     /// for a `(record, target_uri)` (`locate` clears it).
     location: Option<Cached<(Option<String>, Option<String>)>>,
     /// The JSON from `"base"` to the comma before `"offset"`, for a `(base, base_from)`.
-    base: Option<Cached<(Option<String>, BaseSource)>>,
+    base: Option<Cached<(Option<Arc<str>>, BaseSource)>>,
 }
 
 /// Some keys' JSON, and what it was made from.
@@ -188,7 +189,7 @@ impl<W: Write> LinksSink<'_, W> {
                 base,
                 base_from: link.base_from,
             };
-            let key = (base.map(str::to_owned), link.base_from);
+            let key = (link.base.clone(), link.base_from);
             cache.base = Some(Cached {
                 key,
                 json: keys_json(&keys),
@@ -198,13 +199,16 @@ impl<W: Write> LinksSink<'_, W> {
         out.write_all(b"{")?;
         out.write_all(&cache.location.as_ref().expect("set above").json)?;
         out.write_all(b"\"element\":")?;
-        serde_json::to_writer(&mut *out, &link.element)?;
+        write_json_str(out, &link.element)?;
         out.write_all(b",\"attribute\":")?;
-        serde_json::to_writer(&mut *out, &link.attribute)?;
+        match &link.attribute {
+            Some(attribute) => write_json_str(out, attribute)?,
+            None => out.write_all(b"null")?,
+        }
         out.write_all(b",\"original\":")?;
-        serde_json::to_writer(&mut *out, &link.original)?;
+        write_json_str(out, &link.original)?;
         out.write_all(b",\"resolved\":")?;
-        serde_json::to_writer(&mut *out, &link.resolved)?;
+        write_json_str(out, &link.resolved)?;
         out.write_all(b",")?;
         out.write_all(&cache.base.as_ref().expect("set above").json)?;
         write!(
@@ -215,6 +219,27 @@ impl<W: Write> LinksSink<'_, W> {
         serde_json::to_writer(&mut *out, &link.kept)?;
         out.write_all(b"}\n")
     }
+}
+
+/// A JSON string (RFC 8259 §7): as it is between quotes when none of its bytes must be
+/// escaped (most URLs), else as serde_json escapes it.
+fn write_json_str(out: &mut impl Write, text: &str) -> io::Result<()> {
+    if !needs_escaping(text.as_bytes()) {
+        out.write_all(b"\"")?;
+        out.write_all(text.as_bytes())?;
+        return out.write_all(b"\"");
+    }
+    Ok(serde_json::to_writer(out, text)?)
+}
+
+/// Whether any byte is one JSON escapes: `"`, `\` or a control character below U+0020
+/// (what serde_json escapes, and nothing else). Tested 16 bytes at a time, without an
+/// early exit inside a block, so that the compiler can test a block at once.
+fn needs_escaping(bytes: &[u8]) -> bool {
+    let escaped = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
+    let mut blocks = bytes.chunks_exact(16);
+    let in_blocks = blocks.any(|block| block.iter().fold(false, |any, &b| any | escaped(b)));
+    in_blocks || blocks.remainder().iter().any(|&b| escaped(b))
 }
 
 impl<W: Write> Sink for LinksSink<'_, W> {
@@ -255,7 +280,7 @@ mod tests {
             attribute: Some("href".into()),
             original: original.into(),
             resolved: format!("http://h/{original}"),
-            base: base.map(str::to_owned),
+            base: base.map(Arc::from),
             base_from: BaseSource::RetrievalUrl,
             offset: 7,
             srcdoc: 1,
@@ -272,6 +297,15 @@ mod tests {
             link(Some("http://h/"), "\u{1}é"),
             link(None, "c"),
             link(Some("http://h/\\"), "d"),
+            link(
+                Some("http://h/"),
+                &format!("{}\"{}", "x".repeat(20), "y".repeat(20)),
+            ),
+            link(
+                Some("http://h/"),
+                &format!("{}\u{1f}é{}", "x".repeat(33), "y".repeat(16)),
+            ),
+            link(Some("http://h/"), &"a/é".repeat(40)),
         ];
         links[2].kept = Some(Kept::Local);
         links[3].attribute = None;

@@ -44,8 +44,8 @@ impl Edit {
 pub(crate) struct AttributeValue {
     pub range: Range<u64>,
     pub quote: Option<u8>,
-    pub element: String,
-    pub attribute: String,
+    pub element: Name,
+    pub attribute: Name,
     /// The value with character references decoded.
     pub value: String,
     pub syntax: Syntax,
@@ -424,11 +424,8 @@ impl Document {
     fn url_attributes(&mut self, el: &Element<'_, '_>, namespace: Namespace, tag: &str) {
         for attr in el.attributes() {
             let name = self.attribute_name(attr);
-            if !attributes::may_hold_url(&name) {
-                continue;
-            }
             if let Some(found) = attributes::lookup(namespace, tag, &name) {
-                self.record(el, attr, name.into_string(), found, namespace, tag);
+                self.record(el, attr, name, found, namespace, tag);
             }
         }
     }
@@ -460,7 +457,14 @@ impl Document {
                 syntax: Syntax::Refresh,
                 against_codebase: false,
             };
-            self.record(el, attr, attr.name(), found, Namespace::Html, "meta");
+            self.record(
+                el,
+                attr,
+                Name::Owned(attr.name()),
+                found,
+                Namespace::Html,
+                "meta",
+            );
         }
     }
 
@@ -469,7 +473,7 @@ impl Document {
         &mut self,
         el: &Element<'_, '_>,
         attr: &lol_html::html_content::Attribute<'_>,
-        name: String,
+        name: Name,
         found: UrlAttribute,
         namespace: Namespace,
         tag: &str,
@@ -512,7 +516,7 @@ impl Document {
         self.push_edit(Edit::Attribute(AttributeValue {
             range,
             quote,
-            element: tag.to_owned(),
+            element: Name::new(tag),
             attribute: name,
             value,
             syntax: found.syntax,

@@ -61,21 +61,30 @@ fn write_attribute(
     let base = value_base(doc, value, document_base);
     let fragments = FragmentRule::for_value(value, &doc.options);
     let wants_links = sink.wants_links();
-    let mut report = |original: &str, resolved: &str, kept: Option<Kept>| {
+    let wants_output = sink.wants_output();
+    // Reports a URL (if links are wanted) and gives its new text if it changed (if the
+    // bytes are wanted): the resolved `String` is moved, not copied, where one use is left.
+    let mut settle = |original: &str, resolved: Cow<'_, str>, kept: Option<Kept>| {
+        let changed = resolved != original;
         if !wants_links {
-            return;
+            return changed.then(|| resolved.into_owned());
         }
+        let (listed, written) = match (changed && wants_output, resolved) {
+            (true, resolved) => (resolved.to_string(), Some(resolved.into_owned())),
+            (false, resolved) => (resolved.into_owned(), None),
+        };
         sink.link_owned(Link {
-            element: value.element.clone(),
-            attribute: Some(value.attribute.clone()),
+            element: value.element.to_string(),
+            attribute: Some(value.attribute.to_string()),
             original: original.to_owned(),
-            resolved: resolved.to_owned(),
-            base: base.url().map(str::to_owned),
+            resolved: listed,
+            base: base.shared_url(),
             base_from: base.source(),
             offset: value.range.start,
             srcdoc: 0,
             kept,
-        })
+        });
+        written
     };
     let new_value = match value.syntax {
         Syntax::Css => rewrite_css(
@@ -84,22 +93,20 @@ fn write_attribute(
             encoding_rs::UTF_8,
             |url, _, _| {
                 let (resolved, kept) = resolve(url, &base, &doc.options, FragmentRule::Keep);
-                report(url, &resolved, kept);
-                changed(url, resolved)
+                settle(url, resolved, kept)
             },
         )
         .map(|bytes| String::from_utf8(bytes).expect("CSS rewritten from UTF-8 is UTF-8")),
         Syntax::Srcdoc => rewrite_srcdoc(doc, value, &base, sink)?,
         Syntax::Url if value.value.trim_ascii().is_empty() => {
-            empty_value(doc, value, &base).inspect(|target| report("", target, None))
+            empty_value(doc, value, &base).and_then(|target| settle("", target.into(), None))
         }
         syntax => replace_urls(&value.value, syntax, |url| {
             let (resolved, kept) = resolve(url, &base, &doc.options, fragments);
-            report(url, &resolved, kept);
-            changed(url, resolved)
+            settle(url, resolved, kept)
         }),
     };
-    if !sink.wants_output() {
+    if !wants_output {
         // Only the links were wanted (reported above): the bytes would be dropped.
         return Ok(());
     }
@@ -199,7 +206,7 @@ fn empty_value(doc: &Document, value: &AttributeValue, base: &Base) -> Option<St
     if !super::document::empty_value_counts(value.foreign, &value.element, &value.attribute) {
         return None;
     }
-    let target = match value.attribute.as_str() {
+    let target = match &*value.attribute {
         "href" | "xlink:href" => base.url()?,
         _ => doc.outer.url()?,
     };
@@ -290,7 +297,7 @@ fn rewrite_css_held(
             attribute: None,
             original: url.to_owned(),
             resolved: resolved.clone().into_owned(),
-            base: base.url().map(str::to_owned),
+            base: base.shared_url(),
             base_from: base.source(),
             offset: offset as u64,
             srcdoc: 0,

@@ -47,11 +47,11 @@ impl Name {
         Name::from_ascii(&rest[..end])
     }
 
-    /// The name as an owned `String` (for the records kept of URL attributes).
-    pub(crate) fn into_string(self) -> String {
-        match self {
-            Name::Owned(name) => name,
-            Name::Inline(name) => name.as_str().to_owned(),
+    /// A name already lower-cased (a tag name [`Name`] gave), kept inline where it fits.
+    pub(crate) fn new(name: &str) -> Name {
+        match ArrayString::from(name) {
+            Ok(inline) => Name::Inline(inline),
+            Err(_) => Name::Owned(name.to_owned()),
         }
     }
 }
@@ -107,7 +107,11 @@ mod tests {
     fn owned_names_read_the_same() {
         let name = Name::Owned("href".to_owned());
         assert!(name == "href");
-        assert_eq!(name.into_string(), "href");
-        assert_eq!(Name::from_ascii(b"SrcSet").unwrap().into_string(), "srcset");
+        assert_eq!(&*Name::from_ascii(b"SrcSet").unwrap(), "srcset");
+        assert_eq!(
+            &*Name::new("x".repeat(INLINE + 1).as_str()),
+            "x".repeat(INLINE + 1)
+        );
+        assert!(matches!(Name::new("img"), Name::Inline(_)));
     }
 }

@@ -187,11 +187,13 @@ const URL_HEADERS: [&str; 4] = ["location", "content-location", "link", "refresh
 pub(crate) fn header_links(head: &HttpHead, base: &Base, standard: Standard) -> Vec<Link> {
     let mut links = Vec::new();
     for header in &head.headers {
-        let name = header.name.to_ascii_lowercase();
-        if !URL_HEADERS.contains(&name.as_str()) {
+        let Some(&name) = URL_HEADERS
+            .iter()
+            .find(|known| known.eq_ignore_ascii_case(&header.name))
+        else {
             continue;
-        }
-        let ranges = match name.as_str() {
+        };
+        let ranges = match name {
             "link" => link_targets(&header.value),
             "refresh" => values::refresh(&header.value).into_iter().collect(),
             _ => std::iter::once(0..header.value.len()).collect(),
@@ -205,10 +207,10 @@ pub(crate) fn header_links(head: &HttpHead, base: &Base, standard: Standard) -> 
             base.resolve_into(standard, original, &mut resolved);
             links.push(Link {
                 element: "http".into(),
-                attribute: Some(name.clone()),
+                attribute: Some(name.to_owned()),
                 original: original.to_owned(),
                 resolved,
-                base: base.url().map(str::to_owned),
+                base: base.shared_url(),
                 base_from: base.source(),
                 offset: (header.offset + range.start) as u64,
                 kept: None,
