@@ -163,8 +163,7 @@ pub fn may_hold_url(attribute: &str) -> bool {
 /// almost every attribute of a page (`class`, `id`, `data-*`) with one lookup; the rest
 /// are found by binary search.
 fn rows(attribute: &str) -> Option<&'static [Row]> {
-    let (&first, len) = (attribute.as_bytes().first()?, attribute.len());
-    if len >= 32 || FIRST_BYTE_LENGTHS[usize::from(first)] & (1 << len) == 0 {
+    if !may_be_url_attribute(attribute.as_bytes()) {
         return None;
     }
     let index = BY_ATTRIBUTE
@@ -177,15 +176,43 @@ fn rows(attribute: &str) -> Option<&'static [Row]> {
 type Row = (Namespace, &'static [&'static str], Syntax, bool);
 
 /// For each first byte of a listed attribute name, the set of lengths names starting
-/// with it have (bit `n` for length `n`).
-static FIRST_BYTE_LENGTHS: LazyLock<[u32; 256]> = LazyLock::new(|| {
+/// with it have (bit `n` for length `n`), made from the tables when compiling.
+static FIRST_BYTE_LENGTHS: [u32; 256] = first_byte_lengths();
+
+const fn first_byte_lengths() -> [u32; 256] {
     let mut lengths = [0u32; 256];
-    for (name, _) in BY_ATTRIBUTE.iter() {
-        assert!(name.len() < 32, "attribute names are short");
-        lengths[usize::from(name.as_bytes()[0])] |= 1 << name.len();
+    let tables = [HTML, SVG, MATHML];
+    let mut t = 0;
+    while t < tables.len() {
+        let mut row = 0;
+        while row < tables[t].len() {
+            let name = tables[t][row].0.as_bytes();
+            assert!(
+                !name.is_empty() && name.len() < 32,
+                "attribute names are short"
+            );
+            lengths[name[0] as usize] |= 1 << name.len();
+            row += 1;
+        }
+        t += 1;
     }
     lengths
-});
+}
+
+/// Whether the attribute name written as `raw` in the source may be a URL attribute:
+/// the prefilter of [`may_hold_url`] on the bytes, before any name is made of them. It
+/// never rejects a listed name: in an ASCII-compatible charset a name of ASCII characters
+/// is written in the same bytes (the case aside), and the tables' names are ASCII.
+pub(crate) fn may_be_url_attribute(raw: &[u8]) -> bool {
+    match raw.first() {
+        Some(&first) => {
+            raw.len() < 32
+                && FIRST_BYTE_LENGTHS[usize::from(first.to_ascii_lowercase())] & (1 << raw.len())
+                    != 0
+        }
+        None => false,
+    }
+}
 
 /// The three tables grouped by attribute name and sorted by it, built once: most
 /// attributes of a page are not URLs, and a binary search tells so quickly.

@@ -423,20 +423,25 @@ impl Document {
     /// Records every URL-bearing attribute of an element.
     fn url_attributes(&mut self, el: &Element<'_, '_>, namespace: Namespace, tag: &str) {
         for attr in el.attributes() {
-            let name = self.attribute_name(attr);
+            let raw = self.name_source(attr);
+            // Most attributes (`class`, `id`, `data-*`) are passed over on their bytes.
+            if raw.is_some_and(|raw| !attributes::may_be_url_attribute(raw)) {
+                continue;
+            }
+            let name = raw
+                .and_then(Name::from_ascii)
+                .unwrap_or_else(|| Name::Owned(attr.name()));
             if let Some(found) = attributes::lookup(namespace, tag, &name) {
                 self.record(el, attr, name, found, namespace, tag);
             }
         }
     }
 
-    /// An attribute's name, lower-cased, from the source bytes where it can be
-    /// ([`Name`]), else from lol_html.
-    fn attribute_name(&self, attr: &lol_html::html_content::Attribute<'_>) -> Name {
+    /// An attribute's name as written in the source, if its bytes are still held: its
+    /// [`Name`] is made from them where it can be, else taken from lol_html.
+    fn name_source(&self, attr: &lol_html::html_content::Attribute<'_>) -> Option<&[u8]> {
         attr.name_source_location()
             .and_then(|at| self.source(self.absolute(at.bytes())))
-            .and_then(Name::from_ascii)
-            .unwrap_or_else(|| Name::Owned(attr.name()))
     }
 
     /// The bytes at an absolute range, if they are still held.

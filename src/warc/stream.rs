@@ -74,6 +74,50 @@ impl<R: Read> Read for Tee<R> {
     }
 }
 
+/// What a gzip decoder reads from: the input while inside a member, nothing between
+/// members. One decoder then serves every member ([`GzDecoder::reset`] swaps the input in
+/// and out), so that its inflate state (some 40 KiB, zeroed when made) is made once, not
+/// once per record.
+enum Slot<T> {
+    Held(T),
+    Empty,
+}
+
+impl<T> Slot<T> {
+    fn held(&mut self) -> &mut T {
+        match self {
+            Slot::Held(inner) => inner,
+            Slot::Empty => unreachable!("a decoder holds the input while inside a member"),
+        }
+    }
+}
+
+impl<T: Read> Read for Slot<T> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Slot::Held(inner) => inner.read(buf),
+            Slot::Empty => Ok(0),
+        }
+    }
+}
+
+impl<T: BufRead> BufRead for Slot<T> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        match self {
+            Slot::Held(inner) => inner.fill_buf(),
+            Slot::Empty => Ok(&[]),
+        }
+    }
+    fn consume(&mut self, amount: usize) {
+        if let Slot::Held(inner) = self {
+            inner.consume(amount);
+        }
+    }
+}
+
+/// A gzip decoder over the input.
+type Decoder<R> = Box<GzDecoder<Slot<Tee<R>>>>;
+
 /// Where a gzip member starts: its offset in the decompressed stream and in the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct MemberStart {
@@ -84,7 +128,7 @@ pub(crate) struct MemberStart {
 enum Body<R> {
     Plain(Tee<R>),
     /// Inside a gzip member.
-    Member(Box<GzDecoder<Tee<R>>>),
+    Member(Decoder<R>),
     /// Between members, or at the end.
     Between(Tee<R>),
     /// A transient state while a member is replaced.
@@ -101,6 +145,8 @@ pub(crate) struct Stream<R> {
     pub gzip: bool,
     /// The last gzip member was cut short (a truncated file).
     pub truncated: bool,
+    /// The decoder of the last member, for the next.
+    spare: Option<Decoder<R>>,
 }
 
 impl<R: Read> Stream<R> {
@@ -119,6 +165,7 @@ impl<R: Read> Stream<R> {
             members: VecDeque::new(),
             gzip,
             truncated: false,
+            spare: None,
         })
     }
 
@@ -126,7 +173,7 @@ impl<R: Read> Stream<R> {
     pub fn tee(&mut self) -> &mut Tee<R> {
         match &mut self.body {
             Body::Plain(tee) | Body::Between(tee) => tee,
-            Body::Member(decoder) => decoder.get_mut(),
+            Body::Member(decoder) => decoder.get_mut().held(),
             Body::Swapping => unreachable!("the body is swapped only inside read"),
         }
     }
@@ -162,11 +209,32 @@ impl<R: Read> Stream<R> {
         }
     }
 
+    /// A decoder for the member starting in `input`: the last one, reset, if there is one.
+    fn decoder(&mut self, input: Tee<R>) -> Decoder<R> {
+        match self.spare.take() {
+            Some(mut decoder) => {
+                decoder.reset(Slot::Held(input));
+                decoder
+            }
+            None => Box::new(GzDecoder::new(Slot::Held(input))),
+        }
+    }
+
+    /// The input back from a decoder done with its member; the decoder is kept for the next.
+    fn park(&mut self, mut decoder: Decoder<R>) -> Tee<R> {
+        let input = decoder.reset(Slot::Empty);
+        self.spare = Some(decoder);
+        match input {
+            Slot::Held(tee) => tee,
+            Slot::Empty => unreachable!("a decoder holds the input while inside a member"),
+        }
+    }
+
     fn read_gzip(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             match std::mem::replace(&mut self.body, Body::Swapping) {
                 Body::Member(mut decoder) => match decoder.read(buf) {
-                    Ok(0) if !buf.is_empty() => self.body = Body::Between(decoder.into_inner()),
+                    Ok(0) if !buf.is_empty() => self.body = Body::Between(self.park(decoder)),
                     Ok(n) => {
                         self.body = Body::Member(decoder);
                         return Ok(n);
@@ -174,15 +242,15 @@ impl<R: Read> Stream<R> {
                     Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => {
                         // RFC 1952: a member cut short; what it gave so far was returned.
                         self.truncated = true;
-                        self.body = Body::Between(decoder.into_inner());
+                        self.body = Body::Between(self.park(decoder));
                         let tee = self.tee();
                         let rest = tee.fill_buf()?.len();
                         tee.consume(rest);
                         return Ok(0);
                     }
                     Err(error) => {
-                        let at = decoder.get_ref().consumed;
-                        self.body = Body::Between(decoder.into_inner());
+                        let at = decoder.get_mut().held().consumed;
+                        self.body = Body::Between(self.park(decoder));
                         return Err(io::Error::new(
                             io::ErrorKind::InvalidData,
                             GzipError { at, error },
@@ -198,7 +266,7 @@ impl<R: Read> Stream<R> {
                         decompressed: self.produced,
                         compressed: tee.consumed,
                     });
-                    self.body = Body::Member(Box::new(GzDecoder::new(tee)));
+                    self.body = Body::Member(self.decoder(tee));
                 }
                 other => {
                     self.body = other;
@@ -225,5 +293,54 @@ impl<R: Read> Read for Stream<R> {
         };
         self.produced += n as u64;
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flate2::{Compression, write::GzEncoder};
+    use std::io::Write;
+
+    fn member(text: &[u8]) -> Vec<u8> {
+        let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
+        encoder.write_all(text).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    /// One decoder serves every member: each member's bytes come out whole, in order,
+    /// with its start in both offsets; a damaged member after one that decoded (the
+    /// decoder reset for it) is an error that says where it is.
+    #[test]
+    fn members_share_one_decoder() {
+        let texts: [&[u8]; 3] = [b"first member ", b"second, a little longer ", b"third"];
+        let members: Vec<Vec<u8>> = texts.iter().map(|t| member(t)).collect();
+        let file = members.concat();
+        let mut stream = Stream::new(&file[..]).unwrap();
+        let mut out = Vec::new();
+        stream.read_to_end(&mut out).unwrap();
+        assert_eq!(out, texts.concat());
+        assert!(stream.spare.is_some() && stream.at_end() && !stream.truncated);
+        let second = stream.member_at(texts[0].len() as u64).unwrap();
+        assert_eq!(second.compressed, members[0].len() as u64);
+        assert_eq!(
+            stream.member_after(second.decompressed).unwrap().compressed,
+            (members[0].len() + members[1].len()) as u64
+        );
+
+        let mut damaged = members[1].clone();
+        damaged[12..].iter_mut().for_each(|b| *b = 0xff);
+        let file = [&members[0][..], &damaged, &members[2]].concat();
+        let mut stream = Stream::new(&file[..]).unwrap();
+        let mut out = Vec::new();
+        let error = stream.read_to_end(&mut out).unwrap_err();
+        let at = error
+            .get_ref()
+            .unwrap()
+            .downcast_ref::<GzipError>()
+            .unwrap()
+            .at;
+        assert!(at > members[0].len() as u64, "{at}");
+        assert!(out.starts_with(texts[0]));
     }
 }
