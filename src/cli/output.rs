@@ -211,11 +211,13 @@ impl<W: Write> LinksSink<'_, W> {
         write_json_str(out, &link.resolved)?;
         out.write_all(b",")?;
         out.write_all(&cache.base.as_ref().expect("set above").json)?;
-        write!(
-            out,
-            "\"offset\":{},\"srcdoc\":{},\"kept\":",
-            link.offset, link.srcdoc
-        )?;
+        // Numbers as serde_json writes them (itoa), without a `format_args!` per line.
+        let mut number = itoa::Buffer::new();
+        out.write_all(b"\"offset\":")?;
+        out.write_all(number.format(link.offset).as_bytes())?;
+        out.write_all(b",\"srcdoc\":")?;
+        out.write_all(number.format(link.srcdoc).as_bytes())?;
+        out.write_all(b",\"kept\":")?;
         serde_json::to_writer(&mut *out, &link.kept)?;
         out.write_all(b"}\n")
     }
