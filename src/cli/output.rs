@@ -211,12 +211,11 @@ impl<W: Write> LinksSink<'_, W> {
         write_json_str(out, &link.resolved)?;
         out.write_all(b",")?;
         out.write_all(&cache.base.as_ref().expect("set above").json)?;
-        // Numbers as serde_json writes them (itoa), without a `format_args!` per line.
-        let mut number = itoa::Buffer::new();
+        // Numbers written by serde_json, as the rest: no `format_args!` per line.
         out.write_all(b"\"offset\":")?;
-        out.write_all(number.format(link.offset).as_bytes())?;
+        serde_json::to_writer(&mut *out, &link.offset)?;
         out.write_all(b",\"srcdoc\":")?;
-        out.write_all(number.format(link.srcdoc).as_bytes())?;
+        serde_json::to_writer(&mut *out, &link.srcdoc)?;
         out.write_all(b",\"kept\":")?;
         serde_json::to_writer(&mut *out, &link.kept)?;
         out.write_all(b"}\n")
