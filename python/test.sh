@@ -4,7 +4,8 @@
 #      (python/requirements-test.txt: maturin, pytest, pyspark, pyarrow, the peers);
 #   2. the CLI the tests compare against (cargo build --release);
 #   3. the package built and installed into it, as users install it (pip install ./python);
-#   4. pytest over python/tests. Any failure, and pytest's "no tests ran" (exit 5), fail it.
+#   4. pytest over python/tests, each skipped test listed with its reason (-rs). Any
+#      failure, and pytest's "no tests ran" (exit 5), fail it.
 # Extra arguments go to pytest (e.g. `python/test.sh -k warc -x`); `--setup-only` stops
 # after step 1 (tests/run-all.sh makes the environment first, so that the Rust tests that
 # use warcio from it run too).
@@ -40,7 +41,7 @@ export PATH=$venv/bin:$PATH
 
 cd "$repo"
 status=0
-ABSOLVE_BIN=$repo/target/release/absolve "$venv/bin/python" -m pytest "$python_dir/tests" "$@" || status=$?
+ABSOLVE_BIN=$repo/target/release/absolve "$venv/bin/python" -m pytest -rs "$python_dir/tests" "$@" || status=$?
 if [[ $status -eq 5 ]]; then
     echo "python/test.sh: pytest collected no tests: that is a failure" >&2
 fi

@@ -1,4 +1,4 @@
-//! Headless Chromium as the judge of a rewrite (issue 9, "A browser in the test suite").
+//! Headless Chromium as the judge of a rewrite: every URL of a page leads where it led.
 //!
 //! `tests/browser/oracle.py` serves a page at its retrieval URL on 127.0.0.1, takes the
 //! output of `absolve rewrite --url URL`, serves it at another origin and path, and has
@@ -7,7 +7,7 @@
 //! srcdoc>` documents, `<template>` and `<noscript>` contents). Each URL of the original
 //! must be the URL the rewrite's value gives on its own, against an unrelated https base;
 //! everything that is not a URL must be unchanged. The oracle's summary line for each page
-//! (`N urls compared, M mismatches`) is printed: `cargo test --test browser -- --nocapture`.
+//! (`N urls compared, M mismatches`) is printed: `cargo test --test tests browser -- --nocapture`.
 //!
 //! One Chromium at a time (a lock), on OS-chosen loopback ports; the oracle stops its
 //! browser and removes its temporary profile however it ends.
@@ -148,7 +148,10 @@ fn fixture() -> PathBuf {
 }
 
 #[test]
-#[cfg_attr(not(has_chromium), ignore = "needs chromium: apt-get install chromium")]
+#[cfg_attr(
+    not(has_chromium),
+    ignore = "chromium not found (/usr/bin/chromium, or the path in ABSOLVE_CHROMIUM): apt-get install chromium"
+)]
 fn kitchen_sink_leads_where_it_led() {
     let failure = check("kitchen-sink.html", &fixture(), KITCHEN_SINK.1, &[]);
     assert!(failure.is_none(), "{}", failure.unwrap());
@@ -156,8 +159,16 @@ fn kitchen_sink_leads_where_it_led() {
 
 #[test]
 #[cfg_attr(
-    not(all(has_chromium, has_shared)),
-    ignore = "needs chromium (apt-get install chromium) and ../shared (the project's shared corpora)"
+    not(any(has_chromium, has_shared)),
+    ignore = "chromium and ../shared/corpus/html not found (apt-get install chromium; the shared corpora are optional)"
+)]
+#[cfg_attr(
+    all(has_shared, not(has_chromium)),
+    ignore = "chromium not found (/usr/bin/chromium, or the path in ABSOLVE_CHROMIUM): apt-get install chromium"
+)]
+#[cfg_attr(
+    all(has_chromium, not(has_shared)),
+    ignore = "../shared/corpus/html not found (the shared corpora are optional)"
 )]
 fn real_pages_lead_where_they_led() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/html");
@@ -172,7 +183,10 @@ fn real_pages_lead_where_they_led() {
 /// have no `<meta charset>`: the pages are sent as UTF-8, absolve's default, where
 /// Chromium's own default would be windows-1252.
 #[test]
-#[cfg_attr(not(has_chromium), ignore = "needs chromium: apt-get install chromium")]
+#[cfg_attr(
+    not(has_chromium),
+    ignore = "chromium not found (/usr/bin/chromium, or the path in ABSOLVE_CHROMIUM): apt-get install chromium"
+)]
 fn snapshot_fixtures_lead_where_they_led() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/html");
     let mut pages: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -195,7 +209,10 @@ fn snapshot_fixtures_lead_where_they_led() {
 /// The oracle is not vacuous: a "rewrite" that changes nothing, and one that changes
 /// text, an empty `src` and a fragment, are caught.
 #[test]
-#[cfg_attr(not(has_chromium), ignore = "needs chromium: apt-get install chromium")]
+#[cfg_attr(
+    not(has_chromium),
+    ignore = "chromium not found (/usr/bin/chromium, or the path in ABSOLVE_CHROMIUM): apt-get install chromium"
+)]
 fn the_oracle_catches_what_it_must() {
     let untouched = judge(&fixture(), KITCHEN_SINK.1, &[], |_| {
         std::fs::read(fixture()).unwrap()

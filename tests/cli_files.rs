@@ -1,9 +1,7 @@
-//! `rewrite -o` and `rewrite -i` on the file system, as a mature Unix tool behaves: issue 8,
-//! "Files", items 6 to 13. The tests that need root are in `cli_files_root.rs`.
+//! `rewrite -o` and `rewrite -i` on the file system, as a mature Unix tool behaves:
+//! FIFOs, `/dev/fd`, signals, fsync, modes, ACLs, links, `-o -`. The tests that need root are in `cli_files_root.rs`.
 
-mod common;
-
-use common::{absolve, stderr};
+use crate::common::{absolve, arg, stderr};
 use std::fs::{self, File};
 use std::io::Write;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
@@ -13,10 +11,6 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 const URL: &str = "http://h/a/";
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// The `.absolve-*` temporary files left in `dir`.
 fn leftovers(dir: &Path) -> Vec<String> {
@@ -102,7 +96,7 @@ fn output_to_a_fifo_is_written_into_it_and_it_stays_a_fifo() {
         std::thread::spawn(move || fs::read(fifo).unwrap())
     };
     let out = absolve(
-        &["rewrite", "--url", URL, "-o", path(&fifo), path(&input)],
+        &["rewrite", "--url", URL, "-o", arg(&fifo), arg(&input)],
         b"",
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -149,7 +143,7 @@ fn interrupt_output(envs: &[(&str, &str)]) {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("out.html");
         fs::write(&target, "old").unwrap();
-        let mut child = spawn(&["rewrite", "--url", URL, "-o", path(&target)], envs);
+        let mut child = spawn(&["rewrite", "--url", URL, "-o", arg(&target)], envs);
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(b"<a href=x>").unwrap();
         stdin.flush().unwrap();
@@ -187,7 +181,7 @@ fn interrupted_output_leaves_no_named_temporary_file_either() {
 fn killed_output_leaves_no_temporary_file() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("out.html");
-    let mut child = spawn(&["rewrite", "--url", URL, "-o", path(&target)], &[]);
+    let mut child = spawn(&["rewrite", "--url", URL, "-o", arg(&target)], &[]);
     wait_until("the temporary file is open", || {
         has_temporary_open_in(child.id(), dir.path())
     });
@@ -210,7 +204,7 @@ fn interrupted_in_place_leaves_the_input_whole_and_no_temporary_file() {
             let dir = tempfile::tempdir().unwrap();
             let file = dir.path().join("big.html");
             fs::write(&file, &original).unwrap();
-            let child = spawn(&["rewrite", "--url", URL, "-i", path(&file)], envs);
+            let child = spawn(&["rewrite", "--url", URL, "-i", arg(&file)], envs);
             wait_until("the temporary file is open", || {
                 !leftovers(dir.path()).is_empty() || has_temporary_open_in(child.id(), dir.path())
             });
@@ -233,20 +227,23 @@ fn interrupted_in_place_leaves_the_input_whole_and_no_temporary_file() {
 // Item 8: the file is synced before the rename, the directory after.
 
 #[test]
-#[cfg_attr(not(has_strace), ignore = "needs strace")]
+#[cfg_attr(
+    not(has_strace),
+    ignore = "/usr/bin/strace not found: apt-get install strace"
+)]
 fn the_file_is_synced_before_the_rename_and_its_directory_after() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("in.html");
     fs::write(&file, "<a href=x>").unwrap();
     let trace = dir.path().join("strace.log");
     let traced = Command::new("strace")
-        .args(["-f", "-qq", "-o", path(&trace)])
+        .args(["-f", "-qq", "-o", arg(&trace)])
         .args([
             "-e",
             "trace=open,openat,fsync,fdatasync,rename,renameat,renameat2",
         ])
         .arg(env!("CARGO_BIN_EXE_absolve"))
-        .args(["rewrite", "--url", URL, "-i", path(&file)])
+        .args(["rewrite", "--url", URL, "-i", arg(&file)])
         .output()
         .unwrap();
     assert!(traced.status.success(), "{}", stderr(&traced));
@@ -268,7 +265,7 @@ fn the_file_is_synced_before_the_rename_and_its_directory_after() {
     let synced = position(&|c| c.starts_with(&format!("fsync({temp})")))
         .unwrap_or_else(|| panic!("file synced: {log}"));
     let renamed = position(&|c| c.starts_with("rename")).expect("renamed");
-    let dir_name = format!("\"{}\"", path(dir.path()));
+    let dir_name = format!("\"{}\"", arg(dir.path()));
     let dir_open = calls[renamed..]
         .iter()
         .find(|c| c.starts_with("open") && c.contains(&dir_name))
@@ -289,7 +286,7 @@ fn in_place_keeps_the_mode_and_the_extended_attributes() {
     fs::write(&file, "<a href=x>").unwrap();
     fs::set_permissions(&file, fs::Permissions::from_mode(0o640)).unwrap();
     xattr::set(&file, "user.absolve.origin", b"http://h/a/").unwrap();
-    let out = absolve(&["rewrite", "--url", URL, "-i", path(&file)], b"");
+    let out = absolve(&["rewrite", "--url", URL, "-i", arg(&file)], b"");
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(fs::read(&file).unwrap(), b"<a href=http://h/a/x>");
     assert_eq!(fs::metadata(&file).unwrap().mode() & 0o7777, 0o640);
@@ -329,7 +326,7 @@ fn in_place_keeps_the_posix_acl_and_does_not_widen_the_mode() {
     let acl = xattr::get(&file, "system.posix_acl_access").unwrap();
     let mode = fs::metadata(&file).unwrap().mode() & 0o7777;
     assert_eq!(mode, 0o660, "the mask is the group bits");
-    let out = absolve(&["rewrite", "--url", URL, "-i", path(&file)], b"");
+    let out = absolve(&["rewrite", "--url", URL, "-i", arg(&file)], b"");
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(fs::read(&file).unwrap(), b"<a href=http://h/a/x>");
     assert_eq!(xattr::get(&file, "system.posix_acl_access").unwrap(), acl);
@@ -349,7 +346,7 @@ fn a_default_acl_of_the_directory_does_not_reach_the_rewritten_file() {
         &acl_user_nobody_rw(),
     )
     .unwrap();
-    let out = absolve(&["rewrite", "--url", URL, "-i", path(&file)], b"");
+    let out = absolve(&["rewrite", "--url", URL, "-i", arg(&file)], b"");
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(xattr::get(&file, "system.posix_acl_access").unwrap(), None);
     assert_eq!(fs::metadata(&file).unwrap().mode() & 0o7777, 0o600);
@@ -365,7 +362,7 @@ fn in_place_on_a_symlink_rewrites_its_target_and_keeps_the_link() {
     fs::write(&target, "<a href=x>").unwrap();
     let link = dir.path().join("link.html");
     std::os::unix::fs::symlink("real/page.html", &link).unwrap();
-    let out = absolve(&["rewrite", "--url", URL, "-i", path(&link)], b"");
+    let out = absolve(&["rewrite", "--url", URL, "-i", arg(&link)], b"");
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         fs::symlink_metadata(&link)
@@ -390,10 +387,7 @@ fn output_onto_a_symlink_writes_its_target_even_a_dangling_one() {
     let dangling = dir.path().join("dangling.html");
     std::os::unix::fs::symlink("new.html", &dangling).unwrap();
     for (out, written) in [(&link, &target), (&dangling, &dir.path().join("new.html"))] {
-        let run = absolve(
-            &["rewrite", "--url", URL, "-o", path(out), path(&input)],
-            b"",
-        );
+        let run = absolve(&["rewrite", "--url", URL, "-o", arg(out), arg(&input)], b"");
         assert!(run.status.success(), "{}", stderr(&run));
         assert!(fs::symlink_metadata(out).unwrap().file_type().is_symlink());
         assert_eq!(fs::read(written).unwrap(), b"<a href=http://h/a/x>");
@@ -409,7 +403,7 @@ fn in_place_on_a_hard_linked_file_keeps_its_inode_so_every_name_sees_the_change(
     let other = dir.path().join("b.html");
     fs::hard_link(&file, &other).unwrap();
     let inode = fs::metadata(&file).unwrap().ino();
-    let out = absolve(&["rewrite", "--url", URL, "-i", path(&file)], b"");
+    let out = absolve(&["rewrite", "--url", URL, "-i", arg(&file)], b"");
     assert!(out.status.success(), "{}", stderr(&out));
     for name in [&file, &other] {
         let metadata = fs::metadata(name).unwrap();
@@ -427,7 +421,7 @@ fn output_onto_a_longer_hard_linked_file_replaces_all_of_its_content() {
     fs::write(&file, "old content, longer than the new one\n".repeat(100)).unwrap();
     let other = dir.path().join("b.html");
     fs::hard_link(&file, &other).unwrap();
-    let out = absolve(&["rewrite", "--url", URL, "-o", path(&file)], b"<a href=y>");
+    let out = absolve(&["rewrite", "--url", URL, "-o", arg(&file)], b"<a href=y>");
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(fs::read(&other).unwrap(), b"<a href=http://h/a/y>");
     assert_eq!(fs::metadata(&file).unwrap().nlink(), 2);
@@ -455,7 +449,7 @@ fn in_place_leaves_an_unchanged_file_alone() {
     let changed = dir.path().join("changed.html");
     fs::write(&changed, "<a href=x>").unwrap();
     let out = absolve(
-        &["rewrite", "--url", URL, "-i", path(&file), path(&changed)],
+        &["rewrite", "--url", URL, "-i", arg(&file), arg(&changed)],
         b"",
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -482,7 +476,7 @@ fn a_new_output_file_gets_0666_less_the_umask() {
             .env("ABSOLVE_TEMPORARY", temporary)
             .args(["-c", &format!("umask {umask}; exec \"$0\" \"$@\"")])
             .arg(env!("CARGO_BIN_EXE_absolve"))
-            .args(["rewrite", "--url", URL, "-o", path(&target), "/dev/null"])
+            .args(["rewrite", "--url", URL, "-o", arg(&target), "/dev/null"])
             .status()
             .unwrap();
         assert!(status.success());
@@ -499,7 +493,7 @@ fn in_place_on_a_fifo_is_refused_without_waiting_for_a_writer() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("pipe.html");
     mkfifo(&fifo);
-    let child = spawn(&["rewrite", "--url", URL, "-i", path(&fifo)], &[]);
+    let child = spawn(&["rewrite", "--url", URL, "-i", arg(&fifo)], &[]);
     let out = wait_within(child, Duration::from_secs(10));
     assert!(!out.status.success());
     assert_eq!(
@@ -517,8 +511,8 @@ fn in_place_on_a_fifo_is_refused_without_waiting_for_a_writer() {
 #[test]
 fn output_into_a_directory_is_refused_naming_it_before_reading_input() {
     let dir = tempfile::tempdir().unwrap();
-    let shown = format!("{}/", path(dir.path()));
-    for output in [shown.as_str(), path(dir.path())] {
+    let shown = format!("{}/", arg(dir.path()));
+    for output in [shown.as_str(), arg(dir.path())] {
         // Standard input stays open: a run that read it first would never end.
         let child = spawn(&["rewrite", "--url", URL, "-o", output], &[]);
         let out = wait_within(child, Duration::from_secs(10));
@@ -545,10 +539,34 @@ fn output_to_a_new_file_in_an_existing_directory_works_and_leaves_nothing_else()
     let dir = tempfile::tempdir().unwrap();
     let target: PathBuf = dir.path().join("out.html");
     let out = absolve(
-        &["rewrite", "--url", URL, "-o", path(&target)],
+        &["rewrite", "--url", URL, "-o", arg(&target)],
         b"<a href=x>",
     );
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(fs::read(&target).unwrap(), b"<a href=http://h/a/x>");
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+/// `-o -` is standard output, as FILE `-` is standard input; `-r -o -` is refused.
+#[test]
+fn output_dash_is_standard_output() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = absolve(&["rewrite", "--url", "http://h/", "-o", "-"], b"<a href=x>");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(out.stdout, b"<a href=http://h/x>");
+    let recursive = absolve(
+        &[
+            "rewrite",
+            "-r",
+            "-o",
+            "-",
+            "--url",
+            "http://h/",
+            arg(temp.path()),
+        ],
+        b"",
+    );
+    assert_eq!(recursive.status.code(), Some(2));
+    assert!(recursive.stdout.is_empty());
+    assert!(!Path::new("-").exists());
 }

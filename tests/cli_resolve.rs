@@ -1,8 +1,7 @@
-//! `absolve resolve`: the command-line contract of issue 2.
+//! `absolve resolve` on the command line: references as arguments, from standard input
+//! and as base-tab-reference pairs, and its usage errors.
 
-mod common;
-
-use common::absolve;
+use crate::common::absolve;
 
 #[test]
 fn each_reference_on_a_line_of_its_own_in_order() {
@@ -71,7 +70,7 @@ fn a_bad_flag_is_a_usage_error_with_clap_s_whole_message() {
     );
 }
 
-/// Issue 8 item 15: every line is answered, in order; a line that is not UTF-8 is
+/// Every line is answered, in order; a line that is not UTF-8 is
 /// answered from its lossy decoding, with a warning naming its number.
 #[test]
 fn every_line_is_answered_and_a_non_utf8_one_is_named() {

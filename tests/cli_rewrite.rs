@@ -1,9 +1,8 @@
-//! `absolve rewrite` and `absolve links`: the command-line contract of the HTML issue.
+//! `absolve rewrite` and `absolve links` on HTML from the command line: standard input and
+//! output, files in place and recursive, errors naming what is wrong, JSON lines.
 
-mod common;
-
-use common::absolve;
-use common::stderr;
+use crate::common::absolve;
+use crate::common::stderr;
 use std::fs;
 
 #[test]
@@ -188,4 +187,18 @@ fn no_url_means_no_base() {
     assert_eq!(line["base_from"], "none");
     assert_eq!(line["base"], serde_json::Value::Null);
     assert_eq!(line["resolved"], "x");
+}
+
+/// The --url help says what happens without a base: an absolute `<base href>` still
+/// applies, and is applied.
+#[test]
+fn without_url_an_absolute_base_element_still_applies_as_the_help_says() {
+    let help = String::from_utf8(absolve(&["rewrite", "--help"], b"").stdout).unwrap();
+    assert!(
+        help.contains("unless the document has an absolute <base href>"),
+        "{help}"
+    );
+    assert!(!help.contains("without any, nothing changes"), "{help}");
+    let out = absolve(&["rewrite"], b"<base href=http://b/d/><a href=x>");
+    assert_eq!(out.stdout, b"<base href=http://b/d/><a href=http://b/d/x>");
 }

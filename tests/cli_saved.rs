@@ -1,9 +1,7 @@
-//! Saved pages and site folders (issue 10): the retrieval URL a saving tool left,
+//! Saved pages and site folders: the retrieval URL a saving tool left,
 //! `--keep-local`, standalone stylesheets, and `-r` over whole trees of fixtures.
 
-mod common;
-
-use common::{absolve, stderr};
+use crate::common::{absolve, json_lines, stderr};
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -41,11 +39,7 @@ fn copy_of(fixture: &str) -> (tempfile::TempDir, PathBuf) {
 }
 
 fn records(out: &Output) -> Vec<Value> {
-    String::from_utf8(out.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
+    json_lines(&out.stdout)
 }
 
 fn read(path: &Path) -> String {
@@ -228,7 +222,7 @@ fn an_explicit_url_wins_over_the_saved_marker() {
 #[test]
 #[cfg_attr(
     not(has_user_xattr),
-    ignore = "the temporary directory's file system takes no user.* extended attributes"
+    ignore = "the temporary directory's file system takes no user.* extended attributes (set TMPDIR to one that does)"
 )]
 fn a_download_gets_its_url_from_the_origin_xattr() {
     let (_temp, root) = copy_of("xattr");
@@ -302,7 +296,7 @@ fn wget_mirror_with_a_directory_url() {
     assert!(
         read(&site.join("css/site.css")).contains(r#"@import "https://example.com/css/print.css""#)
     );
-    // An .html file that starts with "From " is HTML, not an mbox (issue 8 item 16).
+    // An .html file that starts with "From " is HTML, not an mbox.
     assert!(read(&site.join("editorial.html")).contains(r#"href="https://example.com/news.aspx""#));
     // Not documents: skipped, byte for byte.
     for other in ["robots.txt", "feed", "img/logo.png"] {
@@ -498,4 +492,30 @@ fn a_css_file_is_a_stylesheet_by_its_name() {
         b"",
     );
     assert_eq!(out.stdout, b"a{b:url(http://h/c/x.png)}");
+}
+
+/// `--keep-local` on standard input cannot look beside the document: said, not silent.
+#[test]
+fn keep_local_on_standard_input_warns() {
+    let page = fs::read(Path::new(SAVED).join("chrome-complete/page.html")).unwrap();
+    let out = absolve(&["rewrite", "--keep-local"], &page);
+    assert!(out.status.success());
+    assert!(
+        stderr(&out).contains("-: --keep-local: standard input has no place on disk"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A saved XHTML page: Chrome writes its Mark of the Web after the XML declaration and
+/// the doctype.
+#[test]
+fn mark_of_the_web_after_an_xml_declaration() {
+    let page = b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE html>\n<!-- saved from url=(0025)https://example.com/a/b.xhtml -->\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><a href=\"c\">c</a></html>";
+    let out = absolve(&["links"], page);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("\"resolved\":\"https://example.com/a/c\",\"base\":\"https://example.com/a/b.xhtml\",\"base_from\":\"saved-from\""),
+        "{text}"
+    );
 }

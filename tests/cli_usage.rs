@@ -1,10 +1,8 @@
-//! What a newcomer meets on the command line (issue 10): usage, usage errors (status 2,
+//! What a newcomer meets on the command line: usage, usage errors (status 2,
 //! clap's whole message), bad base URLs, warnings on a forced format, records with the
 //! same keys, help texts with examples.
 
-mod common;
-
-use common::{absolve, stderr};
+use crate::common::{absolve, stderr};
 use std::fs;
 
 #[test]
@@ -144,7 +142,7 @@ fn format_mime_on_html_warns() {
     assert!(stderr(&message).is_empty(), "{}", stderr(&message));
 }
 
-/// Issue 8 item 16: "From " starting a page is not enough for an mbox.
+/// "From " starting a page is not enough for an mbox.
 #[test]
 fn auto_takes_an_mbox_only_with_a_from_line_and_a_header_block() {
     let page = b"From the editor: welcome!<p><a href=\"news.html\">";

@@ -17,7 +17,7 @@ const PAGES: [(&str, &str); 3] = [
 #[test]
 #[cfg_attr(
     not(has_shared),
-    ignore = "needs ../shared (the project's shared corpora)"
+    ignore = "../shared/corpus/html not found (the shared corpora are optional)"
 )]
 fn real_pages_end_up_absolute_and_stable() {
     let dir = std::path::Path::new("../shared/corpus/html");

@@ -1,8 +1,6 @@
-//! Issue 8 item 14: valid HTML whose end tags are implied (`<li>`, `<p>`, `<td>`,
+//! Valid HTML whose end tags are implied (`<li>`, `<p>`, `<td>`,
 //! `<option>`, `<a>`) is rewritten completely, whatever its size: the memory limit is for
 //! hostile input only.
-
-mod common;
 
 use absolve::base::Base;
 use absolve::html::{Collected, Options, Rewriter, rewrite};
@@ -122,12 +120,12 @@ fn a_generated_document_of_several_megabytes_through_the_command_line() {
     let path = dir.path().join("list.html");
     std::fs::write(&path, &doc).unwrap();
     let path = path.to_str().unwrap();
-    let out = common::absolve(&["rewrite", "--url", "http://h/d/p.html", path], b"");
-    assert!(out.status.success(), "{}", common::stderr(&out));
+    let out = crate::common::absolve(&["rewrite", "--url", "http://h/d/p.html", path], b"");
+    assert!(out.status.success(), "{}", crate::common::stderr(&out));
     assert!(
-        !common::stderr(&out).contains("stopped"),
+        !crate::common::stderr(&out).contains("stopped"),
         "{}",
-        common::stderr(&out)
+        crate::common::stderr(&out)
     );
     assert_all_absolute(&out.stdout, 200_000);
 }

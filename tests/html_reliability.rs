@@ -1,10 +1,9 @@
-//! Issue 8, HTML items: inputs that made the rewriter panic, corrupt text or stop early.
+//! Inputs that once made the HTML rewriter panic, corrupt text or stop early (SVG `<style>`,
+//! non-ASCII-compatible `<meta charset>`, foreign content): rewritten whole.
 
-mod common;
-
+use crate::common::{absolve, stderr};
 use absolve::base::Base;
 use absolve::html::{Options, Warning, links, rewrite, rewrite_and_list};
-use common::{absolve, stderr};
 
 fn base() -> Base {
     Base::retrieval_url("http://h/a/b").unwrap()

@@ -1,31 +1,12 @@
-//! Issue 9's rules, byte for byte (the snapshots over fixtures/html/ show them whole).
+//! The HTML rewriting rules (empty values, srcdoc, SVG and MathML, image-set, undecodable
+//! values, the lookahead, keeping a reference), byte for byte (the snapshots over fixtures/html/ show them whole).
 
 use absolve::base::{Base, BaseSource};
 use absolve::html::{Collected, Options, Rewriter, Warning, links, rewrite, rewrite_and_list};
 use absolve::links::Kept;
 use std::sync::Arc;
 
-/// Runs `absolve` with `args`, writing `stdin` from another thread so that a large
-/// input and a large output do not block each other.
-fn absolve_piped(args: &[&str], stdin: &[u8]) -> std::process::Output {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_absolve"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("absolve runs");
-    let mut input = child.stdin.take().unwrap();
-    let bytes = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&bytes);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
-}
+use crate::common::absolve_piped;
 
 fn base() -> Base {
     Base::retrieval_url("http://h/d/p.html").unwrap()

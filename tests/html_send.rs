@@ -1,4 +1,4 @@
-//! Issue 12: the streaming rewriter can move between threads (a server holds it across
+//! The streaming rewriter can move between threads (a server holds it across
 //! an `.await`). A compile-time check: this file does not build if it is not `Send`.
 
 use absolve::html::{Collected, Options, Rewriter};

@@ -112,7 +112,7 @@ fn mbox_keeps_separators_and_quoting_and_rewrites_each_message() {
 #[test]
 #[cfg_attr(
     not(has_shared),
-    ignore = "needs ../shared (the project's shared corpora)"
+    ignore = "../shared/corpus/mime not found (the shared corpora are optional)"
 )]
 fn corpus_samples_rewrite_without_error_and_keep_their_part_structure() {
     let dir = std::path::Path::new("../shared/corpus/mime");

@@ -1,8 +1,9 @@
-//! Issue 8 items 2, 3 and 5 in the library: deep nesting stops at the depth limit with a
+//! The MIME walk in the library: deep nesting stops at the depth limit with a
 //! warning (no stack overflow, every other part intact), nested encapsulated messages and
 //! RFC 2231 boundaries are walked, nothing is skipped without a warning, and a message is
 //! written out and its links reported as they are found.
 
+use crate::common::alternating;
 use absolve::base::Base;
 use absolve::links::Link;
 use absolve::mime::walk::MAX_DEPTH;
@@ -41,25 +42,6 @@ fn write(message: &[u8]) -> Recorded {
     let mut recorded = Recorded::default();
     mime::write_message(message, &base(), &Default::default(), &mut recorded).unwrap();
     recorded
-}
-
-/// The issue's generator: `multipart/mixed` and `message/rfc822` alternating `depth`
-/// levels, an HTML part at the bottom.
-fn alternating(depth: usize) -> Vec<u8> {
-    let mut head = b"MIME-Version: 1.0\r\n".to_vec();
-    let mut tail = Vec::new();
-    for i in 0..depth {
-        head.extend(
-            format!("Content-Type: multipart/mixed; boundary=\"b{i:06}x\"\r\n\r\n--b{i:06}x\r\nContent-Type: message/rfc822\r\n\r\n")
-                .as_bytes(),
-        );
-        tail.push(format!("\r\n--b{i:06}x--\r\n"));
-    }
-    head.extend_from_slice(b"Content-Type: text/html\r\n\r\n<a href=\"deep\">x</a>");
-    for t in tail.iter().rev() {
-        head.extend_from_slice(t.as_bytes());
-    }
-    head
 }
 
 fn too_deep(warnings: &[Warning]) -> usize {

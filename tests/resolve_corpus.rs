@@ -21,7 +21,7 @@ fn pairs() -> Option<Vec<(String, String)>> {
 #[test]
 #[cfg_attr(
     not(has_shared),
-    ignore = "needs ../shared (the project's shared corpora)"
+    ignore = "../shared/corpus/urls not found (the shared corpora are optional)"
 )]
 fn rfc3986_mode_agrees_with_oxiri_on_every_pair_it_accepts() {
     let Some(pairs) = pairs() else {
@@ -52,7 +52,7 @@ fn rfc3986_mode_agrees_with_oxiri_on_every_pair_it_accepts() {
 #[test]
 #[cfg_attr(
     not(has_shared),
-    ignore = "needs ../shared (the project's shared corpora)"
+    ignore = "../shared/corpus/urls not found (the shared corpora are optional)"
 )]
 fn rfc1808_and_rfc3986_differ_only_where_the_standards_do() {
     let Some(pairs) = pairs() else {

@@ -64,7 +64,7 @@ fn every_section_5_example() {
 #[test]
 #[cfg_attr(
     not(has_shared),
-    ignore = "needs ../shared (the project's shared corpora)"
+    ignore = "../shared not found (it holds rfc1808.txt; the shared data is optional)"
 )]
 fn every_section_5_example_as_printed_in_the_rfc() {
     let Ok(text) = std::fs::read_to_string("../shared/rfc1808.txt") else {

@@ -1,10 +1,8 @@
-//! `absolve links` and `absolve rewrite` on WARC files: the command-line contract
+//! `absolve links` and `absolve rewrite` on WARC files: the command-line contract
 //! (`--format warc`, `--http-base-headers`, `record`/`target_uri`, `element: "http"`,
 //! `base_from`, `rewrite -o` and `-i`, `-r`), over the fixtures in fixtures/warc/.
 
-mod common;
-
-use common::{absolve, stderr};
+use crate::common::{absolve, json_lines, stderr};
 use std::io::Read;
 use std::path::Path;
 use std::process::Command;
@@ -14,14 +12,6 @@ fn run(args: &[&str]) -> std::process::Output {
         .args(args)
         .output()
         .expect("absolve runs")
-}
-
-fn json_lines(bytes: &[u8]) -> Vec<serde_json::Value> {
-    String::from_utf8(bytes.to_vec())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 #[test]

@@ -30,7 +30,10 @@ fn links_cli(path: &Path) -> (bool, Vec<serde_json::Value>, String) {
 /// Every file: WARC files exit 0 and list links where they have HTML; ARC and LZ4 files
 /// are refused with an error that says what they are; nothing panics.
 #[test]
-#[cfg_attr(not(has_shared), ignore = "needs ../shared (the project's corpora)")]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "../shared/corpus/warc not found (the shared corpora are optional)"
+)]
 fn every_corpus_file() {
     let mut seen = 0;
     for folder in ["warcio", "jwarc", "ia-web-commons", "resiliparse"] {
@@ -95,7 +98,10 @@ fn library_links(name: &str) -> (Vec<absolve::warc::RecordLink>, Vec<Warning>) {
 
 /// The damaged files give warnings that name the record, and their links all the same.
 #[test]
-#[cfg_attr(not(has_shared), ignore = "needs ../shared (the project's corpora)")]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "../shared/corpus/warc not found (the shared corpora are optional)"
+)]
 fn damaged_files_warn_and_go_on() {
     // A Content-Length too short: the bytes after the record are skipped to the next one.
     let (links, warnings) = library_links("warcio/example-trunc.warc");
@@ -143,7 +149,10 @@ fn damaged_files_warn_and_go_on() {
 
 /// wget 1.14 writes `WARC-Target-URI: <http://...>`: the brackets are not part of it.
 #[test]
-#[cfg_attr(not(has_shared), ignore = "needs ../shared (the project's corpora)")]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "../shared/corpus/warc not found (the shared corpora are optional)"
+)]
 fn wget_target_uris_lose_their_brackets() {
     let (links, warnings) = library_links("warcio/example-wget-bad-target-uri.warc.gz");
     assert!(warnings.is_empty());
@@ -154,7 +163,10 @@ fn wget_target_uris_lose_their_brackets() {
 /// Common Crawl stores bodies decoded and renames the headers `X-Crawler-...`; its `Link:`
 /// headers are links too.
 #[test]
-#[cfg_attr(not(has_shared), ignore = "needs ../shared (the project's corpora)")]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "../shared/corpus/warc not found (the shared corpora are optional)"
+)]
 fn common_crawl_records() {
     let (links, warnings) = library_links("jwarc/cc.warc.gz");
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -317,7 +329,10 @@ const WAT_EXPECTED: [WatRecord; 6] = [
 ///   fragment-only reference (`#anchor`), a same-document reference left as it is
 ///   unless `--resolve-fragments` is given.
 #[test]
-#[cfg_attr(not(has_shared), ignore = "needs ../shared (the project's corpora)")]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "../shared/corpus/warc not found (the shared corpora are optional)"
+)]
 fn wat_link_extraction_expectations_are_among_ours() {
     let (links, warnings) = library_links("ia-web-commons/link-extraction-test.warc");
     assert!(warnings.is_empty(), "{warnings:?}");

@@ -1,11 +1,14 @@
 //! Streaming: a record that is not HTML is read past (by `Links`) and copied (by
 //! `rewrite`) without being held: the peak of heap memory stays far below its size.
 //! The records are made on the fly by a reader, and the heap is measured by a counting
-//! allocator.
+//! allocator. Its counters are the whole process's, and the other modules' tests run
+//! beside these: each measurement runs in a child process of this test binary that runs
+//! that one test alone (`alone`).
 
 use absolve::warc::{Links, Options, rewrite};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{self, Read, Write};
+use std::process::Command;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -73,6 +76,32 @@ fn gzipped(size: usize) -> Vec<u8> {
     out
 }
 
+/// Set in the child process that runs one measurement alone.
+const ALONE: &str = "ABSOLVE_TEST_HEAP_ALONE";
+
+/// Runs `test` (this module's test function `name`) in a child process of this test
+/// binary where it is the only test, so that no other test's allocations are counted;
+/// in that child, runs `test` itself.
+fn alone(name: &str, test: impl FnOnce()) {
+    if std::env::var_os(ALONE).is_some() {
+        return test();
+    }
+    // libtest names a test by its path without the crate's name.
+    let path = module_path!().split_once("::").unwrap().1;
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([&format!("{path}::{name}"), "--exact", "--test-threads=1"])
+        .env(ALONE, "1")
+        .output()
+        .unwrap();
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{report}");
+    assert!(report.contains("1 passed"), "the test ran: {report}");
+}
+
 /// The peak heap growth while `run` runs.
 fn peak_during(run: impl FnOnce()) -> usize {
     let base = NOW.load(Ordering::Relaxed);
@@ -85,45 +114,51 @@ const MIB: usize = 1 << 20;
 
 #[test]
 fn links_read_past_a_large_record() {
-    let _serial = SERIAL.lock().unwrap();
-    let peak = peak_during(|| {
-        let links: Vec<_> = Links::new(archive(32 * MIB), Options::default())
-            .map(Result::unwrap)
-            .collect();
-        assert_eq!(links.len(), 2);
+    alone("links_read_past_a_large_record", || {
+        let _serial = SERIAL.lock().unwrap();
+        let peak = peak_during(|| {
+            let links: Vec<_> = Links::new(archive(32 * MIB), Options::default())
+                .map(Result::unwrap)
+                .collect();
+            assert_eq!(links.len(), 2);
+        });
+        assert!(peak < 4 * MIB, "peak {peak} bytes");
     });
-    assert!(peak < 4 * MIB, "peak {peak} bytes");
 }
 
 #[test]
 fn rewrite_copies_a_large_record_through() {
-    let _serial = SERIAL.lock().unwrap();
-    let mut written = 0u64;
-    let peak = peak_during(|| {
-        let out = CountingWriter(&mut written);
-        let summary = rewrite(archive(32 * MIB), out, &Options::default(), |w| {
-            panic!("{w}")
-        })
-        .unwrap();
-        assert_eq!((summary.rewritten, summary.copied), (2, 1));
+    alone("rewrite_copies_a_large_record_through", || {
+        let _serial = SERIAL.lock().unwrap();
+        let mut written = 0u64;
+        let peak = peak_during(|| {
+            let out = CountingWriter(&mut written);
+            let summary = rewrite(archive(32 * MIB), out, &Options::default(), |w| {
+                panic!("{w}")
+            })
+            .unwrap();
+            assert_eq!((summary.rewritten, summary.copied), (2, 1));
+        });
+        assert!(written > 32 * MIB as u64);
+        assert!(peak < 4 * MIB, "peak {peak} bytes");
     });
-    assert!(written > 32 * MIB as u64);
-    assert!(peak < 4 * MIB, "peak {peak} bytes");
 }
 
 #[test]
 fn gzip_members_are_forwarded_not_held() {
-    let _serial = SERIAL.lock().unwrap();
-    let input = gzipped(16 * MIB);
-    let mut written = 0u64;
-    let peak = peak_during(|| {
-        let links = Links::new(&input[..], Options::default()).count();
-        assert_eq!(links, 2);
-        let out = CountingWriter(&mut written);
-        let summary = rewrite(&input[..], out, &Options::default(), |w| panic!("{w}")).unwrap();
-        assert_eq!((summary.rewritten, summary.copied), (2, 1));
+    alone("gzip_members_are_forwarded_not_held", || {
+        let _serial = SERIAL.lock().unwrap();
+        let input = gzipped(16 * MIB);
+        let mut written = 0u64;
+        let peak = peak_during(|| {
+            let links = Links::new(&input[..], Options::default()).count();
+            assert_eq!(links, 2);
+            let out = CountingWriter(&mut written);
+            let summary = rewrite(&input[..], out, &Options::default(), |w| panic!("{w}")).unwrap();
+            assert_eq!((summary.rewritten, summary.copied), (2, 1));
+        });
+        assert!(peak < 4 * MIB, "peak {peak} bytes");
     });
-    assert!(peak < 4 * MIB, "peak {peak} bytes");
 }
 
 struct CountingWriter<'a>(&'a mut u64);

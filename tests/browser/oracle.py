@@ -269,7 +269,7 @@ def collect(browser, url, options, timeout):
 
 
 def changed_value_is_clean(raw):
-    """Issue 9 rule 5: a rewritten value is the absolute URL alone."""
+    """Rule 5: a rewritten value is the absolute URL alone."""
     return raw == raw.strip('\t\n\f\r ') and not re.search(r'[\t\n\r]', raw)
 
 
