@@ -17,6 +17,7 @@ use std::sync::Arc;
 /// Where the effective base of a URL came from (the `base_from` of a link record).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum BaseSource {
     /// §3.1: the document's own `<base href>`.
     BaseElement,
@@ -105,6 +106,13 @@ pub struct Base {
     /// Shared: every link resolved against this base carries it ([`Base::shared_url`]).
     url: Arc<str>,
     source: BaseSource,
+}
+
+/// §3.4: no base at all ([`Base::none`]).
+impl Default for Base {
+    fn default() -> Self {
+        Base::none()
+    }
 }
 
 impl Base {

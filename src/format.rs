@@ -1,8 +1,19 @@
 //! Telling an HTML document, a MIME message, an mbox archive, a WARC file and a stylesheet
 //! apart: by content ([`detect`], [`sniff`]) and by file name extension ([`from_extension`]).
 
-/// What a document is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What an input is: a document (HTML, a stylesheet) or a container of documents (a
+/// message, an mbox, a WARC file). Its name ([`Format::name`], [`FromStr`](std::str::FromStr))
+/// is the CLI's `--format` value and Python's `format=`.
+///
+/// ```
+/// use absolve::format::Format;
+///
+/// assert_eq!("MBOX".parse::<Format>(), Ok(Format::Mbox));
+/// assert_eq!(Format::Warc.name(), "warc");
+/// assert!("pdf".parse::<Format>().unwrap_err().to_string().contains("\"html\""));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Format {
     /// An HTML document.
     Html,
@@ -15,6 +26,51 @@ pub enum Format {
     Warc,
     /// A standalone CSS stylesheet: never told by content, only by its `.css` name.
     Css,
+}
+
+impl Format {
+    /// Every format, in the order the CLI lists them.
+    pub const ALL: [Format; 5] = [
+        Format::Html,
+        Format::Mime,
+        Format::Mbox,
+        Format::Css,
+        Format::Warc,
+    ];
+
+    /// The format's name: `html`, `mime`, `mbox`, `css`, `warc`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Html => "html",
+            Format::Mime => "mime",
+            Format::Mbox => "mbox",
+            Format::Css => "css",
+            Format::Warc => "warc",
+        }
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name no format has.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid value {0:?}: expected one of \"auto\", {names}", names = Format::ALL.map(|f| format!("\"{f}\"")).join(", "))]
+pub struct UnknownFormat(pub String);
+
+/// A format by its name, in any case.
+impl std::str::FromStr for Format {
+    type Err = UnknownFormat;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name().eq_ignore_ascii_case(name))
+            .ok_or_else(|| UnknownFormat(name.to_owned()))
+    }
 }
 
 /// The format a file name extension (any case, without the dot) names: `html`, `htm`,

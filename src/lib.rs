@@ -23,6 +23,7 @@
 //! ```
 
 #![deny(missing_docs)]
+#![deny(unsafe_code)]
 
 pub mod base;
 pub mod css;
@@ -31,11 +32,20 @@ pub mod format;
 pub mod html;
 pub mod links;
 pub mod mime;
+mod options;
+pub mod pipeline;
 pub mod retrieval;
+mod sink;
 pub mod url;
 pub mod warc;
+mod warning;
 
+pub use links::{Link, Location};
+pub use options::{OptionError, Options};
+pub use pipeline::Error;
+pub use sink::{Collected, Event, Sink};
 pub use url::{Standard, resolve};
+pub use warning::{Problem, Warning};
 
 /// The README's Rust examples, compiled and run as doctests so that they stay true.
 #[cfg(doctest)]

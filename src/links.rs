@@ -1,24 +1,97 @@
-//! The record a caller gets for each URL found, shared by the HTML and MIME paths.
+//! The record a caller gets for each URL found: one type, [`Link`], whatever holds the
+//! document (an HTML page, a MIME part, a WARC record), with its [`Location`].
 
 use crate::base::BaseSource;
 use serde::Serialize;
+use std::fmt;
 use std::sync::Arc;
+
+/// Where a link (or a [`Warning`](crate::Warning)) is beyond its byte offset: the input,
+/// the message and MIME part of a message or an mbox, the record of a WARC file. `None`
+/// where a key does not apply; every key is shared ([`Arc`]) by the links of one place.
+///
+/// It serializes as the first keys of an `absolve links` line, `file` left out when
+/// `None`:
+///
+/// ```
+/// use absolve::links::Location;
+///
+/// let place = Location { message: Some(2), part: Some("1.2".into()), ..Location::default() };
+/// assert_eq!(
+///     serde_json::to_string(&place)?,
+///     r#"{"message":2,"part":"1.2","record":null,"target_uri":null}"#
+/// );
+/// assert_eq!(place.to_string(), "message 2 part 1.2");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct Location {
+    /// The input's name (`-` for standard input) as a caller names it; the library
+    /// leaves it `None` except inside archives of files (a WACZ member).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<Arc<str>>,
+    /// The message number, from 1 (1 for a lone message).
+    pub message: Option<usize>,
+    /// The IMAP part number of the MIME part (`1`, `1.2`).
+    pub part: Option<Arc<str>>,
+    /// The `WARC-Record-ID` of the record.
+    pub record: Option<Arc<str>>,
+    /// The record's `WARC-Target-URI`, the page's URL (without wget's `<...>`).
+    pub target_uri: Option<Arc<str>>,
+}
+
+impl Location {
+    /// Whether no key is set (a link of a bare HTML document or stylesheet).
+    ///
+    /// ```
+    /// assert!(absolve::links::Location::default().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        *self == Location::default()
+    }
+}
+
+/// `message N part P`, `record ID`: the keys that are set, for messages (the file is
+/// left out: a caller names it first).
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut words = Vec::new();
+        if let Some(message) = self.message {
+            words.push(format!("message {message}"));
+        }
+        if let Some(part) = &self.part {
+            words.push(format!("part {part}"));
+        }
+        if let Some(record) = &self.record {
+            words.push(format!("record {record}"));
+        }
+        f.write_str(&words.join(" "))
+    }
+}
 
 /// One URL in a document: where it is, what it said, and what it resolves to.
 ///
 /// ```
-/// let html = br#"<a href="b/c">x</a>"#;
-/// let base = absolve::base::Base::retrieval_url("http://h/a/").unwrap();
-/// let links = absolve::html::links(html, &base, &absolve::html::Options::default());
-/// assert_eq!(links[0].element, "a");
-/// assert_eq!(links[0].attribute.as_deref(), Some("href"));
-/// assert_eq!(links[0].original, "b/c");
-/// assert_eq!(links[0].resolved, "http://h/a/b/c");
-/// assert_eq!(links[0].base.as_deref(), Some("http://h/a/"));
-/// assert_eq!((links[0].srcdoc, links[0].kept), (0, None));
+/// use absolve::{document, Options};
+///
+/// let options = Options::new().with_url("http://h/a/")?;
+/// let found = document::links(br#"<a href="b/c">x</a>"#, &options)?;
+/// let link = &found.links[0];
+/// assert_eq!(link.element, "a");
+/// assert_eq!(link.attribute.as_deref(), Some("href"));
+/// assert_eq!(link.original, "b/c");
+/// assert_eq!(link.resolved, "http://h/a/b/c");
+/// assert_eq!(link.base.as_deref(), Some("http://h/a/"));
+/// assert_eq!((link.srcdoc, link.kept), (0, None));
+/// assert!(link.location.is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Link {
+    /// Where the document holding it is: message and part, record (empty for a bare
+    /// document). Serialized first, its keys flattened into the link's.
+    #[serde(flatten)]
+    pub location: Location,
     /// The element the URL belongs to (`style` for CSS inside a `<style>` element).
     pub element: String,
     /// The attribute that holds it; `None` for CSS in a `<style>` element.
@@ -50,56 +123,13 @@ pub struct Link {
 /// let json = serde_json::to_string(&absolve::links::Kept::Local).unwrap();
 /// assert_eq!(json, "\"local\"");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Kept {
-    /// [`Options::keep_reference`](crate::html::Options::keep_reference) said so (the
-    /// CLI's `--keep-local`).
+    /// The reference names a file beside the document on disk and
+    /// [`Options::with_keep_local`](crate::Options::with_keep_local) is set (the CLI's
+    /// `--keep-local`), or a caller's
+    /// [`html::Options::keep_reference`](crate::html::Options::keep_reference) said so.
     Local,
-}
-
-/// A [`Link`] with where it is, as `absolve links` prints it (one JSON object a line) and
-/// the Python binding's `Link.dict()` gives it: every record has the same keys, `null`
-/// where a key does not apply (`message` and `part` outside messages, `record` and
-/// `target_uri` outside WARC files), then the link's own fields.
-///
-/// ```
-/// use absolve::base::Base;
-/// use absolve::links::Located;
-///
-/// let base = Base::retrieval_url("http://h/").unwrap();
-/// let link = &absolve::html::links(b"<a href=x>", &base, &Default::default())[0];
-/// let line = serde_json::to_string(&Located { file: Some("p.html"), link, ..Located::new(link) }).unwrap();
-/// assert!(line.starts_with(r#"{"file":"p.html","message":null,"part":null,"record":null,"target_uri":null,"element":"a""#));
-/// ```
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Located<'a> {
-    /// The input's name (`-` for standard input); left out when `None`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub file: Option<&'a str>,
-    /// The message number in an mbox (1 for a lone message).
-    pub message: Option<usize>,
-    /// The MIME part number (`1.2`).
-    pub part: Option<&'a str>,
-    /// The `WARC-Record-ID` of the record the link is in.
-    pub record: Option<&'a str>,
-    /// The record's `WARC-Target-URI`.
-    pub target_uri: Option<&'a str>,
-    /// The link.
-    #[serde(flatten)]
-    pub link: &'a Link,
-}
-
-impl<'a> Located<'a> {
-    /// `link` with no location: every location key null.
-    pub fn new(link: &'a Link) -> Self {
-        Located {
-            file: None,
-            message: None,
-            part: None,
-            record: None,
-            target_uri: None,
-            link,
-        }
-    }
 }

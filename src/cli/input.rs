@@ -3,8 +3,6 @@
 
 use absolve::base::{Base, BaseSource};
 use absolve::format;
-use absolve::html::{self, charset};
-use absolve::retrieval;
 use absolve::url::Standard;
 use clap::{Args, ValueEnum};
 use percent_encoding::{AsciiSet, CONTROLS, percent_encode};
@@ -95,16 +93,14 @@ pub enum Problem {
     Failure(String),
 }
 
-/// The options once checked: a usable base, a known charset.
+/// The options once checked, by the library's one validating constructor
+/// ([`absolve::Options`]): a usable base, a known charset.
 #[derive(Clone)]
 pub struct Checked {
-    /// The base from `--url` (the retrieval URL), or none.
-    pub outer: Base,
-    pub options: html::Options,
+    /// The library's options: `--url`, `--charset`, `--rfc`, `--resolve-fragments`,
+    /// `--http-base-headers`, `--keep-local`.
+    pub options: absolve::Options,
     pub format: Format,
-    pub keep_local: bool,
-    pub recursive: bool,
-    pub http_base_headers: bool,
 }
 
 /// One input: standard input or a file, with what the walk of a directory found.
@@ -159,32 +155,25 @@ const SEGMENT: &AsciiSet = &CONTROLS
     .add(b'/');
 
 impl InputArgs {
-    /// Checks `--url` and `--charset`, so that a bad one fails before any file is touched.
+    /// Checks `--url` and `--charset` (as the library checks them, worded with the flag),
+    /// so that a bad one fails before any file is touched.
     pub fn check(&self) -> Result<Checked, Problem> {
-        let outer = match &self.url {
-            Some(url) => retrieval::check_base_url(url, BaseSource::RetrievalUrl)
-                .map_err(|e| Problem::Usage(format!("--url: {e}")))?,
-            None => Base::none(),
-        };
-        let charset = match &self.charset {
-            Some(label) => Some(charset::from_label(label).ok_or_else(|| {
-                Problem::Usage(format!("--charset: unknown charset label {label:?}"))
-            })?),
-            None => None,
-        };
-        let options = html::Options {
-            standard: self.standard,
-            resolve_fragments: self.resolve_fragments,
-            charset,
-            ..html::Options::default()
-        };
+        let flagged =
+            |e: absolve::OptionError| Problem::Usage(format!("--{}: {}", e.option(), e.reason()));
+        let mut options = absolve::Options::new()
+            .with_standard(self.standard)
+            .with_resolve_fragments(self.resolve_fragments)
+            .with_http_base_headers(self.http_base_headers)
+            .with_keep_local(self.keep_local);
+        if let Some(url) = &self.url {
+            options = options.with_url(url).map_err(flagged)?;
+        }
+        if let Some(label) = &self.charset {
+            options = options.with_charset(label).map_err(flagged)?;
+        }
         Ok(Checked {
-            outer,
             options,
             format: self.format,
-            keep_local: self.keep_local,
-            recursive: self.recursive,
-            http_base_headers: self.http_base_headers,
         })
     }
 
@@ -239,7 +228,7 @@ fn by_name(path: &Path) -> Option<format::Format> {
 
 /// Walks `dir` in a stable order, sorting its files into documents and others.
 fn walk(dir: &Path, checked: &Checked, inputs: &mut Inputs) -> Result<(), Problem> {
-    let directory_url = match checked.outer.url() {
+    let directory_url = match checked.options.url() {
         Some(url) if url.ends_with('/') => Some(url.to_owned()),
         Some(url) => Some(format!("{url}/")),
         None => None,

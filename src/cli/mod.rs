@@ -4,8 +4,6 @@ mod input;
 mod output;
 mod process;
 mod resolve;
-mod tally;
-mod warc;
 mod write;
 
 use clap::{Parser, Subcommand};

@@ -1,9 +1,9 @@
-//! Where the CLI writes: the sinks that turn the library's reports into bytes, JSON and
-//! warnings (files are written by [`super::write`]).
+//! Where the CLI writes: the sinks that turn the library's results into bytes, JSON and
+//! warnings worded for the command line (files are written by [`super::write`]).
 
 use absolve::base::BaseSource;
-use absolve::html::{Sink, Warning};
-use absolve::links::Link;
+use absolve::format::Format;
+use absolve::{Link, Location, Problem, Sink, Warning};
 use serde::Serialize;
 use std::io::{self, Write};
 use std::path::Path;
@@ -24,20 +24,60 @@ pub fn warn(label: &str, warning: &dyn std::fmt::Display) {
     eprintln!("absolve: warning: {label}: {warning}");
 }
 
+/// Prints a library warning about the input `label`, worded for the command line.
+pub fn warn_about(label: &str, warning: &Warning) {
+    match (&warning.problem, warning.location.message) {
+        (Problem::Mime(problem), Some(message)) => {
+            warn(&format!("{label} message {message}"), problem)
+        }
+        (problem, _) => warn(label, &worded(problem)),
+    }
+}
+
+/// A problem as the CLI says it: its flags named where the library speaks of options.
+fn worded(problem: &Problem) -> String {
+    match problem {
+        Problem::NoBaseUrl => "no base URL: links left relative (pass --url)".to_owned(),
+        Problem::LocalFilesResolved { count, marker } => format!(
+            "{count} {} on disk, resolved against the URL from {marker} all the same \
+             (pass --keep-local to leave them local)",
+            if *count == 1 {
+                "reference names a file beside it"
+            } else {
+                "references name files beside it"
+            }
+        ),
+        Problem::UrlUnused => "--url is not used for a WARC file: each record's \
+             WARC-Target-URI is its retrieval URL"
+            .to_owned(),
+        Problem::FormatMismatch {
+            given: Format::Mbox,
+            ..
+        } => "--format mbox: it does not start with a From_ line and a header: what comes \
+             before the first From_ line passes through unchanged"
+            .to_owned(),
+        Problem::FormatMismatch {
+            given: Format::Mime,
+            ..
+        } => "--format mime: it does not start with a header block (it looks like HTML): \
+             nothing is changed (try --format auto)"
+            .to_owned(),
+        other => other.to_string(),
+    }
+}
+
 /// How many warnings were printed so far.
 pub fn warnings() -> usize {
     WARNINGS.load(Ordering::Relaxed)
 }
 
-/// A sink of the CLI: it also knows which input, message and part it is reporting on.
+/// A sink of the CLI: it also knows which input it is reporting on.
 pub trait CliSink: Sink {
     /// The input's name, for warnings.
     fn label(&self) -> &str;
-    /// The message (1-based, in an mbox) and MIME part the next reports are about.
-    fn locate(&mut self, _message: Option<usize>, _part: Option<&str>) {}
-    /// A link found in a WARC record (its `WARC-Record-ID` and `WARC-Target-URI`).
-    fn record_link(&mut self, _record: Option<&str>, _target_uri: Option<&str>, link: &Link) {
-        self.link(link);
+    /// An error met writing a link, not reported yet.
+    fn take_error(&mut self) -> Option<io::Error> {
+        None
     }
 }
 
@@ -52,35 +92,10 @@ impl<W: Write> Sink for RewriteSink<W> {
         self.out.write_all(bytes)
     }
     fn warning(&mut self, warning: Warning) {
-        warn(&self.label, &warning);
+        warn_about(&self.label, &warning);
     }
     fn wants_links(&self) -> bool {
         false
-    }
-}
-
-/// Prints each link as a JSON line; the document's bytes are dropped.
-pub struct LinksSink<'a, W: Write> {
-    pub out: W,
-    pub label: &'a str,
-    pub message: Option<usize>,
-    pub part: Option<String>,
-    pub error: Option<io::Error>,
-    /// The JSON of the location keys the last line had (see [`LineCache`]).
-    cache: LineCache,
-}
-
-impl<'a, W: Write> LinksSink<'a, W> {
-    /// A sink printing the links of the input named `label` to `out`.
-    pub fn new(out: W, label: &'a str) -> Self {
-        LinksSink {
-            out,
-            label,
-            message: None,
-            part: None,
-            error: None,
-            cache: LineCache::default(),
-        }
     }
 }
 
@@ -90,21 +105,33 @@ impl<W: Write> CliSink for RewriteSink<W> {
     }
 }
 
+/// Prints each link as a JSON line; the document's bytes are dropped.
+pub struct LinksSink<'a, W: Write> {
+    pub out: W,
+    pub label: &'a str,
+    pub error: Option<io::Error>,
+    /// The JSON of the keys the last line shared with this one (see [`LineCache`]).
+    cache: LineCache,
+}
+
+impl<'a, W: Write> LinksSink<'a, W> {
+    /// A sink printing the links of the input named `label` to `out`.
+    pub fn new(out: W, label: &'a str) -> Self {
+        LinksSink {
+            out,
+            label,
+            error: None,
+            cache: LineCache::default(),
+        }
+    }
+}
+
 impl<W: Write> CliSink for LinksSink<'_, W> {
     fn label(&self) -> &str {
         self.label
     }
-    fn locate(&mut self, message: Option<usize>, part: Option<&str>) {
-        self.message = message;
-        self.part = part.map(str::to_owned);
-        self.cache.location = None;
-    }
-    fn record_link(&mut self, record: Option<&str>, target_uri: Option<&str>, link: &Link) {
-        if self.error.is_none()
-            && let Err(error) = self.write_located(link, record, target_uri)
-        {
-            self.error = Some(error);
-        }
+    fn take_error(&mut self) -> Option<io::Error> {
+        self.error.take()
     }
 }
 
@@ -114,9 +141,8 @@ impl<W: Write> CliSink for LinksSink<'_, W> {
 /// largest cost of `links` after parsing.
 #[derive(Default)]
 struct LineCache {
-    /// The JSON of the location keys, from after `{` to the comma before `"element"`,
-    /// for a `(record, target_uri)` (`locate` clears it).
-    location: Option<Cached<(Option<String>, Option<String>)>>,
+    /// The JSON of the location keys, from after `{` to the comma before `"element"`.
+    location: Option<Cached<Location>>,
     /// The JSON from `"base"` to the comma before `"offset"`, for a `(base, base_from)`.
     base: Option<Cached<(Option<Arc<str>>, BaseSource)>>,
 }
@@ -125,16 +151,6 @@ struct LineCache {
 struct Cached<K> {
     key: K,
     json: Vec<u8>,
-}
-
-/// The location keys of [`Located`](absolve::links::Located), in its order.
-#[derive(Serialize)]
-struct LocationKeys<'a> {
-    file: &'a str,
-    message: Option<usize>,
-    part: Option<&'a str>,
-    record: Option<&'a str>,
-    target_uri: Option<&'a str>,
 }
 
 /// The base keys of [`Link`], in its order.
@@ -154,31 +170,17 @@ fn keys_json(value: &impl Serialize) -> Vec<u8> {
 }
 
 impl<W: Write> LinksSink<'_, W> {
-    fn write_record(&mut self, link: &Link) -> io::Result<()> {
-        self.write_located(link, None, None)
-    }
-
-    /// One line: the link with where it is, as [`Located`](absolve::links::Located) serializes it (every line has
-    /// the same keys), the shared keys from the [`LineCache`].
-    fn write_located(
-        &mut self,
-        link: &Link,
-        record: Option<&str>,
-        target_uri: Option<&str>,
-    ) -> io::Result<()> {
+    /// One line: the link as [`Link`] serializes it with `file` set to the input's
+    /// label (every line has the same keys), the shared keys from the [`LineCache`].
+    fn write_line(&mut self, link: &Link) -> io::Result<()> {
         let cache = &mut self.cache;
-        if !matches!(&cache.location, Some(Cached { key: (r, t), .. }) if r.as_deref() == record && t.as_deref() == target_uri)
-        {
-            let keys = LocationKeys {
-                file: self.label,
-                message: self.message,
-                part: self.part.as_deref(),
-                record,
-                target_uri,
+        if !matches!(&cache.location, Some(Cached { key, .. }) if *key == link.location) {
+            let keys = Location {
+                file: Some(Arc::from(self.label)),
+                ..link.location.clone()
             };
-            let key = (record.map(str::to_owned), target_uri.map(str::to_owned));
             cache.location = Some(Cached {
-                key,
+                key: link.location.clone(),
                 json: keys_json(&keys),
             });
         }
@@ -233,7 +235,7 @@ fn write_json_str(out: &mut impl Write, text: &str) -> io::Result<()> {
     Ok(serde_json::to_writer(out, text)?)
 }
 
-/// Whether any byte is one JSON escapes: `"`, `\` or a control character below U+0020
+/// Whether any byte is one JSON escapes: `"`, `\\` or a control character below U+0020
 /// (what serde_json escapes, and nothing else). Tested 16 bytes at a time, without an
 /// early exit inside a block, so that the compiler can test a block at once.
 fn needs_escaping(bytes: &[u8]) -> bool {
@@ -254,45 +256,43 @@ impl<W: Write> Sink for LinksSink<'_, W> {
     fn wants_output(&self) -> bool {
         false
     }
-    fn link(&mut self, link: &Link) {
+    fn link(&mut self, link: Link) {
         if self.error.is_none()
-            && let Err(error) = self.write_record(link)
+            && let Err(error) = self.write_line(&link)
         {
             self.error = Some(error);
         }
     }
     fn warning(&mut self, warning: Warning) {
-        let context = match (&self.message, &self.part) {
-            (Some(m), Some(p)) => format!(" message {m} part {p}"),
-            _ => String::new(),
-        };
-        warn(&format!("{}{context}", self.label), &warning);
+        warn_about(self.label, &warning);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use absolve::links::{Kept, Located};
+    use absolve::links::Kept;
 
     fn link(base: Option<&str>, original: &str) -> Link {
-        Link {
-            element: "a".into(),
-            attribute: Some("href".into()),
-            original: original.into(),
-            resolved: format!("http://h/{original}"),
-            base: base.map(Arc::from),
-            base_from: BaseSource::RetrievalUrl,
-            offset: 7,
-            srcdoc: 1,
-            kept: None,
-        }
+        let found = absolve::document::links(
+            format!("<a href=\"{}\">", original.replace('"', "&quot;")).as_bytes(),
+            &absolve::Options::new().with_url("http://h/").unwrap(),
+        )
+        .unwrap();
+        let mut link = found.links.into_iter().next().expect("one link");
+        link.resolved = format!("http://h/{original}");
+        link.base = base.map(Arc::from);
+        link.base_from = BaseSource::RetrievalUrl;
+        link.offset = 7;
+        link.srcdoc = 1;
+        link
     }
 
-    /// The cached lines are byte for byte what serde makes of [`Located`], as the keys
-    /// that are cached change and stay.
+    /// The cached lines are byte for byte what serde makes of [`Link`] (with `file`
+    /// set), as the keys that are cached change and stay: the hand-tuned writer and the
+    /// type's serialization never differ.
     #[test]
-    fn lines_are_located_serialized() {
+    fn lines_are_links_serialized() {
         let mut links = vec![
             link(Some("http://h/"), "a\"b"),
             link(Some("http://h/"), "\u{1}é"),
@@ -320,21 +320,23 @@ mod tests {
         ];
         let mut out = Vec::new();
         let mut expected = Vec::new();
-        let mut sink = LinksSink::new(&mut out, "dir/\"f\".warc");
+        let label = "dir/\"f\".warc";
+        let mut sink = LinksSink::new(&mut out, label);
         for (message, part, record, target_uri) in places {
-            sink.locate(message, part);
             for link in &links {
-                sink.record_link(record, target_uri, link);
-                let located = Located {
-                    file: Some("dir/\"f\".warc"),
+                let mut link = link.clone();
+                link.location = Location {
+                    file: None,
                     message,
-                    part,
-                    record,
-                    target_uri,
-                    link,
+                    part: part.map(Arc::from),
+                    record: record.map(Arc::from),
+                    target_uri: target_uri.map(Arc::from),
                 };
-                serde_json::to_writer(&mut expected, &located).unwrap();
+                let mut with_file = link.clone();
+                with_file.location.file = Some(Arc::from(label));
+                serde_json::to_writer(&mut expected, &with_file).unwrap();
                 expected.push(b'\n');
+                sink.link(link);
             }
         }
         assert!(sink.error.is_none());

@@ -1,28 +1,16 @@
 //! `absolve rewrite` and `absolve links`: one input at a time, through the library.
 
-use super::input::{Checked, Format, Input, InputArgs, Inputs, Problem};
+use super::input::{Checked, Input, InputArgs, Inputs, Problem};
 use super::output::{self, CliSink, LinksSink, RewriteSink};
-use super::tally::{Tally, Watched};
 use super::write;
-use absolve::base::Base;
-use absolve::format;
-use absolve::html::{self, Rewriter};
-use absolve::links::Link;
-use absolve::mime::{self, Part, Report};
-use absolve::retrieval;
-use absolve::url::has_scheme;
+use absolve::pipeline;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use percent_encoding::percent_decode_str;
 use rayon::prelude::*;
 use std::fs::{self, File};
-use std::io::{self, Read, Write};
-#[cfg(unix)]
-use std::os::unix::ffi::OsStrExt;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How many bytes are read at a time.
 const CHUNK: usize = 64 * 1024;
@@ -518,347 +506,48 @@ fn copy_other(from: &Path, to: &Path) -> io::Result<bool> {
     }
 }
 
-/// Runs one input through the library into `sink`, by its format, with its retrieval URL:
-/// `--url` (per file under -r), else what the saving tool left (see
-/// [`absolve::retrieval`]), else none, with a warning if relative links stay relative.
-fn run<S: CliSink>(input: &Input, checked: &Checked, sink: S) -> io::Result<Tally> {
+/// Runs one input through the library's pipeline into `sink`, with its retrieval URL:
+/// `--url` (per file under -r), else what the saving tool left (the library looks),
+/// else none, with a warning if relative links stay relative.
+fn run<S: CliSink>(input: &Input, checked: &Checked, mut sink: S) -> io::Result<Tally> {
     let path = input.path.as_deref();
-    let mut reader: Box<dyn Read> = match path {
-        Some(path) => Box::new(File::open(path)?),
-        None => Box::new(io::stdin().lock()),
-    };
-    let head = read_head(&mut reader)?;
-    let format = input.format.unwrap_or_else(|| format::detect(&head));
-    let label = sink.label().to_owned();
-    warn_on_forced_format(&label, checked, format, &head);
-    if format == format::Format::Warc {
-        // Each record carries its own bases (§3.1-§3.3): no retrieval URL is looked for.
-        if checked.outer.url().is_some() || input.url.is_some() {
-            output::warn(
-                &label,
-                &"--url is not used for a WARC file: each record's WARC-Target-URI is its retrieval URL",
-            );
-        }
-        let changed = super::warc::run(checked, &head, reader, sink)?;
-        return Ok(Tally {
-            changed,
-            relative_left: false,
-        });
+    let mut options = checked.options.clone().with_format(input.format);
+    if let Some(url) = &input.url {
+        options = options.with_base(url.clone());
     }
-    let (outer, from_marker) = retrieval_base(input, checked, &head, format)?;
-    if checked.keep_local && path.is_none() {
+    if checked.options.keep_local() && path.is_none() {
         output::warn(
-            &label,
+            sink.label(),
             &"--keep-local: standard input has no place on disk: no reference is kept local",
         );
     }
-    let local_hits = Arc::new(AtomicUsize::new(0));
-    let mut options = checked.options.clone();
-    if let Some(path) = path.filter(|_| checked.keep_local || from_marker) {
-        let directory = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-        options.keep_reference = Some(local_file_rule(
-            directory,
-            checked.keep_local,
-            Arc::clone(&local_hits),
-        ));
-    }
-    let no_base = outer.url().is_none();
-    let source = outer.source();
-    let checked = &Checked {
-        outer,
-        options,
-        ..checked.clone()
+    let source = match path {
+        Some(path) => pipeline::Input::File(path),
+        None => pipeline::Input::Reader(Box::new(io::stdin().lock())),
     };
-    let mut tally = Tally::default();
-    let sink = Watched {
-        inner: sink,
-        tally: &mut tally,
-        watch: checked.recursive || no_base,
-    };
-    match format {
-        format::Format::Html => run_html(path, checked, &head, reader, sink),
-        format::Format::Mime => run_message(checked, &head, reader, sink),
-        format::Format::Mbox => run_mbox(checked, &head, reader, sink),
-        format::Format::Css => run_css(checked, &head, reader, sink),
-        format::Format::Warc => unreachable!("a WARC input is run above"),
-    }?;
-    if no_base && tally.relative_left {
-        output::warn(&label, &"no base URL: links left relative (pass --url)");
+    let summary = pipeline::run(source, &options, &mut sink).map_err(worded)?;
+    if let Some(error) = sink.take_error() {
+        return Err(error);
     }
-    let hits = local_hits.load(Ordering::Relaxed);
-    if from_marker && !checked.keep_local && hits > 0 {
-        output::warn(
-            &label,
-            &format!(
-                "{hits} {} on disk, resolved against the URL from {source} all the same \
-                 (pass --keep-local to leave them local)",
-                if hits == 1 {
-                    "reference names a file beside it"
-                } else {
-                    "references name files beside it"
-                }
-            ),
-        );
-    }
-    Ok(tally)
-}
-
-/// The retrieval URL of one input, and whether a saved page's marker gave it.
-fn retrieval_base(
-    input: &Input,
-    checked: &Checked,
-    head: &[u8],
-    format: format::Format,
-) -> io::Result<(Base, bool)> {
-    if let Some(base) = &input.url {
-        return Ok((base.clone(), false));
-    }
-    if checked.outer.url().is_some() {
-        return Ok((checked.outer.clone(), false));
-    }
-    let html = format == format::Format::Html;
-    let found = match input.path.as_deref() {
-        Some(path) => retrieval::find(path, head, html)?,
-        None if html => retrieval::from_comments(head),
-        None => None,
-    };
-    Ok(match found.and_then(|found| found.base().ok()) {
-        Some(base) => (base, true),
-        None => (Base::none(), false),
+    Ok(Tally {
+        changed: summary.changed,
     })
 }
 
-/// The `--keep-local` rule for a document in `directory`: a reference with no scheme and
-/// no network path, its query and fragment cut and its %XX decoded, names a file that
-/// exists when joined to the directory (a path from `/` is taken as it is, as a file: URL
-/// would be), or a directory with an `index.html`. Each such reference is counted; it is kept only when `keep` is set.
-fn local_file_rule(
-    directory: PathBuf,
-    keep: bool,
-    hits: Arc<AtomicUsize>,
-) -> Arc<dyn Fn(&str) -> bool + Send + Sync> {
-    Arc::new(move |reference: &str| {
-        let exists = names_local_file(&directory, reference);
-        if exists {
-            hits.fetch_add(1, Ordering::Relaxed);
-        }
-        keep && exists
-    })
-}
-
-fn names_local_file(directory: &Path, reference: &str) -> bool {
-    if has_scheme(reference) || reference.starts_with("//") {
-        return false;
-    }
-    let path = reference.split(['?', '#']).next().unwrap_or_default();
-    if path.is_empty() {
-        return false;
-    }
-    let decoded: Vec<u8> = percent_decode_str(path).collect();
-    #[cfg(unix)]
-    let decoded = PathBuf::from(std::ffi::OsStr::from_bytes(&decoded));
-    #[cfg(not(unix))]
-    let decoded = PathBuf::from(String::from_utf8_lossy(&decoded).into_owned());
-    let named = directory.join(decoded);
-    named.is_file() || (named.is_dir() && named.join("index.html").is_file())
-}
-
-/// `--format mbox` on what has no From_ line, `--format mime` on HTML: said, not silent.
-fn warn_on_forced_format(label: &str, checked: &Checked, format: format::Format, head: &[u8]) {
-    let detected = format::detect(head);
-    let warning = match (checked.format, detected) {
-        (Format::Mbox, d) if d != format::Format::Mbox => {
-            "--format mbox: it does not start with a From_ line and a header: what comes \
-             before the first From_ line passes through unchanged"
-        }
-        (Format::Mime, format::Format::Html) => {
-            "--format mime: it does not start with a header block (it looks like HTML): \
-             nothing is changed (try --format auto)"
-        }
-        _ => return,
-    };
-    let _ = format;
-    output::warn(label, &warning);
-}
-
-/// A standalone stylesheet, read whole: its `url()` and `@import` values resolve against
-/// the file's own URL (CSS Syntax §3.2 for its charset: BOM, `--charset`, `@charset`,
-/// else UTF-8).
-fn run_css<S: CliSink>(
-    checked: &Checked,
-    head: &[u8],
-    mut reader: Box<dyn Read>,
-    mut sink: S,
-) -> io::Result<()> {
-    let mut css = head.to_vec();
-    reader.read_to_end(&mut css)?;
-    let encoding = absolve::css::stylesheet_encoding(&css, checked.options.charset);
-    if !encoding.is_ascii_compatible() {
-        sink.warning(html::Warning::UnsupportedCharset(encoding.name()));
-        return sink.output(&css);
-    }
-    let mut links = Vec::new();
-    let rewritten = html::rewrite_css_text(&css, encoding, &checked.outer, &checked.options, |l| {
-        links.push(l)
-    });
-    for link in &links {
-        sink.link(link);
-    }
-    sink.output(rewritten.as_deref().unwrap_or(&css))
-}
-
-/// The first bytes of the input, for telling formats apart.
-fn read_head(reader: &mut dyn Read) -> io::Result<Vec<u8>> {
-    let mut head = Vec::with_capacity(CHUNK);
-    reader.take(CHUNK as u64).read_to_end(&mut head)?;
-    Ok(head)
-}
-
-/// An HTML document. A file larger than the base lookahead is looked at first: with no
-/// `<base` in its bytes its base is the outer one; otherwise it is scanned for its
-/// `<base href>`. Either way nothing is held back while rewriting it.
-fn run_html<S: CliSink>(
-    input: Option<&Path>,
-    checked: &Checked,
-    head: &[u8],
-    reader: Box<dyn Read>,
-    sink: S,
-) -> io::Result<()> {
-    let options = checked.options.clone();
-    let outer = checked.outer.clone();
-    let large_file = match input {
-        Some(path) => std::fs::metadata(path)?.len() > options.base_lookahead as u64,
-        None => false,
-    };
-    let mut rewriter = match input.filter(|_| large_file) {
-        Some(path) => {
-            let document_base = if file_may_have_base_element(path)? {
-                html::scan_base(File::open(path)?, &outer, &options)?
-            } else {
-                outer.clone()
-            };
-            Rewriter::with_document_base(&outer, &document_base, &options, sink)
-        }
-        None => Rewriter::new(&outer, &options, sink),
-    };
-    rewriter.write(head)?;
-    copy_chunks(reader, |chunk| rewriter.write(chunk))?;
-    rewriter.end().map(drop)
-}
-
-/// [`html::may_have_base_element`] over a file, read in chunks that overlap by the four
-/// bytes a `<base` could straddle.
-fn file_may_have_base_element(path: &Path) -> io::Result<bool> {
-    let mut file = File::open(path)?;
-    let mut buf = vec![0; CHUNK + 4];
-    let mut kept = 0;
-    loop {
-        let n = file.read(&mut buf[kept..])?;
-        if n == 0 {
-            return Ok(false);
-        }
-        let filled = kept + n;
-        if html::may_have_base_element(&buf[..filled]) {
-            return Ok(true);
-        }
-        kept = filled.min(4);
-        buf.copy_within(filled - kept..filled, 0);
+/// A library error as the CLI words it (the caller adds the file name).
+fn worded(error: absolve::Error) -> io::Error {
+    match error {
+        absolve::Error::Io(error) => error,
+        other => io::Error::new(io::ErrorKind::InvalidData, other.to_string()),
     }
 }
 
-/// One MIME message (or MHTML page), read whole and written out part by part: memory is
-/// bounded by the message.
-fn run_message<S: CliSink>(
-    checked: &Checked,
-    head: &[u8],
-    mut reader: Box<dyn Read>,
-    mut sink: S,
-) -> io::Result<()> {
-    let mut message = head.to_vec();
-    reader.read_to_end(&mut message)?;
-    rewrite_one_message(checked, &message, 1, &mut sink)
-}
-
-/// An mbox archive, one message at a time; separator lines are written as they were.
-fn run_mbox<S: CliSink>(
-    checked: &Checked,
-    head: &[u8],
-    reader: Box<dyn Read>,
-    mut sink: S,
-) -> io::Result<()> {
-    let archive = io::BufReader::with_capacity(CHUNK, head.chain(reader));
-    for entry in mime::mbox::Messages::new(archive) {
-        let entry = entry?;
-        sink.output(&entry.separator)?;
-        let Some(number) = entry.number else {
-            // Bytes before the first separator line are not a message: kept as they are.
-            sink.output(&entry.message)?;
-            continue;
-        };
-        rewrite_one_message(checked, &entry.message, number, &mut sink)?;
-    }
-    Ok(())
-}
-
-/// Rewrites one message into the sink, its links and warnings reported with its number
-/// and parts as they are found. Only a message with a `Content-Length` header (mboxcl) is
-/// held whole, since the header, before the body, must give the new length.
-fn rewrite_one_message<S: CliSink>(
-    checked: &Checked,
-    message: &[u8],
-    number: usize,
-    sink: &mut S,
-) -> io::Result<()> {
-    let mut report = MessageReport { sink, number };
-    if !mime::mbox::has_content_length(message) {
-        return mime::write_message(message, &checked.outer, &checked.options, &mut report);
-    }
-    let rewritten = mime::rewrite_message(message, &checked.outer, &checked.options, &mut report);
-    report
-        .sink
-        .output(&mime::mbox::update_content_length(message, rewritten))
-}
-
-/// Passes a message's output and reports to the CLI sink, located by message number and
-/// part.
-struct MessageReport<'a, S: CliSink> {
-    sink: &'a mut S,
-    number: usize,
-}
-
-impl<S: CliSink> Report for MessageReport<'_, S> {
-    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.sink.output(bytes)
-    }
-    fn wants_links(&self) -> bool {
-        self.sink.wants_links()
-    }
-    fn link(&mut self, part: &Part, link: &Link) {
-        self.sink.locate(Some(self.number), Some(&part.path));
-        self.sink.link(link);
-    }
-    fn warning(&mut self, warning: mime::Warning) {
-        output::warn(
-            &format!("{} message {}", self.sink.label(), self.number),
-            &warning,
-        );
-    }
-}
-
-/// Reads `reader` to the end in chunks.
-fn copy_chunks(
-    mut reader: impl Read,
-    mut write: impl FnMut(&[u8]) -> io::Result<()>,
-) -> io::Result<()> {
-    let mut buf = vec![0; CHUNK];
-    loop {
-        match reader.read(&mut buf) {
-            Ok(0) => return Ok(()),
-            Ok(n) => write(&buf[..n])?,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
+/// What one document showed, for the summary of `-r`.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    /// A link resolved to something other than what it said, or the file was written
+    /// anew.
+    changed: bool,
 }
 
 fn describe(input: Option<&Path>, error: io::Error) -> Failure {

@@ -73,7 +73,8 @@ fn write_attribute(
             (true, resolved) => (resolved.to_string(), Some(resolved.into_owned())),
             (false, resolved) => (resolved.into_owned(), None),
         };
-        sink.link_owned(Link {
+        sink.link(Link {
+            location: Default::default(),
             element: value.element.to_string(),
             attribute: Some(value.attribute.to_string()),
             original: original.to_owned(),
@@ -179,15 +180,12 @@ impl Sink for SrcdocSink<'_> {
         self.output.extend_from_slice(bytes);
         Ok(())
     }
-    fn link(&mut self, link: &Link) {
-        self.link_owned(link.clone());
-    }
-    fn link_owned(&mut self, mut link: Link) {
+    fn link(&mut self, mut link: Link) {
         link.srcdoc += 1;
         link.offset = self.offset;
-        self.outer.link_owned(link);
+        self.outer.link(link);
     }
-    fn warning(&mut self, warning: Warning) {
+    fn warning(&mut self, warning: crate::Warning) {
         self.outer.warning(warning.shifted(self.offset));
     }
     fn wants_links(&self) -> bool {
@@ -255,11 +253,11 @@ fn write_style(
     let note = |offset: usize| undecodable.push(range.start + offset as u64);
     let rewritten = rewrite_css_held(css, held, doc.encoding, base, &doc.options, report, note);
     for offset in undecodable {
-        sink.warning(Warning::Undecodable(offset, doc.encoding.name()));
+        sink.warning(Warning::Undecodable(offset, doc.encoding.name()).into());
     }
     for mut link in links.into_iter().filter(|_| wants_links) {
         link.offset += range.start;
-        sink.link_owned(link);
+        sink.link(link);
     }
     sink.output(rewritten.as_deref().unwrap_or(css))
 }
@@ -293,6 +291,7 @@ fn rewrite_css_held(
         }
         let (resolved, kept) = resolve(url, base, options, FragmentRule::Keep);
         links.push(Link {
+            location: Default::default(),
             element: "style".to_owned(),
             attribute: None,
             original: url.to_owned(),
@@ -339,14 +338,11 @@ impl Sink for Shifted<'_> {
     fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.inner.output(bytes)
     }
-    fn link(&mut self, link: &Link) {
-        self.link_owned(link.clone());
-    }
-    fn link_owned(&mut self, mut link: Link) {
+    fn link(&mut self, mut link: Link) {
         link.offset += self.shift;
-        self.inner.link_owned(link);
+        self.inner.link(link);
     }
-    fn warning(&mut self, warning: Warning) {
+    fn warning(&mut self, warning: crate::Warning) {
         self.inner.warning(warning.shifted(self.shift));
     }
     fn wants_links(&self) -> bool {

@@ -23,6 +23,7 @@ pub mod values;
 
 use crate::base::Base;
 use crate::links::Link;
+pub use crate::sink::{Collected, Sink};
 use crate::url::Standard;
 use document::{BaseState, Document, Region};
 pub use encoding_rs::Encoding;
@@ -149,6 +150,7 @@ impl Default for Options {
 
 /// Something that went wrong in a document without stopping the rewrite.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Warning {
     /// No `<base href>` within the lookahead: the outer base was used.
     #[error("no <base href> in the first {0} bytes: URLs are resolved against the outer base")]
@@ -184,7 +186,7 @@ pub enum Warning {
 
 impl Warning {
     /// The same warning for a fragment that starts at `shift` in the outer document.
-    fn shifted(self, shift: u64) -> Self {
+    pub(crate) fn shifted(self, shift: u64) -> Self {
         match self {
             Warning::LateBase(at) => Warning::LateBase(at + shift),
             Warning::Undecodable(at, charset) => Warning::Undecodable(at + shift, charset),
@@ -195,185 +197,6 @@ impl Warning {
             Warning::RegionTooLarge(at) => Warning::RegionTooLarge(at + shift),
             other => other,
         }
-    }
-}
-
-/// Where a rewriter's results go: the output bytes, each link found, each warning.
-/// Nothing in the rewriter blocks or spawns: it calls these as it goes.
-///
-/// An error returned by [`output`](Self::output) (an [`io::Error`], for example a closed
-/// connection) stops nothing inside the rewriter: it is returned by the
-/// [`Rewriter::write`] or [`Rewriter::end`] call that produced the bytes, and the caller
-/// decides what to do. Links and warnings cannot fail.
-///
-/// ```
-/// use absolve::base::Base;
-/// use absolve::html::{Options, Rewriter, Sink, Warning};
-/// use absolve::links::Link;
-/// use std::io::{self, Write};
-///
-/// /// Writes the page to any `Write` and prints each resolved link.
-/// struct Printer<W: Write> { out: W, found: Vec<String> }
-///
-/// impl<W: Write> Sink for Printer<W> {
-///     fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
-///         self.out.write_all(bytes)
-///     }
-///     fn link(&mut self, link: &Link) {
-///         self.found.push(link.resolved.clone());
-///     }
-///     fn warning(&mut self, warning: Warning) {
-///         eprintln!("warning: {warning}");
-///     }
-/// }
-///
-/// let base = Base::retrieval_url("http://h/a/").unwrap();
-/// let sink = Printer { out: Vec::new(), found: Vec::new() };
-/// let mut rewriter = Rewriter::new(&base, &Options::default(), sink);
-/// rewriter.write(b"<a href=b>b</a>").unwrap();
-/// let done = rewriter.end().unwrap();
-/// assert_eq!(done.out, b"<a href=http://h/a/b>b</a>");
-/// assert_eq!(done.found, ["http://h/a/b"]);
-/// ```
-pub trait Sink {
-    /// The next bytes of the rewritten document.
-    fn output(&mut self, bytes: &[u8]) -> io::Result<()>;
-    /// A URL found, in document order, with its resolved form.
-    fn link(&mut self, _link: &Link) {}
-    /// The same as [`link`](Self::link), given the link to keep: the rewriter calls this
-    /// one, so that a sink that stores links (like [`Collected`]) can take it without a
-    /// copy. By default it calls [`link`](Self::link).
-    ///
-    /// ```
-    /// use absolve::html::{Collected, Sink};
-    /// use absolve::links::Link;
-    ///
-    /// let base = absolve::base::Base::retrieval_url("http://h/").unwrap();
-    /// let link: Link = absolve::html::links(b"<a href=x>", &base, &Default::default()).remove(0);
-    /// let mut sink = Collected::default();
-    /// sink.link_owned(link.clone());
-    /// assert_eq!(sink.links, [link]);
-    /// ```
-    fn link_owned(&mut self, link: Link) {
-        self.link(&link);
-    }
-    /// Whether the bytes given to [`output`](Self::output) are used: a sink that drops
-    /// them (one that only lists links) returns `false`, and the rewriter then does not
-    /// build the new attribute values' bytes. `true` by default.
-    ///
-    /// ```
-    /// use absolve::html::{Collected, Sink};
-    ///
-    /// assert!(Collected::default().wants_output());
-    /// ```
-    fn wants_output(&self) -> bool {
-        true
-    }
-    /// Whether [`link`](Self::link) is wanted: a sink that ignores links returns `false`,
-    /// and the rewriter then does not build them.
-    fn wants_links(&self) -> bool {
-        true
-    }
-    /// Something that went wrong without stopping the rewrite.
-    fn warning(&mut self, _warning: Warning) {}
-}
-
-/// Collects everything in memory: the sink [`rewrite`], [`rewrite_and_list`] and [`links`]
-/// return. [`Collected::default`] keeps the links too; [`Collected::output_only`] does not
-/// (the rewriter then does not build them, which is faster).
-///
-/// ```
-/// use absolve::base::Base;
-/// use absolve::html::{Collected, Options, Rewriter};
-///
-/// let base = Base::retrieval_url("http://h/").unwrap();
-/// let mut rewriter = Rewriter::new(&base, &Options::default(), Collected::default());
-/// rewriter.write(b"<img src=i.png>").unwrap();
-/// let done = rewriter.end().unwrap();
-/// assert_eq!(done.output, b"<img src=http://h/i.png>");
-/// assert_eq!(done.links[0].resolved, "http://h/i.png");
-/// assert!(done.warnings.is_empty());
-///
-/// let mut fast = Rewriter::new(&base, &Options::default(), Collected::output_only());
-/// fast.write(b"<img src=i.png>").unwrap();
-/// assert!(fast.end().unwrap().links.is_empty());
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Collected {
-    /// The rewritten document.
-    pub output: Vec<u8>,
-    /// Every URL found, in document order (empty when `keep_links` is off).
-    pub links: Vec<Link>,
-    /// What went wrong without stopping the rewrite.
-    pub warnings: Vec<Warning>,
-    /// Whether links are built and kept (`true` by default).
-    pub keep_links: bool,
-    /// Whether the rewritten bytes are built and kept (`true` by default).
-    pub keep_output: bool,
-}
-
-impl Default for Collected {
-    fn default() -> Self {
-        Collected {
-            output: Vec::new(),
-            links: Vec::new(),
-            warnings: Vec::new(),
-            keep_links: true,
-            keep_output: true,
-        }
-    }
-}
-
-impl Collected {
-    /// Keeps the output and the warnings, not the links.
-    pub fn output_only() -> Self {
-        Collected {
-            keep_links: false,
-            ..Collected::default()
-        }
-    }
-
-    /// Keeps the links and the warnings, not the output (which is then not built).
-    ///
-    /// ```
-    /// use absolve::base::Base;
-    /// use absolve::html::{Collected, Options, Rewriter};
-    ///
-    /// let base = Base::retrieval_url("http://h/").unwrap();
-    /// let mut rewriter = Rewriter::new(&base, &Options::default(), Collected::links_only());
-    /// rewriter.write(b"<a href=x>").unwrap();
-    /// let collected = rewriter.end().unwrap();
-    /// assert_eq!((collected.links[0].resolved.as_str(), collected.output.len()), ("http://h/x", 0));
-    /// ```
-    pub fn links_only() -> Self {
-        Collected {
-            keep_output: false,
-            ..Collected::default()
-        }
-    }
-}
-
-impl Sink for Collected {
-    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if self.keep_output {
-            self.output.extend_from_slice(bytes);
-        }
-        Ok(())
-    }
-    fn wants_output(&self) -> bool {
-        self.keep_output
-    }
-    fn link(&mut self, link: &Link) {
-        self.links.push(link.clone());
-    }
-    fn link_owned(&mut self, link: Link) {
-        self.links.push(link);
-    }
-    fn warning(&mut self, warning: Warning) {
-        self.warnings.push(warning);
-    }
-    fn wants_links(&self) -> bool {
-        self.keep_links
     }
 }
 
@@ -944,7 +767,7 @@ impl<S: Sink> Rewriter<S> {
         }
         emit::flush(&mut doc, limit, &mut self.sink)?;
         for warning in doc.warnings.drain(..) {
-            self.sink.warning(warning);
+            self.sink.warning(warning.into());
         }
         Ok(())
     }

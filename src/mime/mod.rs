@@ -14,9 +14,12 @@ pub mod walk;
 
 use crate::base::Base;
 use crate::html::{self, Options};
-use crate::links::Link;
+use crate::links::{Link, Location};
+use crate::pipeline::{self, Body, Kind};
+use crate::sink::Sink;
 use std::io;
 use std::ops::Range;
+use std::sync::Arc;
 use transfer::TransferEncoding;
 
 /// One part of a message, as the walker reports it.
@@ -60,17 +63,21 @@ pub struct Part {
 /// ```
 /// use absolve::base::Base;
 /// use absolve::mime::Warning;
+/// use absolve::{Collected, Problem};
 ///
 /// let message = b"Content-Type: text/html; charset=x-klingon\r\n\r\n<a href=b>";
-/// let base = Base::retrieval_url("http://h/").unwrap();
-/// let mut warnings = Vec::new();
-/// let out = absolve::mime::rewrite_message(message, &base, &Default::default(), &mut warnings);
+/// let base = Base::retrieval_url("http://h/")?;
+/// let mut found = Collected::links_only();
+/// let out = absolve::mime::rewrite_message(message, 1, &base, &Default::default(), &mut found);
 /// assert_eq!(out, message);
-/// assert!(matches!(&warnings[..], [Warning::PartUnchanged(part, why)] if part == "1" && why.contains("x-klingon")));
-/// assert!(warnings[0].to_string().starts_with("part 1: "));
-/// assert!(warnings[0].to_string().ends_with(": passed through unchanged"));
+/// let Problem::Mime(warning) = &found.warnings[0].problem else { panic!() };
+/// assert!(matches!(warning, Warning::PartUnchanged(part, why) if part == "1" && why.contains("x-klingon")));
+/// assert!(warning.to_string().starts_with("part 1: "));
+/// assert!(warning.to_string().ends_with(": passed through unchanged"));
+/// # Ok::<(), absolve::base::NotAbsolute>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Warning {
     /// The message's heading does not parse: the whole message passes through.
     #[error("not a MIME message ({0}): passed through unchanged")]
@@ -83,63 +90,6 @@ pub enum Warning {
     /// A warning from the HTML rewriter about a part.
     #[error("part {0}: {1}")]
     Html(String, html::Warning),
-}
-
-/// Where a walk's results go: the output bytes, each link found, each warning, as they
-/// come (nothing is collected). A `Vec<Warning>` is a `Report` that keeps the warnings.
-///
-/// ```
-/// use absolve::base::Base;
-/// use absolve::links::Link;
-/// use absolve::mime::{write_message, Part, Report, Warning};
-/// use std::io;
-///
-/// /// Prints each link with its part; keeps the output.
-/// #[derive(Default)]
-/// struct Listing { out: Vec<u8>, lines: Vec<String> }
-///
-/// impl Report for Listing {
-///     fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
-///         self.out.extend_from_slice(bytes);
-///         Ok(())
-///     }
-///     fn link(&mut self, part: &Part, link: &Link) {
-///         self.lines.push(format!("{} {}", part.path, link.resolved));
-///     }
-///     fn warning(&mut self, warning: Warning) {
-///         eprintln!("{warning}");
-///     }
-/// }
-///
-/// let message = b"Content-Base: http://h/d/\r\nContent-Type: text/html\r\n\r\n<a href=x>";
-/// let mut listing = Listing::default();
-/// write_message(message, &Base::none(), &Default::default(), &mut listing).unwrap();
-/// assert_eq!(listing.lines, ["1 http://h/d/x"]);
-/// assert!(listing.out.ends_with(b"<a href=http://h/d/x>"));
-/// ```
-pub trait Report {
-    /// The next bytes of the rewritten message (dropped unless implemented).
-    fn output(&mut self, _bytes: &[u8]) -> io::Result<()> {
-        Ok(())
-    }
-    /// A URL found in `part`, as soon as it is found.
-    fn link(&mut self, _part: &Part, _link: &Link) {}
-    /// A warning about the message or one of its parts.
-    fn warning(&mut self, _warning: Warning) {}
-    /// Whether [`link`](Self::link) is wanted (if not, link records are not built).
-    fn wants_links(&self) -> bool {
-        true
-    }
-}
-
-/// Keeps the warnings; the output and the links are dropped.
-impl Report for Vec<Warning> {
-    fn warning(&mut self, warning: Warning) {
-        self.push(warning);
-    }
-    fn wants_links(&self) -> bool {
-        false
-    }
 }
 
 /// Every leaf part of `message` (multiparts walked, `message/rfc822` bodies walked as
@@ -174,163 +124,198 @@ pub fn parts(message: &[u8], outer: &Base) -> (Vec<Part>, Vec<Warning>) {
     (collect.0, collect.1)
 }
 
-/// Rewrites every HTML and CSS part of `message` in memory; the rest of its bytes are
-/// kept. [`write_message`] is the same, streaming.
+/// Rewrites every HTML and CSS part of message `number` in memory; the rest of its bytes
+/// are kept. Links and warnings go to `sink`, located by message number and part; the
+/// sink's output is not used. [`write_message`] is the same, streaming.
 ///
 /// ```
 /// use absolve::base::Base;
-/// use absolve::mime::{rewrite_message, Report};
+/// use absolve::mime::rewrite_message;
+/// use absolve::Collected;
 ///
-/// struct Quiet;
-/// impl Report for Quiet {}
 /// let message = b"Content-Type: text/html\r\nContent-Location: http://h/d/p.html\r\n\r\n<a href=x>\r\n";
-/// let out = rewrite_message(message, &Base::none(), &Default::default(), &mut Quiet);
+/// let mut found = Collected::links_only();
+/// let out = rewrite_message(message, 1, &Base::none(), &Default::default(), &mut found);
 /// assert_eq!(out, b"Content-Type: text/html\r\nContent-Location: http://h/d/p.html\r\n\r\n<a href=http://h/d/x>\r\n");
+/// assert_eq!(found.links[0].location.part.as_deref(), Some("1"));
 /// ```
 pub fn rewrite_message(
     message: &[u8],
+    number: usize,
     outer: &Base,
     options: &Options,
-    report: &mut dyn Report,
+    sink: &mut dyn Sink,
 ) -> Vec<u8> {
-    struct Collect<'r> {
+    /// The output kept here; links and warnings passed on.
+    struct Held<'s> {
         output: Vec<u8>,
-        inner: &'r mut dyn Report,
+        inner: &'s mut dyn Sink,
     }
-    impl Report for Collect<'_> {
+    impl Sink for Held<'_> {
         fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
             self.output.extend_from_slice(bytes);
             Ok(())
         }
-        fn link(&mut self, part: &Part, link: &Link) {
-            self.inner.link(part, link);
+        fn link(&mut self, link: Link) {
+            self.inner.link(link);
         }
-        fn warning(&mut self, warning: Warning) {
+        fn warning(&mut self, warning: crate::Warning) {
             self.inner.warning(warning);
         }
         fn wants_links(&self) -> bool {
             self.inner.wants_links()
         }
     }
-    let mut collect = Collect {
+    let mut held = Held {
         output: Vec::with_capacity(message.len() + message.len() / 8),
-        inner: report,
+        inner: sink,
     };
     // Writing to memory cannot fail.
-    let _ = write_message(message, outer, options, &mut collect);
-    collect.output
+    let _ = write_message(message, number, outer, options, &mut held);
+    held.output
 }
 
-/// Rewrites every HTML and CSS part of `message` into `report`'s
-/// [`output`](Report::output), part by part as the walk finds them; links and warnings
-/// are reported as they are found. Besides the message, memory holds one decoded part
-/// at a time (none for a part without a transfer encoding). Stops at the first error of
-/// the output.
+/// Rewrites every HTML and CSS part of message `number` into `sink`'s
+/// [`output`](Sink::output), part by part as the walk finds them; links and warnings
+/// are reported as they are found, located by message number and part. Besides the
+/// message, memory holds one decoded part at a time (none for a part without a transfer
+/// encoding). Stops at the first error of the output.
 ///
 /// ```
 /// use absolve::base::Base;
-/// use absolve::links::Link;
-/// use absolve::mime::{write_message, Part, Report};
+/// use absolve::mime::write_message;
+/// use absolve::Collected;
 ///
-/// #[derive(Default)]
-/// struct Out(Vec<u8>, Vec<String>);
-/// impl Report for Out {
-///     fn output(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-///         self.0.extend_from_slice(bytes);
-///         Ok(())
-///     }
-///     fn link(&mut self, part: &Part, link: &Link) {
-///         self.1.push(format!("{} {}", part.path, link.resolved));
-///     }
-/// }
 /// let message = b"Content-Base: http://h/\r\nContent-Type: text/html\r\n\r\n<img src=i.png>";
-/// let mut out = Out::default();
-/// write_message(message, &Base::none(), &Default::default(), &mut out).unwrap();
-/// assert_eq!(out.0, b"Content-Base: http://h/\r\nContent-Type: text/html\r\n\r\n<img src=http://h/i.png>");
-/// assert_eq!(out.1, ["1 http://h/i.png"]);
+/// let mut out = Collected::default();
+/// write_message(message, 1, &Base::none(), &Default::default(), &mut out)?;
+/// assert_eq!(out.output, b"Content-Base: http://h/\r\nContent-Type: text/html\r\n\r\n<img src=http://h/i.png>");
+/// assert_eq!(out.links[0].resolved, "http://h/i.png");
+/// assert_eq!((out.links[0].location.message, out.links[0].location.part.as_deref()), (Some(1), Some("1")));
+/// # Ok::<(), std::io::Error>(())
 /// ```
 pub fn write_message(
     message: &[u8],
+    number: usize,
     outer: &Base,
     options: &Options,
-    report: &mut dyn Report,
+    sink: &mut dyn Sink,
 ) -> io::Result<()> {
     let mut rewrite = MessageRewrite {
         message,
+        number,
         cursor: 0,
         crlf: memchr::memmem::find(message, b"\r\n").is_some(),
         options,
-        report,
+        sink,
         error: None,
     };
     walk::walk(message, outer, &mut rewrite);
     if let Some(error) = rewrite.error {
         return Err(error);
     }
-    rewrite.report.output(&message[rewrite.cursor..])
+    rewrite.sink.output(&message[rewrite.cursor..])
 }
 
 /// The rewrite as the walk's visitor: the bytes between rewritten bodies go out as they
 /// are, each HTML or CSS body as it is rewritten.
-struct MessageRewrite<'m, 'r> {
+struct MessageRewrite<'m, 's> {
     message: &'m [u8],
+    number: usize,
     /// How far the message is written out.
     cursor: usize,
     crlf: bool,
     options: &'m Options,
-    report: &'r mut dyn Report,
+    sink: &'s mut dyn Sink,
     error: Option<io::Error>,
 }
 
 impl walk::Visitor for MessageRewrite<'_, '_> {
     fn part(&mut self, part: Part) {
-        if self.error.is_some() || !is_rewritable(&part) {
+        let Some(kind) = kind_of(&part).filter(|_| self.error.is_none()) else {
             return;
-        }
+        };
         let gap = &self.message[self.cursor..part.body.start];
         let raw = &self.message[part.body.clone()];
-        let result = self
-            .report
-            .output(gap)
-            .and_then(|()| rewrite_part(&part, raw, self.crlf, self.options, &mut *self.report));
+        let location = Location {
+            message: Some(self.number),
+            part: Some(Arc::from(part.path.as_str())),
+            ..Location::default()
+        };
+        let sink = &mut *self.sink;
+        let result = sink.output(gap).and_then(|()| {
+            let target = Target {
+                location,
+                part: &part,
+                sink,
+            };
+            rewrite_part(kind, raw, self.crlf, self.options, target)
+        });
         self.cursor = part.body.end;
         self.error = result.err();
     }
     fn warning(&mut self, warning: Warning) {
-        self.report.warning(warning);
+        self.sink.warning(located(self.number, warning));
     }
 }
 
-fn is_html(part: &Part) -> bool {
-    part.mime_type == "text/html" || part.mime_type == "application/xhtml+xml"
+/// A MIME warning about message `number`.
+fn located(number: usize, warning: Warning) -> crate::Warning {
+    crate::Warning {
+        location: Location {
+            message: Some(number),
+            ..Location::default()
+        },
+        problem: crate::Problem::Mime(warning),
+    }
 }
 
-fn is_rewritable(part: &Part) -> bool {
-    is_html(part) || part.mime_type == "text/css"
+/// The kind of document a part is, if absolve rewrites it.
+fn kind_of(part: &Part) -> Option<Kind> {
+    match part.mime_type.as_str() {
+        "text/html" | "application/xhtml+xml" => Some(Kind::Html),
+        "text/css" => Some(Kind::Css),
+        _ => None,
+    }
+}
+
+/// Where a part goes: its place, the part, the sink.
+struct Target<'p, 's> {
+    location: Location,
+    part: &'p Part,
+    sink: &'s mut dyn Sink,
+}
+
+impl Target<'_, '_> {
+    /// The part written as it was, with a warning saying why.
+    fn unchanged(&mut self, raw: &[u8], reason: String) -> io::Result<()> {
+        let warning = Warning::PartUnchanged(self.part.path.clone(), reason);
+        let number = self.location.message.unwrap_or(1);
+        self.sink.warning(located(number, warning));
+        self.sink.output(raw)
+    }
 }
 
 /// Writes a part's body: rewritten and encoded again, or as it was (unchanged, or when it
 /// cannot be rewritten, with a warning).
 fn rewrite_part(
-    part: &Part,
+    kind: Kind,
     raw: &[u8],
     crlf: bool,
     options: &Options,
-    report: &mut dyn Report,
+    mut target: Target<'_, '_>,
 ) -> io::Result<()> {
-    let unchanged = |report: &mut dyn Report, reason: String| {
-        report.warning(Warning::PartUnchanged(part.path.clone(), reason));
-        report.output(raw)
-    };
+    let part = target.part;
     let decoded = match transfer::decode(raw, part.transfer_encoding) {
         Ok(decoded) => decoded,
-        Err(error) => return unchanged(report, format!("bad transfer encoding ({error})")),
+        Err(error) => return target.unchanged(raw, format!("bad transfer encoding ({error})")),
     };
-    // The part's own charset parameter, else the caller's (`--charset`), else the HTML's.
+    // The part's own charset parameter, else the caller's (`--charset`), else the
+    // document's own rule.
     let charset = match &part.charset {
         Some(label) => match html::charset::from_label(label) {
             Some(encoding) => Some(encoding),
-            None => return unchanged(report, format!("unknown charset {label:?}")),
+            None => return target.unchanged(raw, format!("unknown charset {label:?}")),
         },
         None => options.charset,
     };
@@ -347,91 +332,65 @@ fn rewrite_part(
         .untouchable
         .is_none()
         .then(|| transfer::Encoder::new(part.transfer_encoding, &original, crlf));
-    let mut body = PartBody {
-        part,
-        report,
+    let mut body = PartSink { target, encoder };
+    pipeline::document(
+        kind,
+        Body::Memory(&decoded),
+        &part.base,
+        &options,
+        &mut body,
+    )?;
+    let PartSink {
+        mut target,
         encoder,
-    };
-    if is_html(part) {
-        body = rewrite_html_part(&decoded, &options, body)?;
-    } else {
-        rewrite_css_part(&decoded, &options, &mut body)?;
-    }
-    let PartBody {
-        report, encoder, ..
     } = body;
     match encoder {
-        Some(encoder) => encoder.finish(&mut |bytes| report.output(bytes)),
+        Some(encoder) => encoder.finish(&mut |bytes| target.sink.output(bytes)),
         None => {
             let reason = part.untouchable.clone().unwrap_or_default();
-            unchanged(report, reason)
+            target.unchanged(raw, reason)
         }
     }
 }
 
 /// A part's rewritten text on its way out: encoded again (when the part may change) and
-/// written to the report; its links and warnings reported as they come.
-struct PartBody<'p, 'r, 'o> {
-    part: &'p Part,
-    report: &'r mut dyn Report,
+/// written to the sink; its links and warnings located by message and part.
+struct PartSink<'p, 's, 'o> {
+    target: Target<'p, 's>,
     /// `None` for a part that must stay as it is: its new text is dropped.
     encoder: Option<transfer::Encoder<'o>>,
 }
 
-impl html::Sink for PartBody<'_, '_, '_> {
+impl Sink for PartSink<'_, '_, '_> {
     fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let report = &mut *self.report;
+        let sink = &mut *self.target.sink;
         match &mut self.encoder {
-            Some(encoder) => encoder.write(bytes, &mut |b| report.output(b)),
+            Some(encoder) => encoder.write(bytes, &mut |b| sink.output(b)),
             None => Ok(()),
         }
     }
-    fn link(&mut self, link: &Link) {
-        self.report.link(self.part, link);
+    fn link(&mut self, mut link: Link) {
+        link.location = self.target.location.clone();
+        self.target.sink.link(link);
     }
     fn wants_links(&self) -> bool {
-        self.report.wants_links()
+        self.target.sink.wants_links()
     }
-    fn warning(&mut self, warning: html::Warning) {
-        self.report
-            .warning(Warning::Html(self.part.path.clone(), warning));
+    fn wants_output(&self) -> bool {
+        self.target.sink.wants_output()
     }
-}
-
-/// The part's HTML through the streaming rewriter. The whole part is at hand, so the
-/// `<base href>` is waited for as long as it takes, as [`html::rewrite`] does.
-fn rewrite_html_part<'p, 'r, 'o>(
-    decoded: &[u8],
-    options: &Options,
-    body: PartBody<'p, 'r, 'o>,
-) -> io::Result<PartBody<'p, 'r, 'o>> {
-    let base = body.part.base.clone();
-    let options = Options {
-        base_lookahead: usize::MAX,
-        ..options.clone()
-    };
-    let mut rewriter = if html::may_have_base_element(decoded) {
-        html::Rewriter::new(&base, &options, body)
-    } else {
-        html::Rewriter::with_document_base(&base, &base, &options, body)
-    };
-    // Chunks keep the parser's working set in cache.
-    for chunk in decoded.chunks(64 * 1024) {
-        rewriter.write(chunk)?;
+    fn warning(&mut self, warning: crate::Warning) {
+        let target = &mut self.target;
+        let number = target.location.message.unwrap_or(1);
+        let warning = match warning.problem {
+            crate::Problem::Html(warning) => {
+                located(number, Warning::Html(target.part.path.clone(), warning))
+            }
+            problem => crate::Warning {
+                location: target.location.clone(),
+                problem,
+            },
+        };
+        target.sink.warning(warning);
     }
-    rewriter.end()
-}
-
-fn rewrite_css_part(
-    decoded: &[u8],
-    options: &Options,
-    body: &mut PartBody<'_, '_, '_>,
-) -> io::Result<()> {
-    let encoding = options.charset.unwrap_or(encoding_rs::UTF_8);
-    let part = body.part;
-    let report = &mut *body.report;
-    let new = html::rewrite_css_text(decoded, encoding, &part.base, options, |link| {
-        report.link(part, &link)
-    });
-    html::Sink::output(body, new.as_deref().unwrap_or(decoded))
 }

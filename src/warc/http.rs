@@ -206,6 +206,7 @@ pub(crate) fn header_links(head: &HttpHead, base: &Base, standard: Standard) -> 
             let mut resolved = String::new();
             base.resolve_into(standard, original, &mut resolved);
             links.push(Link {
+                location: Default::default(),
                 element: "http".into(),
                 attribute: Some(name.to_owned()),
                 original: original.to_owned(),

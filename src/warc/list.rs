@@ -2,8 +2,9 @@
 
 use super::framing::Framing;
 use super::payload::{self, Analysis, DocKind};
-use super::{Error, Options, RecordLink, Warning};
-use crate::links::Link;
+use super::{Error, Options, Warning};
+use crate::Event;
+use crate::links::{Link, Location};
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::io::Read;
@@ -11,19 +12,21 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::mpsc::Receiver;
 
-/// Streams the links of a WARC (plain or gzip, detected), record by record: the URLs of
-/// each `response` record's HTTP header fields, then those of its HTML or CSS payload
-/// (and of `resource` records, and the header fields of `revisit` records).
+/// Streams the links of a WARC (plain or gzip, detected), record by record, as
+/// [`Event`]s: the URLs of each `response` record's HTTP header fields, then those of its
+/// HTML or CSS payload (and of `resource` records, and the header fields of `revisit`
+/// records), each [`Link`] located by the record's ID and target URI; each warning (a
+/// damaged record, read past) before the links of the record it is about.
 ///
 /// Payloads are read in batches of [`BATCH_BYTES`], each processed in parallel on rayon's
 /// pool while the next batch is read (at most [`IN_FLIGHT`] batches at once, so memory
-/// holds at most `IN_FLIGHT + 1` batches beyond the largest payload); links come out in
+/// holds at most `IN_FLIGHT + 1` batches beyond the largest payload); events come out in
 /// file order. Other records are read past without being held.
-/// The iterator ends after the first [`Error`] (the input is then unreadable); warnings
-/// (damaged records, read past) are collected for [`take_warnings`](Self::take_warnings).
+/// The iterator ends after the first [`Error`] (the input is then unreadable).
 ///
 /// ```
-/// use absolve::warc::{Links, Options};
+/// use absolve::warc::Links;
+/// use absolve::{Event, Options};
 ///
 /// let body = "<base href='http://cdn.example/'><img src=i.png>";
 /// let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{body}");
@@ -33,20 +36,19 @@ use std::sync::mpsc::Receiver;
 ///      Content-Type: application/http;msgtype=response\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n",
 ///     http.len()
 /// );
-/// let mut links = Links::new(warc.as_bytes(), Options::default());
-/// let first = links.next().unwrap().unwrap();
-/// assert_eq!(first.link.element, "base");
-/// let second = links.next().unwrap().unwrap();
-/// assert_eq!(second.link.resolved, "http://cdn.example/i.png");
-/// assert_eq!(second.target_uri.as_deref(), Some("http://example.com/"));
-/// assert_eq!(second.record.as_deref(), Some("<urn:uuid:2>"));
-/// assert!(links.next().is_none());
-/// assert!(links.take_warnings().is_empty());
+/// let events: Vec<Event> = Links::new(warc.as_bytes(), Options::new()).collect::<Result<_, _>>()?;
+/// let [Event::Link(first), Event::Link(second)] = &events[..] else { panic!("{events:?}") };
+/// assert_eq!(first.element, "base");
+/// assert_eq!(second.resolved, "http://cdn.example/i.png");
+/// assert_eq!(second.location.target_uri.as_deref(), Some("http://example.com/"));
+/// assert_eq!(second.location.record.as_deref(), Some("<urn:uuid:2>"));
+/// # Ok::<(), absolve::warc::Error>(())
 /// ```
 pub struct Links<R: Read> {
     state: State<R>,
     options: Arc<Options>,
-    queue: VecDeque<RecordLink>,
+    queue: VecDeque<Event>,
+    /// Warnings met while reading, not yet given to a pending record.
     warnings: Vec<Warning>,
     /// Records read whose payloads are not processed yet, and their payload bytes.
     pending: Vec<Pending>,
@@ -66,19 +68,22 @@ const BATCH_RECORDS: usize = 256;
 /// The most batches processed at once while the next is read.
 pub const IN_FLIGHT: usize = 2;
 
-/// A batch's records' links and warnings, in order (or the panic that stopped it).
-type Processed = std::thread::Result<Vec<(Vec<RecordLink>, Vec<Warning>)>>;
+/// A batch's records' events, in order (or the panic that stopped it).
+type Processed = std::thread::Result<Vec<Vec<Event>>>;
 
 /// A record read, its payload not processed yet.
 struct Pending {
     analysis: Analysis,
     header_links: Vec<Link>,
+    /// The warnings met while reading it (and the bytes before it).
+    warnings: Vec<Warning>,
 }
 
 impl Pending {
-    /// The record's links (header fields first, then payload) and warnings.
-    fn finish(self, options: &Options) -> (Vec<RecordLink>, Vec<Warning>) {
-        let mut warnings = Vec::new();
+    /// The record's events: its warnings, then its links (header fields first, then
+    /// payload).
+    fn finish(self, options: &Options) -> Vec<Event> {
+        let mut warnings = self.warnings;
         let mut warn = |w: Warning| warnings.push(w);
         let analysis = &self.analysis;
         let mut links = self.header_links;
@@ -88,17 +93,18 @@ impl Pending {
         {
             links.extend(payload::process(analysis, kind, &body, options, false, &mut warn).links);
         }
-        let record: Option<Arc<str>> = analysis.head.record.id.as_deref().map(Arc::from);
-        let target_uri: Option<Arc<str>> = analysis.target_uri.as_deref().map(Arc::from);
-        let links = links
-            .into_iter()
-            .map(|link| RecordLink {
-                record: record.clone(),
-                target_uri: target_uri.clone(),
-                link,
-            })
-            .collect();
-        (links, warnings)
+        let location = Location {
+            record: analysis.head.record.id.as_deref().map(Arc::from),
+            target_uri: analysis.target_uri.as_deref().map(Arc::from),
+            ..Location::default()
+        };
+        let mut events = Vec::with_capacity(warnings.len() + links.len());
+        events.extend(warnings.into_iter().map(|w| Event::Warning(w.into())));
+        events.extend(links.into_iter().map(|mut link| {
+            link.location = location.clone();
+            Event::Link(link)
+        }));
+        events
     }
 }
 
@@ -122,11 +128,6 @@ impl<R: Read> Links<R> {
             in_flight: VecDeque::new(),
             deferred: None,
         }
-    }
-
-    /// The warnings so far (each names its record), leaving none behind.
-    pub fn take_warnings(&mut self) -> Vec<Warning> {
-        std::mem::take(&mut self.warnings)
     }
 
     /// Reads the next record; `Ok(false)` at the end of the input.
@@ -164,6 +165,7 @@ impl<R: Read> Links<R> {
         self.pending.push(Pending {
             analysis,
             header_links,
+            warnings: std::mem::take(&mut self.warnings),
         });
         framing.end_of_record()?;
         framing.previous = Some(record);
@@ -218,21 +220,18 @@ impl<R: Read> Links<R> {
         };
         self.in_flight.pop_front();
         let done = processed.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        for (links, warnings) in done {
-            self.queue.extend(links);
-            self.warnings.extend(warnings);
-        }
+        self.queue.extend(done.into_iter().flatten());
         true
     }
 }
 
 impl<R: Read> Iterator for Links<R> {
-    type Item = Result<RecordLink, Error>;
+    type Item = Result<Event, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if let Some(link) = self.queue.pop_front() {
-                return Some(Ok(link));
+            if let Some(event) = self.queue.pop_front() {
+                return Some(Ok(event));
             }
             let reading = !matches!(self.state, State::Done) && self.deferred.is_none();
             // While reading, a batch that is not done yet is waited for only when enough
@@ -244,6 +243,12 @@ impl<R: Read> Iterator for Links<R> {
             if !reading {
                 if !self.pending.is_empty() {
                     self.process_pending();
+                    continue;
+                }
+                if !self.warnings.is_empty() {
+                    // Warnings after the last record (a truncated file, trailing junk).
+                    let warnings = self.warnings.drain(..).map(|w| Event::Warning(w.into()));
+                    self.queue.extend(warnings);
                     continue;
                 }
                 return self.deferred.take().map(Err);

@@ -2,7 +2,7 @@
 //! and the archive rewritten with them made absolute.
 //!
 //! A `response` record is RFC 1808 §3 made concrete: the page's `<base href>` (§3.1), the
-//! HTTP message around it (§3.2, only with [`Options::http_base_headers`]: browsers never
+//! HTTP message around it (§3.2, only with [`Options::with_http_base_headers`]: browsers never
 //! used `Content-Base`/`Content-Location` as a base and RFC 7231 dropped the rule), and
 //! the `WARC-Target-URI` it was retrieved from (§3.3). The URLs in the HTTP header fields
 //! (`Location`, `Content-Location`, `Link`, `Refresh`) are links too, resolved against the
@@ -16,7 +16,8 @@
 //! warning.
 //!
 //! ```
-//! use absolve::warc::{Links, Options};
+//! use absolve::warc::Links;
+//! use absolve::{Event, Options};
 //!
 //! let http = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\
 //!             Link: </style.css>; rel=stylesheet\r\n\r\n<a href=b.html>b</a>";
@@ -27,19 +28,23 @@
 //!      {http}\r\n\r\n",
 //!     http.len()
 //! );
-//! let links: Vec<_> = Links::new(warc.as_bytes(), Options::default())
-//!     .collect::<Result<_, _>>()
-//!     .unwrap();
+//! let mut links = Vec::new();
+//! for event in Links::new(warc.as_bytes(), Options::new()) {
+//!     if let Event::Link(link) = event? {
+//!         links.push(link);
+//!     }
+//! }
 //! let found: Vec<_> = links
 //!     .iter()
-//!     .map(|l| (l.link.element.as_str(), l.link.resolved.as_str()))
+//!     .map(|l| (l.element.as_str(), l.resolved.as_str()))
 //!     .collect();
 //! assert_eq!(
 //!     found,
 //!     [("http", "http://example.com/style.css"), ("a", "http://example.com/a/b.html")]
 //! );
-//! assert_eq!(links[0].record.as_deref(), Some("<urn:uuid:1>"));
-//! assert_eq!(links[1].target_uri.as_deref(), Some("http://example.com/a/page.html"));
+//! assert_eq!(links[0].location.record.as_deref(), Some("<urn:uuid:1>"));
+//! assert_eq!(links[1].location.target_uri.as_deref(), Some("http://example.com/a/page.html"));
+//! # Ok::<(), absolve::warc::Error>(())
 //! ```
 
 mod framing;
@@ -52,32 +57,8 @@ mod write;
 pub use list::{BATCH_BYTES, Links};
 pub use write::{ORIGINAL_RECORD_ID, rewrite};
 
-use crate::links::Link;
+use crate::Options;
 use std::fmt;
-use std::sync::Arc;
-
-/// How a WARC file is read.
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    /// How each HTML or CSS payload is rewritten. Its `charset` is the caller's
-    /// (`--charset`): a BOM wins over it, then the HTTP `Content-Type` charset.
-    pub html: crate::html::Options,
-    /// Add the HTTP `Content-Base` and `Content-Location` header fields as §3.2 base layers
-    /// (RFC 2068 §14.11, `Content-Base` first), between `<base href>` and the target URI
-    /// (default: off, as browsers do).
-    pub http_base_headers: bool,
-}
-
-/// One URL found in a record: the link plus the record it is in.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordLink {
-    /// The record's `WARC-Record-ID`, if it has one (shared by the record's links).
-    pub record: Option<Arc<str>>,
-    /// The record's `WARC-Target-URI` (without wget's `<...>`), if it has one.
-    pub target_uri: Option<Arc<str>>,
-    /// The URL, where it is in the payload (or the HTTP head) and what it resolves to.
-    pub link: Link,
-}
 
 /// Which record a warning is about: its number in the file (from 1), where it starts in
 /// the (decompressed) file, and its `WARC-Record-ID` when it has one.
@@ -103,6 +84,7 @@ impl fmt::Display for RecordRef {
 
 /// Something wrong in a record that did not stop the reading: the record is named.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Warning {
     /// Bytes after a record that do not start one (its `Content-Length` is wrong?).
     #[error("{skipped} bytes at byte {offset}{} are not a record (a wrong Content-Length?): skipped to the next WARC/ line", after_record(.after))]
@@ -201,6 +183,7 @@ fn after_record(after: &Option<RecordRef>) -> String {
 
 /// What stops the reading of a WARC file.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// Reading or writing failed.
     #[error(transparent)]

@@ -3,10 +3,12 @@
 
 use super::framing::{Framing, Head};
 use super::http::{self, HttpHead, MAX_HTTP_HEAD};
-use super::{Error, Options, RecordRef, Warning};
+use super::{Error, RecordRef, Warning};
 use crate::base::{Base, BaseSource};
-use crate::html::{self, Rewriter, Sink, charset};
+use crate::html::{self, charset};
 use crate::links::Link;
+use crate::pipeline::{self, Body, Kind};
+use crate::{Collected, Options, Problem};
 use encoding_rs::Encoding;
 use std::borrow::Cow;
 use std::io::{self, BufRead, Read};
@@ -394,7 +396,9 @@ pub(crate) struct Done {
     pub links: Vec<Link>,
 }
 
-/// Rewrites (or only lists) the document `body` of kind `kind`.
+/// Rewrites (or only lists) the document `body` of kind `kind`, through the one
+/// function per kind ([`pipeline::document`]), against the record's base and in its
+/// charset; the rewriter's warnings name the record.
 pub(crate) fn process(
     analysis: &Analysis,
     kind: DocKind,
@@ -404,87 +408,46 @@ pub(crate) fn process(
     warn: &mut dyn FnMut(Warning),
 ) -> Done {
     let outer = outer_base(analysis, options);
-    let encoding = charset_of(analysis, options);
     let html_options = html::Options {
-        charset: encoding,
-        base_lookahead: usize::MAX,
+        charset: charset_of(analysis, options),
         ..options.html.clone()
     };
+    let kind = match kind {
+        DocKind::Css => Kind::Css,
+        DocKind::Html | DocKind::Untyped => Kind::Html,
+    };
+    let mut sink = Collected {
+        keep_output: want_output,
+        keep_links: !want_output,
+        ..Collected::default()
+    };
+    if want_output {
+        sink.output
+            .reserve_exact(body.len() + body.len().min(RESERVE_LIMIT as usize) / 8);
+    }
+    // Writing to memory cannot fail.
+    let _ = pipeline::document(kind, Body::Memory(body), &outer, &html_options, &mut sink);
     let record = analysis.record();
-    match kind {
-        DocKind::Css => {
-            let encoding = charset::sniff_bom(body)
-                .map(|(e, _)| e)
-                .or(encoding)
-                .unwrap_or(encoding_rs::UTF_8);
-            let mut links = Vec::new();
-            let output =
-                html::rewrite_css_text(body, encoding, &outer, &html_options, |l| links.push(l));
-            Done {
-                output: output.filter(|_| want_output),
-                links,
-            }
-        }
-        DocKind::Html | DocKind::Untyped => {
-            let sink = DocSink {
-                output: Vec::new(),
-                links: Vec::new(),
-                want_output,
-                warnings: Vec::new(),
-            };
-            let mut rewriter = if html::may_have_base_element(body) {
-                Rewriter::new(&outer, &html_options, sink)
-            } else {
-                Rewriter::with_document_base(&outer, &outer, &html_options, sink)
-            };
-            rewriter.reserve(body.len().min(RESERVE_LIMIT as usize));
-            for chunk in body.chunks(64 * 1024) {
-                // Writing to memory cannot fail.
-                let _ = rewriter.write(chunk);
-            }
-            let sink = rewriter.end().unwrap_or_else(|_| DocSink::default());
-            for warning in sink.warnings {
-                warn(Warning::Html {
-                    record: record.clone(),
-                    warning,
-                });
-            }
-            let changed = want_output && sink.output != body;
-            Done {
-                output: changed.then_some(sink.output),
-                links: sink.links,
-            }
-        }
+    for warning in sink.warnings {
+        warn(match warning.problem {
+            Problem::Html(warning) => Warning::Html {
+                record: record.clone(),
+                warning,
+            },
+            Problem::Warc(warning) => warning,
+            other => Warning::Html {
+                record: record.clone(),
+                warning: html::Warning::ParserStopped {
+                    offset: 0,
+                    reason: other.to_string(),
+                },
+            },
+        });
     }
-}
-
-/// Where the HTML rewriter's reports go for one payload.
-#[derive(Default)]
-struct DocSink {
-    output: Vec<u8>,
-    links: Vec<Link>,
-    want_output: bool,
-    warnings: Vec<html::Warning>,
-}
-
-impl Sink for DocSink {
-    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if self.want_output {
-            self.output.extend_from_slice(bytes);
-        }
-        Ok(())
-    }
-    fn link(&mut self, link: &Link) {
-        self.links.push(link.clone());
-    }
-    fn link_owned(&mut self, link: Link) {
-        self.links.push(link);
-    }
-    fn wants_output(&self) -> bool {
-        self.want_output
-    }
-    fn warning(&mut self, warning: html::Warning) {
-        self.warnings.push(warning);
+    let changed = want_output && sink.output != body;
+    Done {
+        output: changed.then_some(sink.output),
+        links: sink.links,
     }
 }
 

@@ -17,21 +17,24 @@ pub const ORIGINAL_RECORD_ID: &str = "Absolve-Original-Record-ID";
 use super::framing::{Framing, Head};
 use super::payload::{self, Analysis, DocKind};
 use super::{Error, Options, RecordRef, Summary, Warning};
+use crate::Sink;
 use data_encoding::BASE32;
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use sha1::{Digest, Sha1};
-use std::io::{Read, Write};
+use std::cell::RefCell;
+use std::io::{self, Read, Write};
 
 /// Records beyond this size are not held to find out whether the file is one gzip
 /// member per record.
 const MAX_HELD_FIRST_RECORD: u64 = 32 << 20;
 
-/// Rewrites a WARC into `out` (gzip per record when the input was gzipped), reporting
-/// each warning (they name their record) to `on_warning`.
+/// Rewrites a WARC into `sink`'s output (gzip per record when the input was gzipped),
+/// reporting each warning (it names its record) to the sink as well.
 ///
 /// ```
-/// use absolve::warc::{rewrite, Options};
+/// use absolve::warc::rewrite;
+/// use absolve::{Collected, Options};
 ///
 /// let http = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=b>";
 /// let record = |kind: &str, block: &str| format!(
@@ -40,20 +43,46 @@ const MAX_HELD_FIRST_RECORD: u64 = 32 << 20;
 ///      Content-Length: {}\r\n\r\n{block}\r\n\r\n", block.len());
 /// let request = record("request", "GET /a/ HTTP/1.1\r\n\r\n");
 /// let input = request.clone() + &record("response", http);
-/// let mut out = Vec::new();
-/// let summary = rewrite(input.as_bytes(), &mut out, &Options::default(), |w| panic!("{w}")).unwrap();
+/// let mut out = Collected::output_only();
+/// let summary = rewrite(input.as_bytes(), &Options::new(), &mut out)?;
 /// assert_eq!((summary.records, summary.copied, summary.rewritten), (2, 1, 1));
-/// let out = String::from_utf8(out).unwrap();
+/// assert!(out.warnings.is_empty());
+/// let out = String::from_utf8(out.output).unwrap();
 /// assert!(out.starts_with(&request));
 /// assert!(out.contains("WARC-Type: response\r\n"));
 /// assert!(out.contains("Absolve-Original-Record-ID: <urn:uuid:response>\r\n"));
 /// assert!(out.ends_with("Content-Length: 21\r\n\r\n<a href=http://h/a/b>\r\n\r\n"));
+/// # Ok::<(), absolve::warc::Error>(())
 /// ```
-pub fn rewrite<R: Read, W: Write>(
+pub fn rewrite<R: Read>(
+    reader: R,
+    options: &Options,
+    sink: &mut dyn Sink,
+) -> Result<Summary, Error> {
+    let sink = RefCell::new(sink);
+    let mut warn = |warning: Warning| sink.borrow_mut().warning(warning.into());
+    rewrite_into(reader, SinkWriter(&sink), options, &mut warn)
+}
+
+/// The sink's output as a [`Write`].
+struct SinkWriter<'a, 's>(&'a RefCell<&'s mut dyn Sink>);
+
+impl Write for SinkWriter<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().output(buf)?;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// [`rewrite`] into any writer.
+fn rewrite_into<R: Read, W: Write>(
     reader: R,
     out: W,
     options: &Options,
-    mut on_warning: impl FnMut(Warning),
+    warn: &mut dyn FnMut(Warning),
 ) -> Result<Summary, Error> {
     let framing = Framing::new(reader)?;
     let gzip = framing.input.get_ref().gzip;
@@ -69,7 +98,6 @@ pub fn rewrite<R: Read, W: Write>(
     if gzip {
         job.framing.input.get_mut().tee().keeping = true;
     }
-    let warn = &mut on_warning as &mut dyn FnMut(Warning);
     while job.record(warn)? {}
     job.out.flush()?;
     Ok(job.summary)

@@ -1,0 +1,639 @@
+//! The one driver every face calls (the CLI, [`document`](crate::document), Python):
+//! bytes in, through a container, to one function per document kind, results out to a
+//! [`Sink`].
+//!
+//! ```text
+//! Input ──► format (told by content, or given) ──► container ──► document ──► Sink
+//!                                                   mbox, message    html, css
+//!                                                   warc
+//! ```
+//!
+//! - [`run`] reads the input, tells its format ([`format::detect`]) unless one is
+//!   given, finds the retrieval URL (RFC 1808 §3.3: [`Options::with_url`], else a saved
+//!   page's marker, see [`retrieval`]), and hands the input to its container;
+//! - a container finds the documents inside it and the base layer it adds (§3.2): an
+//!   mbox its messages, a message its parts ([`mime`]), a WARC file its records' HTTP
+//!   payloads ([`warc`]);
+//! - each document goes through [`document`], one function per [`Kind`]: HTML (the
+//!   streaming rewriter, §3.1 `<base href>`), CSS (CSS Syntax §3.2 for its charset, in
+//!   every container alike).
+//!
+//! A new container is one module and one arm in [`run`]; a new kind of document, one
+//! module and one arm in [`document`].
+//!
+//! ```
+//! use absolve::pipeline::{self, Input};
+//! use absolve::{Collected, Options};
+//!
+//! let message = b"Content-Location: http://h/d/p.html\r\nContent-Type: text/html\r\n\r\n<a href=x>";
+//! let mut sink = Collected::default();
+//! let summary = pipeline::run(Input::Bytes(message), &Options::new(), &mut sink)?;
+//! assert_eq!(summary.format, absolve::format::Format::Mime);
+//! assert!(sink.output.ends_with(b"<a href=http://h/d/x>"));
+//! let link = &sink.links[0];
+//! assert_eq!((link.location.message, link.location.part.as_deref()), (Some(1), Some("1")));
+//! # Ok::<(), absolve::Error>(())
+//! ```
+
+use crate::base::{Base, BaseSource};
+use crate::format::{self, Format};
+use crate::html::{self, Rewriter};
+use crate::links::Link;
+use crate::options::Options;
+use crate::sink::Sink;
+use crate::url::has_scheme;
+use crate::warning::{Problem, Warning};
+use crate::{css, mime, retrieval, warc};
+use encoding_rs::Encoding;
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// How many bytes are read at a time, and how many of the start tell the format.
+const CHUNK: usize = 64 * 1024;
+
+/// The most bytes an in-memory HTML document reserves ahead for its held bytes.
+const RESERVE_LIMIT: usize = 8 << 20;
+
+/// Where an input's bytes come from.
+///
+/// ```
+/// use absolve::pipeline::Input;
+///
+/// let from_memory = Input::Bytes(b"<a href=x>");
+/// let from_a_pipe = Input::Reader(Box::new(std::io::empty()));
+/// let from_disk = Input::File(std::path::Path::new("page.html"));
+/// # let _ = (from_memory, from_a_pipe, from_disk);
+/// ```
+#[non_exhaustive]
+pub enum Input<'a> {
+    /// A whole input in memory: an HTML `<base href>` is found wherever it is.
+    Bytes(&'a [u8]),
+    /// A stream (standard input, a socket): read once, in chunks; an HTML page's output
+    /// is held back until its `<base href>` is known, up to
+    /// [`html::Options::base_lookahead`] bytes.
+    Reader(Box<dyn Read + 'a>),
+    /// A file: read in chunks (a large HTML page is read twice, first for its
+    /// `<base href>`, so that nothing is held back); a saved page's extended attribute
+    /// can give its URL, and [`Options::with_keep_local`] can find the files beside it.
+    File(&'a Path),
+}
+
+/// What [`run`] found: the format the input was read as, and whether anything changed.
+///
+/// ```
+/// use absolve::pipeline::{self, Input};
+/// use absolve::{Collected, Options};
+///
+/// let options = Options::new().with_url("http://h/")?;
+/// let summary = pipeline::run(Input::Bytes(b"<a href=x>"), &options, &mut Collected::default())?;
+/// assert_eq!(summary.format, absolve::format::Format::Html);
+/// assert!(summary.changed);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Summary {
+    /// The format given, or the one told by content.
+    pub format: Format,
+    /// Whether a link resolved to something other than what it said (as far as links
+    /// were built: always when the sink wants links), or a WARC record was rewritten.
+    pub changed: bool,
+}
+
+/// What stops the reading of an input: an input or output error, or a WARC file that
+/// cannot be read on. Damage inside a document is a [`Warning`], never an error.
+///
+/// ```
+/// use absolve::{document, format::Format, Error, Options};
+///
+/// let options = Options::new().with_format(Some(Format::Warc));
+/// let error = document::links(b"<p>not a WARC", &options).unwrap_err();
+/// assert!(matches!(error, Error::Warc(absolve::warc::Error::NotWarc { .. })));
+/// assert!(error.to_string().starts_with("not a WARC file: "));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Reading the input or writing the output failed.
+    #[error(transparent)]
+    Io(io::Error),
+    /// The WARC file cannot be read on: it is not a WARC file, or its gzip data is
+    /// damaged.
+    #[error(transparent)]
+    Warc(warc::Error),
+}
+
+impl From<io::Error> for Error {
+    fn from(error: io::Error) -> Self {
+        Error::Io(error)
+    }
+}
+
+impl From<warc::Error> for Error {
+    fn from(error: warc::Error) -> Self {
+        match error {
+            warc::Error::Io(error) => Error::Io(error),
+            other => Error::Warc(other),
+        }
+    }
+}
+
+/// Reads `input` as `options` say, every link made absolute (when the sink wants the
+/// output) and listed (when it wants links), into `sink`.
+///
+/// The base of each document, innermost first (RFC 1808 §3): its own (`<base href>`, a
+/// part's `Content-Base`...), its container's (§3.2), the retrieval URL (§3.3: the
+/// [`Options::with_url`] one, else a saved page's marker; a WARC record's
+/// `WARC-Target-URI` instead), none (§3.4, with [`Problem::NoBaseUrl`] when a relative
+/// reference is left as it is).
+///
+/// ```
+/// use absolve::pipeline::{self, Input};
+/// use absolve::{Collected, Options, Problem};
+///
+/// let mut sink = Collected::default();
+/// pipeline::run(Input::Bytes(b"<a href=x>"), &Options::new(), &mut sink)?;
+/// assert_eq!(sink.output, b"<a href=x>");
+/// assert_eq!(sink.warnings[0].problem, Problem::NoBaseUrl);
+/// # Ok::<(), absolve::Error>(())
+/// ```
+pub fn run(input: Input<'_>, options: &Options, sink: &mut dyn Sink) -> Result<Summary, Error> {
+    let (path, memory, mut reader): (Option<&Path>, Option<&[u8]>, Box<dyn Read + '_>) = match input
+    {
+        Input::Bytes(bytes) => (None, Some(bytes), Box::new(io::empty())),
+        Input::Reader(reader) => (None, None, reader),
+        Input::File(path) => (Some(path), None, Box::new(File::open(path)?)),
+    };
+    let head = match memory {
+        Some(bytes) => bytes,
+        None => &read_head(&mut reader)?,
+    };
+    let format = options.format.unwrap_or_else(|| detect(head));
+    warn_on_forced_format(options.format, head, sink);
+    let source = Source {
+        head,
+        rest: reader,
+        whole: memory.is_some(),
+        path,
+    };
+    if format == Format::Warc {
+        // Each record carries its own bases (§3.1-§3.3): no retrieval URL is looked for.
+        if options.url.url().is_some() {
+            sink.warning(Warning::new(Problem::UrlUnused));
+        }
+        let changed = warc_file(source, options, sink)?;
+        return Ok(Summary { format, changed });
+    }
+    let (outer, from_marker) = retrieval_base(options, path, head, format)?;
+    let local_hits = Arc::new(AtomicUsize::new(0));
+    let mut html = options.html.clone();
+    if let Some(path) = path.filter(|_| options.keep_local || from_marker) {
+        let directory = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        html.keep_reference = Some(local_file_rule(
+            directory,
+            options.keep_local,
+            Arc::clone(&local_hits),
+        ));
+    }
+    let no_base = outer.url().is_none();
+    let marker = outer.source();
+    let mut tally = Tally {
+        inner: sink,
+        changed: false,
+        relative_left: false,
+        watch: no_base,
+    };
+    match format {
+        Format::Html => document(Kind::Html, source.into_body(), &outer, &html, &mut tally)?,
+        Format::Css => document(Kind::Css, source.into_body(), &outer, &html, &mut tally)?,
+        Format::Mime => message(source, &outer, &html, &mut tally)?,
+        Format::Mbox => mbox(source, &outer, &html, &mut tally)?,
+        Format::Warc => unreachable!("a WARC file is read above"),
+    }
+    let Tally {
+        inner: sink,
+        changed,
+        relative_left,
+        ..
+    } = tally;
+    if no_base && relative_left {
+        sink.warning(Warning::new(Problem::NoBaseUrl));
+    }
+    let hits = local_hits.load(Ordering::Relaxed);
+    if from_marker && !options.keep_local && hits > 0 {
+        let problem = Problem::LocalFilesResolved {
+            count: hits,
+            marker,
+        };
+        sink.warning(Warning::new(problem));
+    }
+    Ok(Summary { format, changed })
+}
+
+/// The format of an input none was given for, told by its first bytes.
+fn detect(head: &[u8]) -> Format {
+    format::detect(&head[..head.len().min(CHUNK)])
+}
+
+/// The first bytes of a stream, for telling formats apart.
+fn read_head(reader: &mut dyn Read) -> io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(CHUNK);
+    reader.take(CHUNK as u64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// A forced format the content does not look like: said, not silent.
+fn warn_on_forced_format(forced: Option<Format>, head: &[u8], sink: &mut dyn Sink) {
+    let detected = detect(head);
+    let mismatch = match (forced, detected) {
+        (Some(Format::Mbox), found) if found != Format::Mbox => Problem::FormatMismatch {
+            given: Format::Mbox,
+            found,
+        },
+        (Some(Format::Mime), Format::Html) => Problem::FormatMismatch {
+            given: Format::Mime,
+            found: Format::Html,
+        },
+        _ => return,
+    };
+    sink.warning(Warning::new(mismatch));
+}
+
+/// An input once its first bytes are read: those, the rest of the stream, whether the
+/// bytes are the whole input (held in memory), and the file it is.
+struct Source<'a> {
+    head: &'a [u8],
+    rest: Box<dyn Read + 'a>,
+    whole: bool,
+    path: Option<&'a Path>,
+}
+
+impl<'a> Source<'a> {
+    fn into_body(self) -> Body<'a> {
+        if self.whole {
+            Body::Memory(self.head)
+        } else {
+            Body::Stream {
+                head: self.head,
+                rest: self.rest,
+                file: self.path,
+            }
+        }
+    }
+
+    /// The whole input in memory (a message is read whole: its parts are found in it).
+    fn read_all(mut self) -> io::Result<std::borrow::Cow<'a, [u8]>> {
+        if self.whole {
+            return Ok(std::borrow::Cow::Borrowed(self.head));
+        }
+        let mut bytes = self.head.to_vec();
+        self.rest.read_to_end(&mut bytes)?;
+        Ok(std::borrow::Cow::Owned(bytes))
+    }
+
+    /// The input as one reader, its first bytes included.
+    fn reader(self) -> impl Read + 'a {
+        self.head.chain(self.rest)
+    }
+}
+
+/// The bytes of one document.
+pub(crate) enum Body<'a> {
+    /// All of it, in memory (a MIME part, a WARC payload, an input given as bytes).
+    Memory(&'a [u8]),
+    /// Its first bytes, the rest as a stream, and the file it is, if one.
+    Stream {
+        head: &'a [u8],
+        rest: Box<dyn Read + 'a>,
+        file: Option<&'a Path>,
+    },
+}
+
+/// The kinds of document absolve rewrites.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// An HTML (or XHTML) document.
+    Html,
+    /// A CSS stylesheet.
+    Css,
+}
+
+/// Rewrites (or lists) one document of kind `kind` against `base` (its outer base: a
+/// document's own `<base href>` comes first), `options.charset` being its transport's
+/// charset (a MIME part's, an HTTP response's, the caller's). One function per kind.
+pub(crate) fn document(
+    kind: Kind,
+    body: Body<'_>,
+    base: &Base,
+    options: &html::Options,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
+    match kind {
+        Kind::Html => html_document(body, base, options, sink),
+        Kind::Css => stylesheet(body, base, options, sink),
+    }
+}
+
+/// An HTML document. In memory, its `<base href>` (§3.1) is waited for wherever it is.
+/// From a file larger than the base lookahead, the file is looked at first: with no
+/// `<base` in its bytes its base is the outer one; otherwise it is scanned for its
+/// `<base href>`. Either way nothing is held back while rewriting it.
+fn html_document(
+    body: Body<'_>,
+    base: &Base,
+    options: &html::Options,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
+    let (head, rest, file) = match body {
+        Body::Memory(bytes) => return html_in_memory(bytes, base, options, sink),
+        Body::Stream { head, rest, file } => (head, rest, file),
+    };
+    let large_file = match file {
+        Some(path) => std::fs::metadata(path)?.len() > options.base_lookahead as u64,
+        None => false,
+    };
+    let mut rewriter = match file.filter(|_| large_file) {
+        Some(path) => {
+            let document_base = if file_may_have_base_element(path)? {
+                html::scan_base(File::open(path)?, base, options)?
+            } else {
+                base.clone()
+            };
+            Rewriter::with_document_base(base, &document_base, options, sink)
+        }
+        None => Rewriter::new(base, options, sink),
+    };
+    rewriter.write(head)?;
+    copy_chunks(rest, |chunk| rewriter.write(chunk))?;
+    rewriter.end().map(drop)
+}
+
+/// A whole HTML document in memory: its `<base href>` waited for as long as it takes.
+fn html_in_memory(
+    bytes: &[u8],
+    base: &Base,
+    options: &html::Options,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
+    let options = html::Options {
+        base_lookahead: usize::MAX,
+        ..options.clone()
+    };
+    let mut rewriter = if html::may_have_base_element(bytes) {
+        Rewriter::new(base, &options, sink)
+    } else {
+        Rewriter::with_document_base(base, base, &options, sink)
+    };
+    // Room for what is held until the `<base href>` is known, rather than doubling (and
+    // copying) as it comes.
+    rewriter.reserve(bytes.len().min(RESERVE_LIMIT));
+    // Chunks keep the parser's working set in cache.
+    for chunk in bytes.chunks(CHUNK) {
+        rewriter.write(chunk)?;
+    }
+    rewriter.end().map(drop)
+}
+
+/// [`html::may_have_base_element`] over a file, read in chunks that overlap by the four
+/// bytes a `<base` could straddle.
+fn file_may_have_base_element(path: &Path) -> io::Result<bool> {
+    let mut file = File::open(path)?;
+    let mut buf = vec![0; CHUNK + 4];
+    let mut kept = 0;
+    loop {
+        let n = file.read(&mut buf[kept..])?;
+        if n == 0 {
+            return Ok(false);
+        }
+        let filled = kept + n;
+        if html::may_have_base_element(&buf[..filled]) {
+            return Ok(true);
+        }
+        kept = filled.min(4);
+        buf.copy_within(filled - kept..filled, 0);
+    }
+}
+
+/// A stylesheet, read whole: its `url()` and `@import` values against `base`, in its
+/// charset by CSS Syntax §3.2 ([`css::stylesheet_encoding`]: BOM, the transport's,
+/// `@charset`, UTF-8), the same rule in every container. A charset that is not
+/// ASCII-compatible (UTF-16) passes through unchanged, with a warning.
+fn stylesheet(
+    body: Body<'_>,
+    base: &Base,
+    options: &html::Options,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
+    let held;
+    let bytes: &[u8] = match body {
+        Body::Memory(bytes) => bytes,
+        Body::Stream { head, mut rest, .. } => {
+            let mut all = head.to_vec();
+            rest.read_to_end(&mut all)?;
+            held = all;
+            &held
+        }
+    };
+    let encoding: &'static Encoding = css::stylesheet_encoding(bytes, options.charset);
+    if !encoding.is_ascii_compatible() {
+        sink.warning(html::Warning::UnsupportedCharset(encoding.name()).into());
+        return sink.output(bytes);
+    }
+    let wants_links = sink.wants_links();
+    let mut links = Vec::new();
+    let rewritten = html::rewrite_css_text(bytes, encoding, base, options, |link| {
+        if wants_links {
+            links.push(link);
+        }
+    });
+    for link in links {
+        sink.link(link);
+    }
+    sink.output(rewritten.as_deref().unwrap_or(bytes))
+}
+
+/// One MIME message (an `.eml`, an MHTML page), read whole and written out part by part:
+/// message number 1. Its headers are the encapsulating base of its parts (§3.2).
+fn message(
+    source: Source<'_>,
+    outer: &Base,
+    options: &html::Options,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
+    let message = source.read_all()?;
+    one_message(&message, 1, outer, options, sink)
+}
+
+/// An mbox archive, one message at a time; separator lines are written as they were,
+/// and so are the bytes before the first one, which are no message.
+fn mbox(
+    source: Source<'_>,
+    outer: &Base,
+    options: &html::Options,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
+    let archive = io::BufReader::with_capacity(CHUNK, source.reader());
+    for entry in mime::mbox::Messages::new(archive) {
+        let entry = entry?;
+        sink.output(&entry.separator)?;
+        match entry.number {
+            Some(number) => one_message(&entry.message, number, outer, options, sink)?,
+            None => sink.output(&entry.message)?,
+        }
+    }
+    Ok(())
+}
+
+/// Message `number`, its links and warnings located by its number and parts. Only a
+/// message with a `Content-Length` header (mboxcl) is held whole, since the header,
+/// before the body, must give the new length.
+fn one_message(
+    message: &[u8],
+    number: usize,
+    outer: &Base,
+    options: &html::Options,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
+    if !mime::mbox::has_content_length(message) || !sink.wants_output() {
+        return mime::write_message(message, number, outer, options, sink);
+    }
+    let rewritten = mime::rewrite_message(message, number, outer, options, sink);
+    sink.output(&mime::mbox::update_content_length(message, rewritten))
+}
+
+/// A WARC file: its links, or the archive rewritten; whether anything changed.
+fn warc_file(source: Source<'_>, options: &Options, sink: &mut dyn Sink) -> Result<bool, Error> {
+    let input = source.reader();
+    if sink.wants_links() && !sink.wants_output() {
+        let mut changed = false;
+        for event in warc::Links::new(input, options.clone()) {
+            match event? {
+                crate::Event::Link(link) => {
+                    changed |= link.resolved != link.original;
+                    sink.link(link);
+                }
+                crate::Event::Warning(warning) => sink.warning(warning),
+            }
+            // A write error (a closed pipe) is reported by the sink's next output.
+            sink.output(&[])?;
+        }
+        return Ok(changed);
+    }
+    let summary = warc::rewrite(input, options, sink)?;
+    Ok(summary.rewritten > 0)
+}
+
+/// The retrieval URL of an input, and whether a saved page's marker gave it: the one
+/// given, else a marker (HTML comments in its first bytes, a file's extended
+/// attribute), else none.
+fn retrieval_base(
+    options: &Options,
+    path: Option<&Path>,
+    head: &[u8],
+    format: Format,
+) -> io::Result<(Base, bool)> {
+    if options.url.url().is_some() {
+        return Ok((options.url.clone(), false));
+    }
+    let html = format == Format::Html;
+    let found = match path {
+        Some(path) => retrieval::find(path, head, html)?,
+        None if html => retrieval::from_comments(head),
+        None => None,
+    };
+    Ok(match found.and_then(|found| found.base().ok()) {
+        Some(base) => (base, true),
+        None => (Base::none(), false),
+    })
+}
+
+/// The [`Options::with_keep_local`] rule for a document in `directory`: a reference with
+/// no scheme and no network path, its query and fragment cut and its %XX decoded, names a
+/// file that exists when joined to the directory (a path from `/` is taken as it is, as a
+/// file: URL would be), or a directory with an `index.html`. Each such reference is
+/// counted; it is kept only when `keep` is set.
+fn local_file_rule(directory: PathBuf, keep: bool, hits: Arc<AtomicUsize>) -> html::KeepReference {
+    Arc::new(move |reference: &str| {
+        let exists = names_local_file(&directory, reference);
+        if exists {
+            hits.fetch_add(1, Ordering::Relaxed);
+        }
+        keep && exists
+    })
+}
+
+fn names_local_file(directory: &Path, reference: &str) -> bool {
+    if has_scheme(reference) || reference.starts_with("//") {
+        return false;
+    }
+    let path = reference.split(['?', '#']).next().unwrap_or_default();
+    if path.is_empty() {
+        return false;
+    }
+    let decoded: Vec<u8> = percent_encoding::percent_decode_str(path).collect();
+    #[cfg(unix)]
+    let decoded = {
+        use std::os::unix::ffi::OsStrExt;
+        PathBuf::from(std::ffi::OsStr::from_bytes(&decoded))
+    };
+    #[cfg(not(unix))]
+    let decoded = PathBuf::from(String::from_utf8_lossy(&decoded).into_owned());
+    let named = directory.join(decoded);
+    named.is_file() || (named.is_dir() && named.join("index.html").is_file())
+}
+
+/// Reads `reader` to the end in chunks.
+fn copy_chunks(
+    mut reader: impl Read,
+    mut write: impl FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut buf = vec![0; CHUNK];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => write(&buf[..n])?,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Passes everything on, noting whether a link changed and whether a relative
+/// reference was left for want of a base (links are built for that when `watch` is
+/// set, even if the sink does not want them).
+struct Tally<'s> {
+    inner: &'s mut dyn Sink,
+    changed: bool,
+    relative_left: bool,
+    watch: bool,
+}
+
+impl Sink for Tally<'_> {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.inner.output(bytes)
+    }
+    fn link(&mut self, link: Link) {
+        self.changed |= link.resolved != link.original;
+        self.relative_left |= link.base_from == BaseSource::None && is_relative(&link.original);
+        if self.inner.wants_links() {
+            self.inner.link(link);
+        }
+    }
+    fn warning(&mut self, warning: Warning) {
+        self.inner.warning(warning);
+    }
+    fn wants_output(&self) -> bool {
+        self.inner.wants_output()
+    }
+    fn wants_links(&self) -> bool {
+        self.watch || self.inner.wants_links()
+    }
+}
+
+/// A reference that a base would change: not empty, not fragment-only, with no scheme.
+fn is_relative(reference: &str) -> bool {
+    !reference.is_empty() && !reference.starts_with('#') && !has_scheme(reference)
+}

@@ -1,0 +1,208 @@
+//! [`Sink`]: the one way results leave the library, whatever the input: the rewritten
+//! bytes, each [`Link`] as it is found, each [`Warning`] as it is met. Nothing is
+//! collected unless the sink collects it ([`Collected`] does, for inputs held in memory).
+
+use crate::links::Link;
+use crate::warning::Warning;
+use std::io;
+
+/// Where results go: the output bytes, each link found, each warning. Nothing in the
+/// library blocks or spawns on a sink's behalf: it calls these as it goes, in input
+/// order.
+///
+/// An error returned by [`output`](Self::output) (an [`io::Error`], for example a closed
+/// connection) is returned by the call that produced the bytes, and the caller decides
+/// what to do. Links and warnings cannot fail.
+///
+/// ```
+/// use absolve::base::Base;
+/// use absolve::html::{Options, Rewriter};
+/// use absolve::{Link, Sink, Warning};
+/// use std::io::{self, Write};
+///
+/// /// Writes the page to any `Write` and keeps each resolved link.
+/// struct Printer<W: Write> { out: W, found: Vec<String> }
+///
+/// impl<W: Write> Sink for Printer<W> {
+///     fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+///         self.out.write_all(bytes)
+///     }
+///     fn link(&mut self, link: Link) {
+///         self.found.push(link.resolved);
+///     }
+///     fn warning(&mut self, warning: Warning) {
+///         eprintln!("warning: {warning}");
+///     }
+/// }
+///
+/// let base = Base::retrieval_url("http://h/a/")?;
+/// let sink = Printer { out: Vec::new(), found: Vec::new() };
+/// let mut rewriter = Rewriter::new(&base, &Options::default(), sink);
+/// rewriter.write(b"<a href=b>b</a>")?;
+/// let done = rewriter.end()?;
+/// assert_eq!(done.out, b"<a href=http://h/a/b>b</a>");
+/// assert_eq!(done.found, ["http://h/a/b"]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait Sink {
+    /// The next bytes of the rewritten input.
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()>;
+    /// A URL found, in input order, with its resolved form and where it is.
+    fn link(&mut self, _link: Link) {}
+    /// Something that went wrong without stopping the work.
+    fn warning(&mut self, _warning: Warning) {}
+    /// Whether the bytes given to [`output`](Self::output) are used: a sink that drops
+    /// them (one that only lists links) returns `false`, and the rewriters then do not
+    /// build new values' bytes. `true` by default.
+    fn wants_output(&self) -> bool {
+        true
+    }
+    /// Whether [`link`](Self::link) is wanted: a sink that ignores links returns `false`,
+    /// and the rewriters then do not build them. `true` by default.
+    fn wants_links(&self) -> bool {
+        true
+    }
+}
+
+impl<S: Sink + ?Sized> Sink for &mut S {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        (**self).output(bytes)
+    }
+    fn link(&mut self, link: Link) {
+        (**self).link(link);
+    }
+    fn warning(&mut self, warning: Warning) {
+        (**self).warning(warning);
+    }
+    fn wants_output(&self) -> bool {
+        (**self).wants_output()
+    }
+    fn wants_links(&self) -> bool {
+        (**self).wants_links()
+    }
+}
+
+/// One result, for a reader that pulls them ([`warc::Links`](crate::warc::Links)) rather
+/// than having them pushed to a [`Sink`]: what a sink's [`link`](Sink::link) and
+/// [`warning`](Sink::warning) would be given, in the same order.
+///
+/// ```
+/// use absolve::{Event, Problem, Warning};
+///
+/// let event = Event::Warning(Warning::new(Problem::NoBaseUrl));
+/// assert!(matches!(event, Event::Warning(w) if w.problem == Problem::NoBaseUrl));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// A link found.
+    Link(Link),
+    /// A warning met.
+    Warning(Warning),
+}
+
+/// Collects everything in memory: what the in-memory entry points return.
+/// [`Collected::default`] keeps the output, links and warnings;
+/// [`Collected::output_only`] and [`Collected::links_only`] keep less, and the rewriters
+/// then do not build what is not kept.
+///
+/// ```
+/// use absolve::base::Base;
+/// use absolve::html::{Options, Rewriter};
+/// use absolve::Collected;
+///
+/// let base = Base::retrieval_url("http://h/")?;
+/// let mut rewriter = Rewriter::new(&base, &Options::default(), Collected::default());
+/// rewriter.write(b"<img src=i.png>")?;
+/// let done = rewriter.end()?;
+/// assert_eq!(done.output, b"<img src=http://h/i.png>");
+/// assert_eq!(done.links[0].resolved, "http://h/i.png");
+/// assert!(done.warnings.is_empty());
+///
+/// let mut fast = Rewriter::new(&base, &Options::default(), Collected::output_only());
+/// fast.write(b"<img src=i.png>")?;
+/// assert!(fast.end()?.links.is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Collected {
+    /// The rewritten input.
+    pub output: Vec<u8>,
+    /// Every URL found, in order (empty when `keep_links` is off).
+    pub links: Vec<Link>,
+    /// What went wrong without stopping the work, in order.
+    pub warnings: Vec<Warning>,
+    /// Whether links are built and kept (`true` by default).
+    pub keep_links: bool,
+    /// Whether the rewritten bytes are built and kept (`true` by default).
+    pub keep_output: bool,
+}
+
+impl Default for Collected {
+    fn default() -> Self {
+        Collected {
+            output: Vec::new(),
+            links: Vec::new(),
+            warnings: Vec::new(),
+            keep_links: true,
+            keep_output: true,
+        }
+    }
+}
+
+impl Collected {
+    /// Keeps the output and the warnings, not the links.
+    ///
+    /// ```
+    /// assert!(!absolve::Collected::output_only().keep_links);
+    /// ```
+    pub fn output_only() -> Self {
+        Collected {
+            keep_links: false,
+            ..Collected::default()
+        }
+    }
+
+    /// Keeps the links and the warnings, not the output (which is then not built).
+    ///
+    /// ```
+    /// use absolve::base::Base;
+    /// use absolve::html::{Options, Rewriter};
+    /// use absolve::Collected;
+    ///
+    /// let base = Base::retrieval_url("http://h/")?;
+    /// let mut rewriter = Rewriter::new(&base, &Options::default(), Collected::links_only());
+    /// rewriter.write(b"<a href=x>")?;
+    /// let collected = rewriter.end()?;
+    /// assert_eq!((collected.links[0].resolved.as_str(), collected.output.len()), ("http://h/x", 0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn links_only() -> Self {
+        Collected {
+            keep_output: false,
+            ..Collected::default()
+        }
+    }
+}
+
+impl Sink for Collected {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.keep_output {
+            self.output.extend_from_slice(bytes);
+        }
+        Ok(())
+    }
+    fn link(&mut self, link: Link) {
+        if self.keep_links {
+            self.links.push(link);
+        }
+    }
+    fn warning(&mut self, warning: Warning) {
+        self.warnings.push(warning);
+    }
+    fn wants_output(&self) -> bool {
+        self.keep_output
+    }
+    fn wants_links(&self) -> bool {
+        self.keep_links
+    }
+}

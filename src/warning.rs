@@ -1,0 +1,133 @@
+//! [`Warning`]: something wrong in an input that did not stop the work, with where it
+//! is. The one type every path reports, through [`Sink::warning`](crate::Sink::warning).
+
+use crate::links::Location;
+use crate::{html, mime, warc};
+use std::fmt;
+
+/// Something wrong in an input that did not stop the rewrite or the listing: what
+/// ([`problem`](Self::problem)) and where ([`location`](Self::location): the message of
+/// an mbox, the record of a WARC file; the byte offset is in the problem).
+///
+/// Its text is the problem's, after `message N: ` for a problem inside a message (a MIME
+/// problem names its part itself, a WARC one its record): what the CLI prints after the
+/// file name, and the text of a Python `AbsolveWarning`.
+///
+/// ```
+/// use absolve::{document, Options, Problem};
+///
+/// let message = b"Content-Type: text/html; charset=x-klingon\r\n\r\n<a href=b>";
+/// let done = document::rewrite(message, &Options::new())?;
+/// assert_eq!(done.output, message);
+/// let warning = &done.warnings[0];
+/// assert_eq!(warning.location.message, Some(1));
+/// assert!(matches!(warning.problem, Problem::Mime(_)));
+/// assert!(warning.to_string().starts_with("message 1: part 1: "));
+/// # Ok::<(), absolve::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// Where: message (and part), record; empty for a bare document.
+    pub location: Location,
+    /// What.
+    pub problem: Problem,
+}
+
+/// What a [`Warning`] is about.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Problem {
+    /// About an HTML document or a stylesheet (a value, the parser, the charset).
+    #[error(transparent)]
+    Html(html::Warning),
+    /// About a message or one of its parts (it names the part).
+    #[error(transparent)]
+    Mime(mime::Warning),
+    /// About a WARC record (it names the record) or the framing between records.
+    #[error(transparent)]
+    Warc(warc::Warning),
+    /// Relative references were left as they are for want of any base (RFC 1808 §3.4):
+    /// no retrieval URL was given and the document names none.
+    #[error("no base URL: links left relative")]
+    NoBaseUrl,
+    /// References that name files beside the document on disk were resolved against
+    /// the URL a saved page's marker gave ([`Options::with_keep_local`](crate::Options::with_keep_local)
+    /// would have kept them).
+    #[error(
+        "{count} reference(s) name files beside it, resolved against the URL from {marker} all the same"
+    )]
+    LocalFilesResolved {
+        /// How many references.
+        count: usize,
+        /// The marker that gave the URL.
+        marker: crate::base::BaseSource,
+    },
+    /// A retrieval URL was given for a WARC file, whose records each carry theirs.
+    #[error(
+        "the retrieval URL given is not used for a WARC file: each record's WARC-Target-URI is its retrieval URL"
+    )]
+    UrlUnused,
+    /// The format given does not match what the input starts with: read as given all
+    /// the same (an mbox without a From_ line passes through up to the first one; a
+    /// "message" that is HTML has no header, so nothing changes).
+    #[error("read as {given:?} as asked, though it looks like {found:?}")]
+    FormatMismatch {
+        /// The format given.
+        given: crate::format::Format,
+        /// The format its first bytes look like.
+        found: crate::format::Format,
+    },
+}
+
+impl Warning {
+    /// A warning at no particular place (a bare document).
+    ///
+    /// ```
+    /// use absolve::{Problem, Warning};
+    ///
+    /// let warning = Warning::new(Problem::NoBaseUrl);
+    /// assert!(warning.location.is_empty());
+    /// assert_eq!(warning.to_string(), "no base URL: links left relative");
+    /// ```
+    pub fn new(problem: Problem) -> Self {
+        Warning {
+            location: Location::default(),
+            problem,
+        }
+    }
+
+    /// The same warning for a fragment of a document that starts at `shift` in the
+    /// outer one (an HTML document's `<noscript>` text, a srcdoc document).
+    pub(crate) fn shifted(self, shift: u64) -> Self {
+        match self.problem {
+            Problem::Html(warning) => Warning {
+                problem: Problem::Html(warning.shifted(shift)),
+                ..self
+            },
+            _ => self,
+        }
+    }
+}
+
+impl From<html::Warning> for Warning {
+    fn from(warning: html::Warning) -> Self {
+        Warning::new(Problem::Html(warning))
+    }
+}
+
+impl From<warc::Warning> for Warning {
+    fn from(warning: warc::Warning) -> Self {
+        Warning::new(Problem::Warc(warning))
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let (Problem::Mime(_), Some(message)) = (&self.problem, self.location.message) {
+            write!(f, "message {message}: ")?;
+        }
+        self.problem.fmt(f)
+    }
+}
+
+impl std::error::Error for Warning {}
