@@ -132,14 +132,31 @@ pub fn links(document: &[u8], options: &Options) -> Result<Found, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::BaseSource;
+    use crate::base::{Base, BaseSource};
+    use crate::{Problem, html, mime, warc};
 
     fn base(url: &str) -> Base {
         Base::retrieval_url(url).unwrap()
     }
 
-    fn options() -> Options {
-        Options::default()
+    /// The tests' calls: a format (or `None`) and a retrieval URL (or none).
+    fn options() {}
+
+    fn with(format: Option<Format>, base: &Base) -> Options {
+        Options::new().with_base(base.clone()).with_format(format)
+    }
+
+    fn links(document: &[u8], format: Option<Format>, base: &Base, _: &()) -> Result<Found, Error> {
+        super::links(document, &with(format, base))
+    }
+
+    fn rewrite(
+        document: &[u8],
+        format: Option<Format>,
+        base: &Base,
+        _: &(),
+    ) -> Result<Rewritten, Error> {
+        super::rewrite(document, &with(format, base))
     }
 
     /// `(element, resolved)` of each link.
@@ -147,7 +164,7 @@ mod tests {
         found
             .links
             .iter()
-            .map(|l| (l.link.element.as_str(), l.link.resolved.as_str()))
+            .map(|l| (l.element.as_str(), l.resolved.as_str()))
             .collect()
     }
 
@@ -181,14 +198,14 @@ mod tests {
                 ("img", "http://h/s/i.png")
             ]
         );
-        assert!(found.links.iter().all(|l| l.located().message.is_none()));
-        assert_eq!(found.links[0].link.base_from, BaseSource::BaseElement);
+        assert!(found.links.iter().all(|l| l.location.message.is_none()));
+        assert_eq!(found.links[0].base_from, BaseSource::BaseElement);
     }
 
     #[test]
     fn html_without_a_base_element_uses_the_retrieval_url() {
         let found = links(b"<a href=b>", None, &base("http://h/a/"), &options()).unwrap();
-        assert_eq!(found.links[0].link.base_from, BaseSource::RetrievalUrl);
+        assert_eq!(found.links[0].base_from, BaseSource::RetrievalUrl);
         assert_eq!(pairs(&found), [("a", "http://h/a/b")]);
     }
 
@@ -200,7 +217,10 @@ mod tests {
         assert_eq!(found.warnings, done.warnings);
         assert!(matches!(
             &found.warnings[..],
-            [Warning::Document(html::Warning::UnusableBase(_))]
+            [Warning {
+                problem: Problem::Html(html::Warning::UnusableBase(_)),
+                ..
+            }]
         ));
     }
 
@@ -214,10 +234,10 @@ mod tests {
         assert_eq!(found.format, Format::Mime);
         assert_eq!(pairs(&found), [("a", "http://h/d/x")]);
         let link = &found.links[0];
-        assert_eq!(link.message, Some(1));
-        assert_eq!(link.part.as_deref(), Some("2"));
+        assert_eq!(link.location.message, Some(1));
+        assert_eq!(link.location.part.as_deref(), Some("2"));
         // §3.2: the message's Content-Base encapsulates the part.
-        assert_eq!(link.link.base_from, BaseSource::Encapsulating);
+        assert_eq!(link.base_from, BaseSource::Encapsulating);
         let done = rewrite(message, None, &base("http://other/"), &options()).unwrap();
         let text = String::from_utf8(done.output).unwrap();
         assert!(
@@ -238,7 +258,13 @@ mod tests {
         let numbered: Vec<_> = found
             .links
             .iter()
-            .map(|l| (l.message, l.part.as_deref(), l.link.resolved.as_str()))
+            .map(|l| {
+                (
+                    l.location.message,
+                    l.location.part.as_deref(),
+                    l.resolved.as_str(),
+                )
+            })
             .collect();
         assert_eq!(
             numbered,
@@ -256,7 +282,17 @@ mod tests {
              From c@d Tue Jan  2 00:00:00 2024\nContent-Type: text/html\n\
              Content-Length: 22\n\n<a href=http://h/two>\n"
         );
-        assert!(done.warnings.is_empty());
+        // Named an mbox though it does not start like one: said, as the CLI says it.
+        let [Warning { problem, .. }] = &done.warnings[..] else {
+            panic!("{:?}", done.warnings);
+        };
+        assert!(matches!(
+            problem,
+            Problem::FormatMismatch {
+                given: Format::Mbox,
+                found: Format::Html
+            }
+        ));
     }
 
     #[test]
@@ -266,11 +302,17 @@ mod tests {
         let found = links(archive, None, &base("http://h/"), &options()).unwrap();
         assert_eq!(found.format, Format::Mbox);
         assert_eq!(found.links.len(), 1);
-        assert_eq!(found.links[0].message, Some(1));
-        let [Warning::Message { message, warning }] = &found.warnings[..] else {
+        assert_eq!(found.links[0].location.message, Some(1));
+        let [
+            Warning {
+                location,
+                problem: Problem::Mime(warning),
+            },
+        ] = &found.warnings[..]
+        else {
             panic!("{:?}", found.warnings);
         };
-        assert_eq!(*message, 2);
+        assert_eq!(location.message, Some(2));
         assert!(matches!(warning, mime::Warning::PartUnchanged(part, _) if part == "1"));
         let text = found.warnings[0].to_string();
         assert!(text.starts_with("message 2: part 1: "), "{text}");
@@ -289,9 +331,9 @@ mod tests {
             .iter()
             .map(|l| {
                 (
-                    l.record.as_deref(),
-                    l.target_uri.as_deref(),
-                    l.link.resolved.as_str(),
+                    l.location.record.as_deref(),
+                    l.location.target_uri.as_deref(),
+                    l.resolved.as_str(),
                 )
             })
             .collect();
@@ -306,7 +348,7 @@ mod tests {
                 (Some("<urn:uuid:2>"), Some("http://f/"), "http://f/i.png")
             ]
         );
-        assert!(found.links.iter().all(|l| l.message.is_none()));
+        assert!(found.links.iter().all(|l| l.location.message.is_none()));
         let done = rewrite(warc.as_bytes(), None, &outer, &options()).unwrap();
         let text = String::from_utf8(done.output).unwrap();
         assert!(text.contains("<a href=http://e/a/b.html>"), "{text}");
@@ -320,7 +362,10 @@ mod tests {
         let found = links(bad.as_bytes(), None, &Base::none(), &options()).unwrap();
         assert!(matches!(
             &found.warnings[..],
-            [Warning::Record(warc::Warning::Truncated { .. })]
+            [Warning {
+                problem: Problem::Warc(warc::Warning::Truncated { .. }),
+                ..
+            }]
         ));
         let text = found.warnings[0].to_string();
         assert!(
@@ -376,8 +421,8 @@ mod tests {
         assert_eq!(done.output, css);
         assert_eq!(
             done.warnings,
-            [Warning::Document(html::Warning::UnsupportedCharset(
-                "UTF-16LE"
+            [Warning::new(Problem::Html(
+                html::Warning::UnsupportedCharset("UTF-16LE")
             ))]
         );
         assert_eq!(
@@ -415,7 +460,7 @@ mod tests {
     fn a_named_format_wins_over_detection() {
         let message = b"Subject: x\r\n\r\n<a href=x>";
         let as_html = links(message, Some(Format::Html), &base("http://h/"), &options()).unwrap();
-        assert_eq!(as_html.links[0].message, None);
+        assert_eq!(as_html.links[0].location.message, None);
         let as_mime = links(message, None, &base("http://h/"), &options()).unwrap();
         // A text/plain message (no Content-Type): no link.
         assert!(as_mime.links.is_empty());

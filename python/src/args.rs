@@ -2,96 +2,71 @@
 //! raises `ValueError` (or `TypeError` for a wrong type) with the CLI's message, the flag
 //! named by its Python argument name, before any work is done.
 
-use absolve::base::Base;
 use absolve::format::Format;
 use absolve::html::{self, charset};
 use absolve::url::Standard;
-use encoding_rs::Encoding;
+use absolve::{OptionError, Options};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString};
 use std::borrow::Cow;
+use std::path::PathBuf;
 
-/// The `format=` argument: `"auto"` (`None`: told apart by content, as
-/// `absolve::document` does), or the format named.
+/// The `format=` argument, in any case as the CLI's `--format`: `"auto"` (`None`: told
+/// apart by content), or the format named.
 pub fn format(value: &str) -> PyResult<Option<Format>> {
-    match value {
-        "auto" => Ok(None),
-        "html" => Ok(Some(Format::Html)),
-        "mime" => Ok(Some(Format::Mime)),
-        "mbox" => Ok(Some(Format::Mbox)),
-        "warc" => Ok(Some(Format::Warc)),
-        "css" => Ok(Some(Format::Css)),
-        other => Err(PyValueError::new_err(format!(
-            "format: invalid value {other:?}: expected one of \"auto\", \"html\", \"mime\", \"mbox\", \"warc\", \"css\""
-        ))),
+    if value.eq_ignore_ascii_case("auto") {
+        return Ok(None);
     }
+    value
+        .parse::<Format>()
+        .map(Some)
+        .map_err(|e| PyValueError::new_err(format!("format: {e}")))
 }
 
-/// The base and options of one call, checked.
-#[derive(Debug, Clone)]
-pub struct Checked {
-    /// The retrieval URL (§3.3), or no base (§3.4).
-    pub outer: Base,
-    pub options: html::Options,
-    /// WARC: the HTTP `Content-Base`/`Content-Location` fields as bases (`--http-base-headers`).
-    pub http_base_headers: bool,
+/// A value the library's [`Options`] refused: `ValueError` with the CLI's wording, the
+/// option named by its Python argument name.
+pub fn option_error(error: OptionError) -> PyErr {
+    PyValueError::new_err(format!("{}: {}", error.option(), error.reason()))
 }
 
-impl Checked {
-    /// The library's options for a document or a WARC file (`absolve::document::Options`,
-    /// the same struct as `absolve::warc::Options`).
-    pub fn library_options(&self) -> absolve::document::Options {
-        absolve::document::Options {
-            html: self.options.clone(),
-            http_base_headers: self.http_base_headers,
-        }
-    }
-}
-
-/// Checks `url`, `charset`/`headers`, `resolve_fragments` and `rfc`.
+/// Checks `url`, `charset`/`headers`, `resolve_fragments` and `rfc` through the library's
+/// one validating constructor ([`Options`]), as the CLI checks its flags.
 pub fn check(
     url: Option<&str>,
     charset: Option<&str>,
     headers: Option<&Bound<'_, PyAny>>,
     resolve_fragments: bool,
     rfc: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Checked> {
-    let outer = match url {
-        Some(url) => {
-            Base::retrieval_url(url).map_err(|e| PyValueError::new_err(format!("url: {e}")))?
-        }
-        None => Base::none(),
+) -> PyResult<Options> {
+    let standard = match rfc {
+        Some(rfc) => standard(rfc)?,
+        None => Standard::Rfc1808,
     };
+    let mut options = Options::new()
+        .with_standard(standard)
+        .with_resolve_fragments(resolve_fragments);
+    if let Some(url) = url {
+        options = options.with_url(url).map_err(option_error)?;
+    }
     // The caller's charset wins over the response's Content-Type (both are the transport's).
-    let charset = match charset {
-        Some(label) => Some(charset_label(label)?),
-        None => match headers {
-            Some(headers) => content_type(headers)?
+    match (charset, headers) {
+        (Some(label), _) => options = options.with_charset(label).map_err(option_error)?,
+        (None, Some(headers)) => {
+            let encoding = content_type(headers)?
                 .and_then(|value| charset::from_content_type(&value))
-                .and_then(|label| charset::from_label(&label)),
-            None => None,
-        },
-    };
-    Ok(Checked {
-        outer,
-        options: html::Options {
-            standard: match rfc {
-                Some(rfc) => standard(rfc)?,
-                None => Standard::Rfc1808,
-            },
-            resolve_fragments,
-            charset,
-            ..html::Options::default()
-        },
-        http_base_headers: false,
-    })
-}
-
-/// A WHATWG charset label (`charset=`), as `--charset` takes it.
-fn charset_label(label: &str) -> PyResult<&'static Encoding> {
-    charset::from_label(label)
-        .ok_or_else(|| PyValueError::new_err(format!("charset: unknown charset label {label:?}")))
+                .and_then(|label| charset::from_label(&label));
+            if let Some(encoding) = encoding {
+                let html = html::Options {
+                    charset: Some(encoding),
+                    ..options.html().clone()
+                };
+                options = options.with_html(html);
+            }
+        }
+        (None, None) => {}
+    }
+    Ok(options)
 }
 
 /// `rfc=`: 1808 or 3986, as a number or a string.
@@ -169,9 +144,19 @@ fn header_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
     })
 }
 
+/// A document: its bytes, or the file it is.
+pub enum Document<'a> {
+    /// `bytes` (borrowed), or a `bytearray`/`memoryview` (copied).
+    Bytes(Cow<'a, [u8]>),
+    /// An `os.PathLike` (`pathlib.Path`): the file is read by the library, which can then
+    /// find a saved page's URL in its extended attributes and the files beside it
+    /// (`keep_local`).
+    Path(PathBuf),
+}
+
 /// The bytes of a document: `bytes` are borrowed (they cannot change); a `bytearray` or
 /// `memoryview` is copied. `str` is refused: a page is bytes until its charset is known.
-pub fn document<'a>(argument: &str, value: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, [u8]>> {
+pub fn bytes<'a>(argument: &str, value: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, [u8]>> {
     if let Ok(bytes) = value.cast::<PyBytes>() {
         return Ok(Cow::Borrowed(bytes.as_bytes()));
     }
@@ -186,10 +171,19 @@ pub fn document<'a>(argument: &str, value: &'a Bound<'_, PyAny>) -> PyResult<Cow
     match value.call_method0("tobytes") {
         Ok(bytes) if bytes.is_instance_of::<PyBytes>() => Ok(Cow::Owned(bytes.extract()?)),
         _ => Err(PyTypeError::new_err(format!(
-            "{argument}: expected bytes, not {}",
+            "{argument}: expected bytes or a path (os.PathLike), not {}",
             type_name(value)
         ))),
     }
+}
+
+/// A document argument: bytes as [`bytes`] takes them, or a path (`os.PathLike`).
+pub fn document<'a>(argument: &str, value: &'a Bound<'_, PyAny>) -> PyResult<Document<'a>> {
+    let py = value.py();
+    if value.is_instance(&py.import("os")?.getattr("PathLike")?)? {
+        return Ok(Document::Path(value.extract()?));
+    }
+    bytes(argument, value).map(Document::Bytes)
 }
 
 /// The name of an object's type, for messages.

@@ -1,12 +1,12 @@
-//! A whole document in memory, by format: the library's `absolve::document` (HTML, a
-//! stylesheet, one MIME message, an mbox archive, a WARC file), its links turned into the
-//! binding's `Link` and its warnings into the text of `AbsolveWarning`s. Nothing here
-//! touches Python: it runs with the GIL released.
+//! A whole document, by format, through the library's pipeline (an HTML page, a
+//! stylesheet, one MIME message, an mbox archive, a WARC file; bytes or a file): its links
+//! turned into the binding's `Link` and its warnings into the text of `AbsolveWarning`s.
+//! Nothing here touches Python: it runs with the GIL released.
 
-use crate::args::Checked;
+use crate::args::Document;
 use crate::link::Link;
-use absolve::document::{self, Warning};
-use absolve::format::Format;
+use absolve::pipeline::{self, Input};
+use absolve::{Collected, Options, Problem, Warning};
 
 /// What a document gave: its rewritten bytes (when asked), its links, its warnings.
 #[derive(Debug, Default)]
@@ -25,40 +25,36 @@ pub enum Want {
     Links,
 }
 
-/// Processes `bytes` as `format` (`None`: told apart by content); an unreadable WARC is
-/// the library's error, worded.
-pub fn process(
-    bytes: &[u8],
-    format: Option<Format>,
-    checked: &Checked,
-    want: Want,
-) -> Result<Outcome, String> {
-    let options = checked.library_options();
-    let outer = &checked.outer;
-    match want {
-        Want::Output => {
-            let done =
-                document::rewrite(bytes, format, outer, &options).map_err(|e| e.to_string())?;
-            Ok(Outcome {
-                output: done.output,
-                links: Vec::new(),
-                warnings: texts(&done.warnings),
-            })
-        }
-        Want::Links => {
-            let found =
-                document::links(bytes, format, outer, &options).map_err(|e| e.to_string())?;
-            Ok(Outcome {
-                output: Vec::new(),
-                links: found.links.into_iter().map(Link::from).collect(),
-                warnings: texts(&found.warnings),
-            })
-        }
-    }
+/// Processes a document as `options` say; an unreadable input (a WARC that is not one, a
+/// file that cannot be read) is the library's error, worded.
+pub fn process(document: &Document<'_>, options: &Options, want: Want) -> Result<Outcome, String> {
+    let mut sink = match want {
+        Want::Output => Collected::output_only(),
+        Want::Links => Collected::links_only(),
+    };
+    let input = match document {
+        Document::Bytes(bytes) => Input::Bytes(bytes),
+        Document::Path(path) => Input::File(path),
+    };
+    pipeline::run(input, options, &mut sink).map_err(|e| match document {
+        Document::Path(path) => format!("{}: {e}", path.display()),
+        Document::Bytes(_) => e.to_string(),
+    })?;
+    Ok(Outcome {
+        output: sink.output,
+        links: sink.links.into_iter().map(Link::from).collect(),
+        warnings: sink.warnings.iter().map(worded).collect(),
+    })
 }
 
-/// Each warning as its `AbsolveWarning` says it (it names its message and part, or its
-/// record).
-fn texts(warnings: &[Warning]) -> Vec<String> {
-    warnings.iter().map(ToString::to_string).collect()
+/// A warning as an `AbsolveWarning` says it: the library's text, with the Python
+/// argument to pass where the library speaks of options.
+pub fn worded(warning: &Warning) -> String {
+    match &warning.problem {
+        Problem::NoBaseUrl => "no base URL: links left relative (pass url=)".to_owned(),
+        Problem::UrlUnused => "url= is not used for a WARC file: each record's \
+             WARC-Target-URI is its retrieval URL"
+            .to_owned(),
+        _ => warning.to_string(),
+    }
 }

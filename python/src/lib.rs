@@ -9,8 +9,7 @@ mod link;
 mod stream;
 mod warc;
 
-use absolve::format::Format;
-use args::Checked;
+use absolve::Options;
 use document::{Outcome, Want};
 use pyo3::exceptions::{PyUserWarning, PyValueError};
 use pyo3::prelude::*;
@@ -38,6 +37,12 @@ fn resolve(base: &str, reference: &str, rfc: Option<&Bound<'_, PyAny>>) -> PyRes
         Some(rfc) => args::standard(rfc)?,
         None => absolve::Standard::Rfc1808,
     };
+    // As the CLI's `resolve BASE`: a base must be absolute, or empty (§3.4).
+    if !base.is_empty() && !absolve::url::has_scheme(base) {
+        return Err(PyValueError::new_err(format!(
+            "base: {base:?} has no scheme: a base URL must be absolute (an empty base leaves references unchanged)"
+        )));
+    }
     // Well under a microsecond: releasing the GIL would cost more than the work.
     Ok(absolve::url::resolve_with(standard, base, reference))
 }
@@ -66,8 +71,8 @@ fn resolve(base: &str, reference: &str, rfc: Option<&Bound<'_, PyAny>>) -> PyRes
 /// b'<a href="http://h/x">x</a>'
 #[pyfunction]
 #[pyo3(
-    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, http_base_headers = false),
-    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, http_base_headers=False)"
+    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, http_base_headers = false, keep_local = false),
+    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, http_base_headers=False, keep_local=False)"
 )]
 #[allow(clippy::too_many_arguments)]
 fn rewrite<'py>(
@@ -80,11 +85,13 @@ fn rewrite<'py>(
     resolve_fragments: bool,
     rfc: Option<&Bound<'py, PyAny>>,
     http_base_headers: bool,
+    keep_local: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let (format, mut checked) = check(format, url, charset, headers, resolve_fragments, rfc)?;
-    checked.http_base_headers = http_base_headers;
-    let bytes = args::document("document", document)?;
-    let outcome = run(py, &bytes, format, &checked, Want::Output)?;
+    let options = check(format, url, charset, headers, resolve_fragments, rfc)?
+        .with_http_base_headers(http_base_headers)
+        .with_keep_local(keep_local);
+    let document = args::document("document", document)?;
+    let outcome = run(py, &document, &options, Want::Output)?;
     warn_all(py, &outcome.warnings)?;
     Ok(PyBytes::new(py, &outcome.output))
 }
@@ -101,8 +108,8 @@ fn rewrite<'py>(
 /// ['http://h/s/', 'http://h/s/a.png', 'http://h/s/b.png']
 #[pyfunction]
 #[pyo3(
-    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, http_base_headers = false),
-    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, http_base_headers=False)"
+    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, http_base_headers = false, keep_local = false),
+    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, http_base_headers=False, keep_local=False)"
 )]
 #[allow(clippy::too_many_arguments)]
 fn links<'py>(
@@ -115,11 +122,13 @@ fn links<'py>(
     resolve_fragments: bool,
     rfc: Option<&Bound<'py, PyAny>>,
     http_base_headers: bool,
+    keep_local: bool,
 ) -> PyResult<Bound<'py, PyList>> {
-    let (format, mut checked) = check(format, url, charset, headers, resolve_fragments, rfc)?;
-    checked.http_base_headers = http_base_headers;
-    let bytes = args::document("document", document)?;
-    let outcome = run(py, &bytes, format, &checked, Want::Links)?;
+    let options = check(format, url, charset, headers, resolve_fragments, rfc)?
+        .with_http_base_headers(http_base_headers)
+        .with_keep_local(keep_local);
+    let document = args::document("document", document)?;
+    let outcome = run(py, &document, &options, Want::Links)?;
     warn_all(py, &outcome.warnings)?;
     PyList::new(py, outcome.links)
 }
@@ -134,12 +143,12 @@ fn _count_links(
     url: Option<&str>,
     format: &str,
 ) -> PyResult<usize> {
-    let (format, checked) = check(format, url, None, None, false, None)?;
-    let bytes = args::document("document", document)?;
-    Ok(run(py, &bytes, format, &checked, Want::Links)?.links.len())
+    let options = check(format, url, None, None, false, None)?;
+    let document = args::document("document", document)?;
+    Ok(run(py, &document, &options, Want::Links)?.links.len())
 }
 
-/// The format and the checked options of a call.
+/// The checked options of a call, its format among them.
 fn check(
     format: &str,
     url: Option<&str>,
@@ -147,23 +156,19 @@ fn check(
     headers: Option<&Bound<'_, PyAny>>,
     resolve_fragments: bool,
     rfc: Option<&Bound<'_, PyAny>>,
-) -> PyResult<(Option<Format>, Checked)> {
+) -> PyResult<Options> {
     let format = args::format(format)?;
-    Ok((
-        format,
-        args::check(url, charset, headers, resolve_fragments, rfc)?,
-    ))
+    Ok(args::check(url, charset, headers, resolve_fragments, rfc)?.with_format(format))
 }
 
 /// Runs the library over a document with the GIL released.
 fn run(
     py: Python<'_>,
-    document: &[u8],
-    format: Option<Format>,
-    checked: &Checked,
+    document: &args::Document<'_>,
+    options: &Options,
     want: Want,
 ) -> PyResult<Outcome> {
-    py.detach(|| document::process(document, format, checked, want))
+    py.detach(|| document::process(document, options, want))
         .map_err(PyValueError::new_err)
 }
 
@@ -190,6 +195,7 @@ fn _absolve(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<link::Link>()?;
     module.add_class::<stream::Rewriter>()?;
     module.add("AbsolveWarning", module.py().get_type::<AbsolveWarning>())?;
+    module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     warc::register(module)?;
     Ok(())
 }

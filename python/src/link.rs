@@ -1,24 +1,8 @@
 //! `absolve.Link`: one URL found, with the fields of a line of `absolve links`.
 
-use absolve::document::LocatedLink;
-use absolve::links::Located;
 use pyo3::exceptions::{PyAttributeError, PyKeyError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-
-/// Where a link sits beyond its document: the message and part of a MIME message or mbox,
-/// the record of a WARC file.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct Place {
-    /// The message number (1-based) in a message or mbox.
-    pub message: Option<usize>,
-    /// The IMAP part number in that message.
-    pub part: Option<String>,
-    /// The `WARC-Record-ID` of the record the page came in.
-    pub record: Option<String>,
-    /// The `WARC-Target-URI` of that record (a WARC link may have none).
-    pub target_uri: Option<String>,
-}
 
 /// One URL in a document, with its resolved form and the base it was resolved against.
 ///
@@ -42,8 +26,7 @@ pub struct Place {
 #[pyclass(module = "absolve", frozen, eq, hash)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Link {
-    pub link: absolve::links::Link,
-    pub place: Place,
+    pub link: absolve::Link,
 }
 
 impl std::hash::Hash for Link {
@@ -56,47 +39,22 @@ impl std::hash::Hash for Link {
             &link.resolved,
         )
             .hash(state);
-        (&link.base, link.base_from, link.offset, &self.place).hash(state);
+        (&link.base, link.base_from, link.offset, &link.location).hash(state);
     }
 }
 
-/// A link the library located (`absolve::document`, a WARC's `RecordLink`).
-impl From<LocatedLink> for Link {
-    fn from(found: LocatedLink) -> Self {
-        Link {
-            link: found.link,
-            place: Place {
-                message: found.message,
-                part: found.part,
-                record: found.record.map(|id| id.to_string()),
-                target_uri: found.target_uri.map(|uri| uri.to_string()),
-            },
-        }
+/// A link the library found, with its location.
+impl From<absolve::Link> for Link {
+    fn from(link: absolve::Link) -> Self {
+        Link { link }
     }
 }
 
 impl Link {
-    /// A link of an HTML document: no message, part or record.
-    pub fn bare(link: absolve::links::Link) -> Self {
-        Link {
-            link,
-            place: Place::default(),
-        }
-    }
-
-    /// The link as a line of `absolve links` (less `file`), by the same serde derive: every
-    /// field the library's `Link` has, in the same order, with the same location fields.
+    /// The link as a line of `absolve links` (less `file`), by the library's serde
+    /// derive: every field `absolve::Link` has, in the same order.
     fn json(&self) -> String {
-        let place = &self.place;
-        let located = Located {
-            file: None,
-            message: place.message,
-            part: place.part.as_deref(),
-            record: place.record.as_deref(),
-            target_uri: place.target_uri.as_deref(),
-            link: &self.link,
-        };
-        serde_json::to_string(&located).unwrap_or_default()
+        serde_json::to_string(&self.link).unwrap_or_default()
     }
 }
 
@@ -148,25 +106,25 @@ impl Link {
     /// The message number (1-based) in a MIME message or mbox; ``None`` elsewhere.
     #[getter]
     fn message(&self) -> Option<usize> {
-        self.place.message
+        self.link.location.message
     }
 
     /// The IMAP part number (``1``, ``1.2``) in a MIME message; ``None`` elsewhere.
     #[getter]
     fn part(&self) -> Option<&str> {
-        self.place.part.as_deref()
+        self.link.location.part.as_deref()
     }
 
     /// The ``WARC-Record-ID`` of the record the page came in; ``None`` outside WARC.
     #[getter]
     fn record(&self) -> Option<&str> {
-        self.place.record.as_deref()
+        self.link.location.record.as_deref()
     }
 
     /// The ``WARC-Target-URI`` of that record (the page's URL); ``None`` outside WARC.
     #[getter]
     fn target_uri(&self) -> Option<&str> {
-        self.place.target_uri.as_deref()
+        self.link.location.target_uri.as_deref()
     }
 
     /// The link as a ``dict`` with the keys of a line of ``absolve links`` (less ``file``),

@@ -2,7 +2,8 @@
 
 use crate::args;
 use crate::link::Link;
-use absolve::html::{self, Collected, Sink};
+use absolve::html;
+use absolve::{Collected, Sink, Warning};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
@@ -25,13 +26,13 @@ impl Sink for Shared {
         self.with(|c| c.output.extend_from_slice(bytes));
         Ok(())
     }
-    fn link(&mut self, link: &absolve::links::Link) {
-        self.with(|c| c.links.push(link.clone()));
+    fn link(&mut self, link: absolve::Link) {
+        self.with(|c| c.links.push(link));
     }
     fn wants_links(&self) -> bool {
         self.with(|c| c.keep_links)
     }
-    fn warning(&mut self, warning: html::Warning) {
+    fn warning(&mut self, warning: Warning) {
         self.with(|c| c.warnings.push(warning));
     }
 }
@@ -74,7 +75,7 @@ impl Rewriter {
         let checked = args::check(url, charset, headers, resolve_fragments, rfc)?;
         let shared = Shared::default();
         shared.with(|c| c.keep_links = keep_links);
-        let inner = html::Rewriter::new(&checked.outer, &checked.options, shared.clone());
+        let inner = html::Rewriter::new(checked.base(), checked.html(), shared.clone());
         Ok(Rewriter {
             inner: Mutex::new(Some(inner)),
             shared,
@@ -88,7 +89,7 @@ impl Rewriter {
         py: Python<'py>,
         chunk: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let chunk = args::document("chunk", chunk)?;
+        let chunk = args::bytes("chunk", chunk)?;
         // The GIL is released while the library works.
         py.detach(|| {
             let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
@@ -118,7 +119,7 @@ impl Rewriter {
     /// The links found since the last call (with ``keep_links=True``; else always ``[]``).
     fn take_links<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let links = self.shared.with(|c| std::mem::take(&mut c.links));
-        PyList::new(py, links.into_iter().map(Link::bare))
+        PyList::new(py, links.into_iter().map(Link::from))
     }
 }
 
@@ -126,7 +127,11 @@ impl Rewriter {
     /// The output settled so far, taken; warnings issued as `AbsolveWarning`.
     fn take_output<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let (output, warnings) = self.shared.with(|c| {
-            let warnings: Vec<String> = c.warnings.drain(..).map(|w| w.to_string()).collect();
+            let warnings: Vec<String> = c
+                .warnings
+                .drain(..)
+                .map(|w| crate::document::worded(&w))
+                .collect();
             (std::mem::take(&mut c.output), warnings)
         });
         crate::warn_all(py, &warnings)?;

@@ -4,8 +4,7 @@
 
 use crate::args;
 use crate::link::Link;
-use absolve::document::LocatedLink;
-use absolve::warc;
+use absolve::{Event, warc};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
@@ -14,11 +13,6 @@ use std::sync::Mutex;
 
 /// How many links one trip out of the GIL gathers, at most (memory stays bounded).
 const BATCH: usize = 512;
-
-/// A link of a record: located by its record ID and target URI.
-fn record_link(found: warc::RecordLink) -> Link {
-    Link::from(LocatedLink::from(found))
-}
 
 /// A binary file object read from Rust: each read takes the GIL for the call to `read`.
 struct PyReader(Py<PyAny>);
@@ -128,12 +122,12 @@ fn warc_links(
     rfc: Option<&Bound<'_, PyAny>>,
     http_base_headers: bool,
 ) -> PyResult<WarcLinks> {
-    let mut checked = args::check(None, charset, None, resolve_fragments, rfc)?;
-    checked.http_base_headers = http_base_headers;
+    let options = args::check(None, charset, None, resolve_fragments, rfc)?
+        .with_http_base_headers(http_base_headers);
     let (reader, label) = open_source(source)?;
     Ok(WarcLinks {
         state: Mutex::new(State {
-            links: Some(warc::Links::new(reader, checked.library_options())),
+            links: Some(warc::Links::new(reader, options)),
             ready: Vec::new(),
             failure: None,
         }),
@@ -153,7 +147,7 @@ struct State {
     /// `None` once the input is exhausted or failed.
     links: Option<warc::Links<Box<dyn Read + Send>>>,
     /// Links gathered and not yet given, last first.
-    ready: Vec<warc::RecordLink>,
+    ready: Vec<absolve::Link>,
     /// The error that ended the input, raised once the links before it are given.
     failure: Option<warc::Error>,
 }
@@ -174,7 +168,10 @@ impl State {
         let mut ended = false;
         while gathered.len() < BATCH {
             match links.next() {
-                Some(Ok(found)) => gathered.push(found),
+                Some(Ok(Event::Link(link))) => gathered.push(link),
+                Some(Ok(Event::Warning(warning))) => {
+                    warnings.push(crate::document::worded(&warning));
+                }
                 // The library may give an error before the links it had found in the
                 // record it failed on: those are given first, the error after them.
                 Some(Err(error)) => {
@@ -186,7 +183,6 @@ impl State {
                 }
             }
         }
-        warnings.extend(links.take_warnings().iter().map(ToString::to_string));
         if ended {
             self.links = None;
         }
@@ -219,7 +215,7 @@ impl WarcLinks {
             crate::warn_all(py, &warnings)?;
         }
         if let Some(found) = state.ready.pop() {
-            return Ok(Some(record_link(found)));
+            return Ok(Some(Link::from(found)));
         }
         match state.failure.take() {
             Some(error) => Err(warc_error(error, &self.label)),
