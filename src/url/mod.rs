@@ -1,5 +1,5 @@
 //! URLs as RFC 1808 sees them: §2.4 parsing into borrowed components ([`Url`]) and §4
-//! resolution of a reference against a base ([`resolve`]), with RFC 3986 §5.2 beside it
+//! resolution of a reference against a base ([`resolve()`]), with RFC 3986 §5.2 beside it
 //! ([`Standard::Rfc3986`]) for callers who need the successor standard's answers.
 //!
 //! # How RFC 1808 is read here
