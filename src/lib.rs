@@ -51,3 +51,8 @@ pub use warning::{Problem, Warning};
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The user guide's Rust examples, compiled and run as doctests so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../GUIDE.md")]
+pub struct GuideDoctests;

@@ -2,15 +2,18 @@
 //!
 //! The parser applies the rules of §2.4.1 to §2.4.6 in the order the RFC lists them, each
 //! on what the previous rule left of the "parse string". Every string parses: there is no
-//! validation (project decision 8), so spaces, `%2e` and non-ASCII are plain data.
+//! validation, so spaces, `%2e` and non-ASCII are plain data (see
+//! [url](crate::url#nothing-is-stripped-decoded-or-validated)).
 
 use std::fmt;
 
 /// A URL broken into the components of RFC 1808 §2.1, borrowed from the parsed string.
 ///
-/// Project decisions where the RFC leaves room:
-/// - An empty `params`, `query` or `fragment` is absent (decision 1): `g?` has no query.
-/// - A `//` with nothing after it is remembered: `net_loc` is `Some("")` (decision 2).
+/// Where the RFC leaves room (see the [url](crate::url#how-rfc-1808-is-read-here) module):
+/// - An empty `params`, `query` or `fragment` is absent: `g?` has no query (see
+///   [url](crate::url#an-empty-component-is-absent)).
+/// - A `//` with nothing after it is remembered: `net_loc` is `Some("")` (see
+///   [url](crate::url#an-empty-net_loc-is-inherited-and-remembered)).
 /// - `has_root` records the slash that precedes the path (§2.4.6); `path` excludes it.
 ///
 /// ```
@@ -82,7 +85,7 @@ fn split_fragment(s: &str) -> (&str, Option<&str>) {
 }
 
 /// Splits at the first `delimiter`: what precedes it, and what follows it when non-empty
-/// (decision 1: an empty component is absent). Used by §2.4.1, §2.4.4 and §2.4.5.
+/// (see [url](crate::url#an-empty-component-is-absent)). Used by §2.4.1, §2.4.4 and §2.4.5.
 fn split_at_first(s: &str, delimiter: u8) -> (&str, Option<&str>) {
     match memchr::memchr(delimiter, s.as_bytes()) {
         Some(i) => {
@@ -94,7 +97,8 @@ fn split_at_first(s: &str, delimiter: u8) -> (&str, Option<&str>) {
 }
 
 /// §2.4.2: a colon after the first character, preceded only by scheme characters
-/// (decision 7: alphanumerics, `+`, `.`, `-`, a digit first allowed).
+/// (alphanumerics, `+`, `.`, `-`, a digit first allowed: see
+/// [url](crate::url#what-counts-as-a-scheme)).
 fn split_scheme(s: &str) -> (Option<&str>, &str) {
     match scheme_len(s) {
         Some(n) => (Some(&s[..n]), &s[n + 1..]),

@@ -12,7 +12,8 @@ use super::segments::{Segments, last_segment_start};
 /// The base is parsed only once steps 1 to 2b have not already settled the answer.
 pub(crate) fn resolve_into(base_str: &str, reference: &str, out: &mut String) {
     // Step 1: an empty (unknown) base leaves the embedded URL as it is (§3.4).
-    // Step 2a: an entirely empty embedded URL is the base URL (decision 3: only "").
+    // Step 2a: an entirely empty embedded URL is the base URL (only "": url module docs,
+    // "Only the empty string is entirely empty").
     if base_str.is_empty() || reference.is_empty() {
         out.push_str(if base_str.is_empty() {
             reference
@@ -22,7 +23,8 @@ pub(crate) fn resolve_into(base_str: &str, reference: &str, out: &mut String) {
         return;
     }
     let embedded = Url::parse(reference);
-    // Step 2b: an embedded URL with a scheme is absolute, byte for byte (decision 4).
+    // Step 2b: an embedded URL with a scheme is absolute, byte for byte (url module docs,
+    // "A reference with a scheme is returned byte for byte").
     if embedded.scheme.is_some() {
         out.push_str(reference);
         return;
@@ -31,7 +33,8 @@ pub(crate) fn resolve_into(base_str: &str, reference: &str, out: &mut String) {
     let base = &Url::parse(base_str);
     let scheme = base.scheme;
     // Step 3: a non-empty net_loc skips to step 7; otherwise the base's is inherited,
-    // including a base's empty `//` (decision 2).
+    // including a base's empty `//` (url module docs, "An empty net_loc is inherited and
+    // remembered").
     if let Some(net_loc) = embedded.net_loc.filter(|n| !n.is_empty()) {
         write_prefix(out, scheme, Some(net_loc));
         write_path_and_suffix(out, &embedded);
@@ -50,7 +53,7 @@ pub(crate) fn resolve_into(base_str: &str, reference: &str, out: &mut String) {
 
 /// Step 5: an empty path (not preceded by a slash) inherits the base path, then the base
 /// params unless the embedded URL has its own, then the base query likewise.
-/// The result is plain concatenation (decision 5).
+/// The result is plain concatenation (see [url](crate::url#step-5-is-plain-concatenation)).
 fn inherit_path(out: &mut String, base: &Url<'_>, embedded: &Url<'_>) {
     if base.has_root {
         out.push('/');
@@ -68,7 +71,8 @@ fn inherit_path(out: &mut String, base: &Url<'_>, embedded: &Url<'_>) {
 
 /// Step 6: the last segment of the base path is replaced by the embedded path, and the
 /// dot segments are removed by 6a to 6d. The path keeps a leading slash when the base path
-/// had one or the base has a net_loc (decision 5).
+/// had one or the base has a net_loc (see
+/// [url](crate::url#the-path-after-step-6-starts-with-a-slash)).
 fn merge_path(out: &mut String, base: &Url<'_>, embedded: &Url<'_>) {
     if base.has_root || base.net_loc.is_some() {
         out.push('/');
@@ -90,7 +94,8 @@ fn write_path_and_suffix(out: &mut String, embedded: &Url<'_>) {
 /// Steps 6a to 6d over the merged path, appending the result to `out`.
 ///
 /// Every segment is complete (a segment is delimited by `/` or an end of the path), and the
-/// empty string is a segment like any other (decision 6). The written path is a stack of
+/// empty string is a segment like any other (see
+/// [url](crate::url#the-empty-string-is-a-complete-segment)). The written path is a stack of
 /// `segment/` units; the last segment is written without its slash.
 /// - 6a: a `.` that is not the last segment is dropped.
 /// - 6b: a last `.` is dropped (the path then ends with `/`).
