@@ -1,7 +1,7 @@
 //! A whole input held in memory: an HTML page, a stylesheet, one MIME message (an `.eml`,
 //! an MHTML page), an mbox archive or a WARC file, given as bytes, rewritten
 //! ([`rewrite`]) or listed ([`links`]) in one call through the one
-//! [`pipeline`](crate::pipeline), as `absolve rewrite` and `absolve links` treat a file.
+//! [`pipeline`], as `absolve rewrite` and `absolve links` treat a file.
 //!
 //! The format is [`Options::with_format`]'s, or told apart by content
 //! ([`format::detect`](crate::format::detect) on the first 64 KiB); a stylesheet is never

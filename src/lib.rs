@@ -1,22 +1,49 @@
 //! # absolve
 //!
-//! Makes every link in HTML documents, MIME messages and web archives absolute, exactly
-//! as RFC 1808 (Relative Uniform Resource Locators) defines it.
+//! Makes every link in HTML documents, stylesheets, MIME messages and web archives
+//! absolute, exactly as RFC 1808 (Relative Uniform Resource Locators) defines it.
 //!
-//! The crate follows the RFC's structure:
-//! - [`url`]: §2.4 parsing and §4 resolution (and RFC 3986 §5.2 as an option);
+//! One call reads any input: [`pipeline::run`] (streaming, into a [`Sink`]), or
+//! [`document::rewrite`] and [`document::links`] (in memory), with one [`Options`].
+//!
+//! ```
+//! use absolve::{document, Options};
+//!
+//! let options = Options::new().with_url("http://example.com/a/page.html")?;
+//! let done = document::rewrite(br#"<a href="../b/">b</a>"#, &options)?;
+//! assert_eq!(done.output, br#"<a href="http://example.com/b/">b</a>"#);
+//!
+//! let found = document::links(br#"<img src="i.png">"#, &options)?;
+//! assert_eq!(found.links[0].resolved, "http://example.com/a/i.png");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Guarantees
+//! - No `unsafe` code in this crate (`#![deny(unsafe_code)]`).
+//! - Every byte outside a changed URL is written as it was; an input rewritten twice
+//!   does not change the second time.
+//! - Damaged input is never an error that loses data: it is passed through unchanged
+//!   with a [`Warning`] that says where; only an input that cannot be read at all is an
+//!   [`Error`].
+//! - Nothing panics on any input (fuzzed: `fuzz/`).
+//!
+//! ## The map
+//! The crate follows the RFC's structure, data flowing one way:
+//! - [`url`]: §2.4 parsing and §4 resolution (RFC 3986 §5.2 as an option), and how the
+//!   RFC is read where it is silent;
 //! - [`base`]: the layers of §3, innermost first, each with where it came from;
-//! - [`html`]: the streaming HTML rewriter (§3.1 `<base href>`), with [`css`] for
-//!   `url()` and `@import`: a document, whatever holds it;
+//! - [`pipeline`]: the one driver: format, container, one function per kind of
+//!   document, results into a [`Sink`];
+//! - documents: [`html`] (the streaming HTML rewriter, §3.1 `<base href>`) and [`css`]
+//!   (`url()` and `@import`);
 //! - containers, each adding its base layer (§3.2) around the documents it holds:
 //!   [`mime`] (messages, MHTML, mbox) and [`warc`] (web archives: a record's HTTP
 //!   message and `WARC-Target-URI`);
-//! - [`document`]: a whole document held in memory, by format (told apart by content or
-//!   named), rewritten or listed in one call, each link located by message and part or
-//!   by record;
-//! - [`links`]: the record reported for every URL found;
+//! - the vocabulary: [`Options`] (checked once), [`Link`] with its [`Location`], one
+//!   [`Warning`] type, the [`Sink`] they leave by;
+//! - [`document`]: the pipeline over an input held in memory;
 //! - [`retrieval`]: the retrieval URL (§3.3) a saved page's markers give;
-//! - [`format`]: telling the inputs apart.
+//! - [`format`](mod@format): telling the inputs apart.
 //!
 //! ```
 //! assert_eq!(absolve::resolve("http://a/b/c/d;p?q#f", "g;x?y#s"), "http://a/b/c/g;x?y#s");

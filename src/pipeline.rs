@@ -14,12 +14,12 @@
 //! - a container finds the documents inside it and the base layer it adds (§3.2): an
 //!   mbox its messages, a message its parts ([`mime`]), a WARC file its records' HTTP
 //!   payloads ([`warc`]);
-//! - each document goes through [`document`], one function per [`Kind`]: HTML (the
+//! - each document goes through `document`, one function per kind: HTML (the
 //!   streaming rewriter, §3.1 `<base href>`), CSS (CSS Syntax §3.2 for its charset, in
 //!   every container alike).
 //!
 //! A new container is one module and one arm in [`run`]; a new kind of document, one
-//! module and one arm in [`document`].
+//! module and one arm in `document`.
 //!
 //! ```
 //! use absolve::pipeline::{self, Input};

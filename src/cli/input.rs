@@ -12,8 +12,11 @@ use std::path::{Path, PathBuf};
 
 /// What the input is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[value(rename_all = "lower")]
 pub enum Format {
-    /// Tell HTML, a MIME message and an mbox apart by content (a `.css` file by its name).
+    /// Tell them apart by content: `WARC/` (plain or in a gzip member) is a WARC file; a
+    /// From_ line then a header block, an mbox; a header block with a mail or MIME field,
+    /// a message; anything else, HTML. A stylesheet only by its `.css` name.
     Auto,
     /// An HTML document.
     Html,
@@ -60,8 +63,8 @@ pub struct InputArgs {
     /// The standard to resolve by: 1808 (the default) or 3986.
     #[arg(long = "rfc", value_name = "1808|3986", default_value = "1808")]
     pub standard: Standard,
-    /// The input format.
-    #[arg(long, value_enum, default_value = "auto")]
+    /// The input format (any case): auto, html, mime, mbox, css or warc.
+    #[arg(long, value_enum, default_value = "auto", ignore_case = true)]
     pub format: Format,
     /// WARC: also take the HTTP Content-Base and Content-Location header fields as bases
     /// (RFC 1808 §3.2, RFC 2068), between <base href> and WARC-Target-URI.

@@ -10,7 +10,8 @@ use clap::{Parser, Subcommand};
 use std::io;
 use std::process::ExitCode;
 
-/// Makes every link in HTML documents and MIME messages absolute, as RFC 1808 defines it.
+/// Makes every link in HTML pages, stylesheets, MIME messages (.eml, MHTML), mbox archives
+/// and WARC web archives absolute, as RFC 1808 defines it.
 #[derive(Debug, Parser)]
 #[command(
     name = "absolve",
@@ -36,10 +37,11 @@ struct Cli {
 enum Command {
     /// Resolve references against a base URL (RFC 1808 §4), one result per line.
     Resolve(resolve::ResolveArgs),
-    /// Make every link in HTML documents, stylesheets, MIME messages and mbox archives
-    /// absolute.
+    /// Make every link in HTML pages, stylesheets, MIME messages, mbox archives and WARC
+    /// files absolute.
     Rewrite(process::RewriteArgs),
-    /// List every link as JSON Lines, with its resolved form and effective base.
+    /// List every link of HTML pages, stylesheets, MIME messages, mbox archives and WARC
+    /// files as JSON Lines, with its resolved form and effective base.
     Links(process::LinksArgs),
 }
 

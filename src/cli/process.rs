@@ -50,10 +50,23 @@ pub struct RewriteArgs {
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Each record: file, message and part (null for HTML and CSS), element, \
-attribute, original, resolved, base, base_from (base-element, base-header, content-base, \
-content-location, encapsulating, retrieval-url, saved-from, singlefile, origin-xattr, none), \
-offset, kept (\"local\" with --keep-local, else null), srcdoc.
+    after_help = "Each line is one JSON object with these keys, always in this order:
+  file        the input's name (- for standard input)
+  message     the message number in an mbox (1 for a lone message); null outside messages
+  part        the MIME part number (1, 1.2); null outside messages
+  record      the WARC-Record-ID of the record; null outside WARC files
+  target_uri  that record's WARC-Target-URI, the page's URL; null outside WARC files
+  element     the element (style for CSS in <style>, http for an HTTP header field)
+  attribute   the attribute, or the header field's name; null for CSS in <style>
+  original    the URL as the document gives it, character references decoded
+  resolved    the URL resolved against its base: what rewrite writes
+  base        the effective base; null when there is none (RFC 1808 §3.4)
+  base_from   where that base came from: base-element, base-header, content-base,
+              content-location, encapsulating, retrieval-url, saved-from, singlefile,
+              origin-xattr, none
+  offset      the byte offset of the value in its document
+  srcdoc      how deep in <iframe srcdoc> documents (0 in the document itself)
+  kept        \"local\" when --keep-local kept it as written, else null
 
 Examples:
   absolve links --url https://example.com/a/ page.html

@@ -19,7 +19,7 @@ use std::sync::mpsc::Receiver;
 /// damaged record, read past) before the links of the record it is about.
 ///
 /// Payloads are read in batches of [`BATCH_BYTES`], each processed in parallel on rayon's
-/// pool while the next batch is read (at most [`IN_FLIGHT`] batches at once, so memory
+/// pool while the next batch is read (at most `IN_FLIGHT` (2) batches at once, so memory
 /// holds at most `IN_FLIGHT + 1` batches beyond the largest payload); events come out in
 /// file order. Other records are read past without being held.
 /// The iterator ends after the first [`Error`] (the input is then unreadable).
