@@ -637,3 +637,87 @@ impl Sink for Tally<'_> {
 fn is_relative(reference: &str) -> bool {
     !reference.is_empty() && !reference.starts_with('#') && !has_scheme(reference)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Collected;
+
+    fn listed(input: &[u8], options: &Options) -> Vec<String> {
+        let mut sink = Collected::links_only();
+        run(Input::Bytes(input), options, &mut sink).unwrap();
+        sink.links.into_iter().map(|l| l.original).collect()
+    }
+
+    /// A WARC `response` record for `uri` whose body has `content_type`.
+    fn response(uri: &str, content_type: &str, body: &[u8]) -> Vec<u8> {
+        let mut http =
+            format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n\r\n").into_bytes();
+        http.extend_from_slice(body);
+        let mut record = format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\n\
+             WARC-Target-URI: {uri}\r\nContent-Type: application/http; msgtype=response\r\n\
+             Content-Length: {}\r\n\r\n",
+            http.len()
+        )
+        .into_bytes();
+        record.extend_from_slice(&http);
+        record.extend_from_slice(b"\r\n\r\n");
+        record
+    }
+
+    /// CSS Syntax §3.2 in every container: a stylesheet's `@charset` counts whether it
+    /// is a file, a MIME part or a WARC record's payload (it did only for a file).
+    #[test]
+    fn a_stylesheets_charset_rule_is_the_same_in_every_container() {
+        let css = b"@charset \"iso-8859-1\"; a{background:url(caf\xe9.png)}";
+        let options = Options::new().with_url("http://h/s.css").unwrap();
+        let as_file = listed(css, &options.clone().with_format(Some(Format::Css)));
+        assert_eq!(as_file, ["caf\u{e9}.png"]);
+
+        let mut message = b"Content-Type: text/css\r\n\r\n".to_vec();
+        message.extend_from_slice(css);
+        assert_eq!(listed(&message, &options), as_file);
+
+        let warc = response("http://h/s.css", "text/css", css);
+        assert_eq!(listed(&warc, &Options::new()), as_file);
+        // The transport's charset wins over `@charset` (§3.2 step 2), in a record too.
+        let utf8 = response("http://h/s.css", "text/css; charset=utf-8", css);
+        assert_eq!(listed(&utf8, &Options::new()), ["caf\u{fffd}.png"]);
+    }
+
+    /// One warning when no base resolves a relative reference, whatever the face.
+    #[test]
+    fn no_base_url_is_said_once_and_only_when_a_reference_stays_relative() {
+        let mut sink = Collected::output_only();
+        run(
+            Input::Bytes(b"<a href=x><img src=y>"),
+            &Options::new(),
+            &mut sink,
+        )
+        .unwrap();
+        assert_eq!(sink.warnings, [Warning::new(Problem::NoBaseUrl)]);
+        let mut sink = Collected::output_only();
+        let absolute = b"<a href=http://h/x><a href=#top>";
+        run(Input::Bytes(absolute), &Options::new(), &mut sink).unwrap();
+        assert!(sink.warnings.is_empty(), "{:?}", sink.warnings);
+        let mut sink = Collected::output_only();
+        let based = b"<base href=http://h/><a href=x>";
+        run(Input::Bytes(based), &Options::new(), &mut sink).unwrap();
+        assert!(sink.warnings.is_empty(), "{:?}", sink.warnings);
+    }
+
+    /// A stream and the same bytes in memory give the same output and links.
+    #[test]
+    fn a_reader_and_bytes_give_the_same() {
+        let page = b"<a href=x><base href=/b/><img src=y>".repeat(3);
+        let options = Options::new().with_url("http://h/d/").unwrap();
+        let mut from_bytes = Collected::default();
+        run(Input::Bytes(&page), &options, &mut from_bytes).unwrap();
+        let mut from_reader = Collected::default();
+        let reader = Input::Reader(Box::new(&page[..]));
+        run(reader, &options, &mut from_reader).unwrap();
+        assert_eq!(from_bytes, from_reader);
+        assert!(from_bytes.output.starts_with(b"<a href=http://h/b/x>"));
+    }
+}

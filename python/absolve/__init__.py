@@ -22,6 +22,7 @@ on Apache Spark.
 """
 
 from ._absolve import (
+    __version__,
     AbsolveWarning,
     Link,
     Rewriter,

@@ -16,8 +16,9 @@ from typing import (
 )
 
 _Rfc = Union[Literal[1808, 3986], Literal["1808", "3986"]]
-_Format = Literal["auto", "html", "mime", "mbox", "warc", "css"]
-_Document = Union[bytes, bytearray, memoryview]
+_Format = str  # "auto", "html", "mime", "mbox", "warc", "css", in any case
+_Bytes = Union[bytes, bytearray, memoryview]
+_Document = Union[_Bytes, "os.PathLike[str]"]
 _HeaderValue = Union[str, bytes, Iterable[Union[str, bytes]]]
 _Headers = Union[
     Mapping[str, _HeaderValue],
@@ -36,6 +37,8 @@ _BaseFrom = Literal[
     "origin-xattr",
     "none",
 ]
+
+__version__: str
 
 class AbsolveWarning(UserWarning):
     """Something wrong in a document that did not stop absolve."""
@@ -93,6 +96,7 @@ def rewrite(
     resolve_fragments: bool = False,
     rfc: _Rfc = 1808,
     http_base_headers: bool = False,
+    keep_local: bool = False,
 ) -> bytes:
     """The document with every link absolute; every other byte unchanged."""
 
@@ -106,6 +110,7 @@ def links(
     resolve_fragments: bool = False,
     rfc: _Rfc = 1808,
     http_base_headers: bool = False,
+    keep_local: bool = False,
 ) -> List[Link]:
     """Every URL of the document, in order, resolved."""
 
@@ -132,7 +137,7 @@ class Rewriter:
         rfc: _Rfc = 1808,
         keep_links: bool = False,
     ) -> None: ...
-    def write(self, chunk: _Document) -> bytes:
+    def write(self, chunk: _Bytes) -> bytes:
         """Feeds the next chunk; returns the rewritten bytes settled so far."""
     def end(self) -> bytes:
         """Ends the document; returns the rest of the rewritten bytes."""

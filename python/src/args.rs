@@ -171,7 +171,7 @@ pub fn bytes<'a>(argument: &str, value: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a
     match value.call_method0("tobytes") {
         Ok(bytes) if bytes.is_instance_of::<PyBytes>() => Ok(Cow::Owned(bytes.extract()?)),
         _ => Err(PyTypeError::new_err(format!(
-            "{argument}: expected bytes or a path (os.PathLike), not {}",
+            "{argument}: expected bytes, not {}",
             type_name(value)
         ))),
     }
@@ -183,7 +183,15 @@ pub fn document<'a>(argument: &str, value: &'a Bound<'_, PyAny>) -> PyResult<Doc
     if value.is_instance(&py.import("os")?.getattr("PathLike")?)? {
         return Ok(Document::Path(value.extract()?));
     }
-    bytes(argument, value).map(Document::Bytes)
+    if value.is_instance_of::<PyString>() {
+        return bytes(argument, value).map(Document::Bytes);
+    }
+    bytes(argument, value).map(Document::Bytes).map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{argument}: expected bytes or a path (os.PathLike), not {}",
+            type_name(value)
+        ))
+    })
 }
 
 /// The name of an object's type, for messages.

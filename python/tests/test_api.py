@@ -36,7 +36,7 @@ def test_signatures_are_introspectable():
     parameters = inspect.signature(absolve.links).parameters
     assert list(parameters) == [
         "document", "url", "format", "charset", "headers", "resolve_fragments", "rfc",
-        "http_base_headers",
+        "http_base_headers", "keep_local",
     ]
     assert parameters["format"].kind is inspect.Parameter.KEYWORD_ONLY
 

@@ -243,5 +243,5 @@ def test_the_cli_says_the_same_about_a_bad_url(tmp_path):
 def test_a_str_document_is_a_type_error():
     with pytest.raises(TypeError, match="^document: expected bytes"):
         absolve.links("<a href=x>", URL)
-    with pytest.raises(TypeError, match="^document: expected bytes, not int$"):
+    with pytest.raises(TypeError, match=r"^document: expected bytes or a path \(os.PathLike\), not int$"):
         absolve.rewrite(5, URL)

@@ -343,14 +343,12 @@ fn rewrite_in_place(
     let results: Vec<Result<Tally, Failure>> = targets
         .into_par_iter()
         .map(|(input, path, target)| {
-            let mut tally = Tally::default();
-            let result = target.write(|out| {
-                tally = run(input, checked, rewrite_sink(Some(path), out))?;
-                Ok(())
-            });
+            // The file changed if its bytes did: the write compares them.
+            let result =
+                target.write(|out| run(input, checked, rewrite_sink(Some(path), out)).map(drop));
             progress.inc(1);
             result
-                .map(|changed| Tally { changed, ..tally })
+                .map(|changed| Tally { changed })
                 .map_err(|e| describe_write(Some(path), e))
         })
         .collect();
@@ -430,16 +428,12 @@ fn copy_tree(
         .par_iter()
         .filter_map(|input| {
             let (path, (_, below)) = (input.path.as_deref()?, input.tree.as_ref()?);
-            let mut tally = Tally::default();
             let copy = target.join(below);
             let result = write::Output::create(&copy)
                 .map(|target| target.compared_with(path))
                 .map_err(write::Error::Output)
                 .and_then(|target| {
-                    target.write(|out| {
-                        tally = run(input, checked, rewrite_sink(Some(path), out))?;
-                        Ok(())
-                    })
+                    target.write(|out| run(input, checked, rewrite_sink(Some(path), out)).map(drop))
                 })
                 .and_then(|changed| {
                     let permissions = fs::metadata(path)
@@ -451,7 +445,7 @@ fn copy_tree(
             progress.inc(1);
             Some(
                 result
-                    .map(|changed| Tally { changed, ..tally })
+                    .map(|changed| Tally { changed })
                     .map_err(|e| describe_write(Some(path), e)),
             )
         })

@@ -1,0 +1,95 @@
+"""One options type: Python checks its arguments as the CLI checks its flags (the same
+library constructor, the same words), and says what the CLI says, as warnings."""
+
+import os
+import subprocess
+import warnings
+
+import pytest
+
+import absolve
+from conftest import cli_binary
+
+
+BAD_URLS = [
+    ("http://", r'^url: "http://" has no host: http URLs need one$'),
+    ("http://h/a b", r'^url: "http://h/a b" contains whitespace: a URL cannot$'),
+    ("https:///x", r"^url: .* has no host"),
+]
+
+
+@pytest.mark.parametrize(("url", "message"), BAD_URLS)
+@pytest.mark.parametrize("function", [absolve.rewrite, absolve.links])
+def test_a_url_the_cli_refuses_is_refused(function, url, message):
+    with pytest.raises(ValueError, match=message):
+        function(b"<a href=x>", url)
+
+
+@pytest.mark.parametrize(("url", "_"), BAD_URLS)
+def test_the_words_are_the_clis(tmp_path, url, _):
+    binary = cli_binary()
+    if binary is None:
+        pytest.skip("the absolve CLI is not built (ABSOLVE_BIN unset, target/release/absolve missing)")
+    page = tmp_path / "p.html"
+    page.write_bytes(b"<a href=x>")
+    done = subprocess.run([binary, "links", "--url", url, page], capture_output=True)
+    assert done.returncode == 2
+    with pytest.raises(ValueError) as raised:
+        absolve.links(b"", url)
+    assert done.stderr.decode().strip() == "absolve: --" + str(raised.value)
+
+
+def test_resolve_refuses_a_base_without_a_scheme_as_the_cli_does():
+    with pytest.raises(ValueError, match=r'^base: "a/b" has no scheme'):
+        absolve.resolve("a/b", "c")
+    # An empty base is §3.4: the reference as it is.
+    assert absolve.resolve("", "c") == "c"
+
+
+def test_no_base_url_is_a_warning_as_on_the_command_line():
+    with pytest.warns(absolve.AbsolveWarning, match=r"^no base URL: links left relative \(pass url=\)$"):
+        found = absolve.links(b"<a href=x>")
+    assert [link.resolved for link in found] == ["x"]
+    with pytest.warns(absolve.AbsolveWarning, match="no base URL"):
+        assert absolve.rewrite(b"<a href=x>") == b"<a href=x>"
+    # An absolute reference needs no base: nothing to say.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        absolve.links(b"<a href=http://h/x>")
+
+
+@pytest.mark.parametrize("name", ["HTML", "Html", "html"])
+def test_format_in_any_case_as_on_the_command_line(name):
+    found = absolve.links(b"Subject: x\r\n\r\n<a href=x>", "http://h/", format=name)
+    assert [link.resolved for link in found] == ["http://h/x"]
+
+
+def test_an_unknown_format_names_every_format():
+    with pytest.raises(ValueError, match=r'^format: invalid value "pdf": expected one of "auto", "html", "mime", "mbox", "css", "warc"$'):
+        absolve.links(b"", format="pdf")
+
+
+def test_keep_local_keeps_references_to_files_beside_a_page(tmp_path):
+    (tmp_path / "page_files").mkdir()
+    (tmp_path / "page_files" / "style.css").write_bytes(b"a{}")
+    page = tmp_path / "page.html"
+    page.write_bytes(b'<link href="page_files/style.css"><a href="other.html">')
+    kept = absolve.rewrite(page, "https://example.com/a/page.html", keep_local=True)
+    assert kept == b'<link href="page_files/style.css"><a href="https://example.com/a/other.html">'
+    assert [link.kept for link in absolve.links(page, "https://example.com/a/", keep_local=True)] == ["local", None]
+    resolved = absolve.rewrite(page, "https://example.com/a/page.html")
+    assert b"https://example.com/a/page_files/style.css" in resolved
+
+
+def test_a_path_is_read_as_the_cli_reads_the_file(tmp_path):
+    page = tmp_path / "p.html"
+    page.write_bytes(b"<!-- saved from url=(0016)http://h/d/p.html -->\n<a href=x>")
+    assert absolve.rewrite(page) == absolve.rewrite(page.read_bytes())
+    assert [link.base_from for link in absolve.links(page)] == ["saved-from"]
+    with pytest.raises(ValueError, match="No such file"):
+        absolve.links(tmp_path / "missing.html")
+
+
+def test_version_is_the_packages():
+    assert absolve.__version__ == "0.1.0"
+    assert isinstance(os.fspath(absolve.__file__), str)
