@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 
 pub mod base;
+pub mod compress;
 pub mod css;
 pub mod document;
 pub mod format;
