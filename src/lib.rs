@@ -31,6 +31,7 @@ pub mod document;
 pub mod format;
 pub mod html;
 pub mod links;
+pub mod mailfolder;
 pub mod mime;
 pub mod retrieval;
 pub mod url;
