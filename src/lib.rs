@@ -35,6 +35,7 @@ pub mod mailfolder;
 pub mod mime;
 pub mod retrieval;
 pub mod url;
+pub mod wacz;
 pub mod warc;
 
 pub use url::{Standard, resolve};
