@@ -522,7 +522,7 @@ impl<R: BufRead> Decoder<R> {
                 }
             }
             GzipState::Data(crc) => {
-                let input = self.input.inner_buf()?;
+                let input = self.input.buf()?;
                 if input.is_empty() {
                     self.stop(DamageReason::Truncated(Compression::Gzip));
                     return Ok(());
@@ -540,9 +540,10 @@ impl<R: BufRead> Decoder<R> {
                         let crc = std::mem::replace(crc, Crc::new());
                         *state = GzipState::Trailer(crc);
                     }
-                    Ok(_) if consumed == 0 && produced == 0 => {
-                        self.stop(DamageReason::Corrupt(Compression::Gzip, "no progress".into()))
-                    }
+                    Ok(_) if consumed == 0 && produced == 0 => self.stop(DamageReason::Corrupt(
+                        Compression::Gzip,
+                        "no progress".into(),
+                    )),
                     Ok(_) => {}
                     Err(e) => self.stop(DamageReason::Corrupt(Compression::Gzip, e.to_string())),
                 }
@@ -583,7 +584,7 @@ impl<R: BufRead> Decoder<R> {
             }
             return Ok(());
         };
-        let input = self.input.inner_buf()?;
+        let input = self.input.buf()?;
         if input.is_empty() {
             self.stop(DamageReason::Truncated(Compression::Bzip2));
             return Ok(());
@@ -596,9 +597,10 @@ impl<R: BufRead> Decoder<R> {
         self.input.consume(consumed);
         match result {
             Ok(bzip2::Status::StreamEnd) => *slot = None,
-            Ok(_) if consumed == 0 && produced == 0 => {
-                self.stop(DamageReason::Corrupt(Compression::Bzip2, "no progress".into()))
-            }
+            Ok(_) if consumed == 0 && produced == 0 => self.stop(DamageReason::Corrupt(
+                Compression::Bzip2,
+                "no progress".into(),
+            )),
             Ok(_) => {}
             Err(bzip2::Error::DataMagic) => self.stop(DamageReason::BadHeader(
                 Compression::Bzip2,
@@ -619,11 +621,13 @@ impl<R: BufRead> Decoder<R> {
                     unreachable!()
                 };
                 let limit_kib = u32::try_from(MAX_WINDOW / 1024).unwrap_or(u32::MAX);
-                *slot = Some(Box::new(lzma_rust2::XzStream::new_mem_limit(false, limit_kib)));
+                *slot = Some(Box::new(lzma_rust2::XzStream::new_mem_limit(
+                    false, limit_kib,
+                )));
             }
             return Ok(());
         };
-        let input = self.input.inner_buf()?;
+        let input = self.input.buf()?;
         let action = if input.is_empty() {
             lzma_rust2::Action::Finish
         } else {
@@ -702,9 +706,9 @@ impl<R: BufRead> Decoder<R> {
                 Ok(()) => *in_frame = true,
                 Err(e) => {
                     let reason = match e {
-                        ruzstd::decoding::errors::FrameDecoderError::WindowSizeTooBig { .. } => {
-                            DamageReason::WindowTooLarge(Compression::Zstd)
-                        }
+                        ruzstd::decoding::errors::FrameDecoderError::WindowSizeTooBig {
+                            ..
+                        } => DamageReason::WindowTooLarge(Compression::Zstd),
                         e => DamageReason::BadHeader(Compression::Zstd, e.to_string()),
                     };
                     let reason = if self.input.at_end()? {
@@ -778,13 +782,6 @@ impl<R: BufRead> Decoder<R> {
             self.out_len = out.len();
             self.out = out.into_boxed_slice();
         }
-    }
-}
-
-impl<R: BufRead> Input<R> {
-    /// The bytes available for a codec's data: the carry first, else the reader's buffer.
-    fn inner_buf(&mut self) -> io::Result<&[u8]> {
-        self.buf()
     }
 }
 
@@ -952,9 +949,10 @@ impl<W: Write> Encoder<W> {
                 output,
                 flate2::Compression::default(),
             )),
-            Compression::Bzip2 => {
-                EncoderInner::Bzip2(bzip2::write::BzEncoder::new(output, bzip2::Compression::best()))
-            }
+            Compression::Bzip2 => EncoderInner::Bzip2(bzip2::write::BzEncoder::new(
+                output,
+                bzip2::Compression::best(),
+            )),
             Compression::Xz => EncoderInner::Xz(Box::new(lzma_rust2::XzWriter::new(
                 output,
                 lzma_rust2::XzOptions::with_preset(6),
@@ -1136,7 +1134,12 @@ mod tests {
         let data = text(12_000);
         let bytes = compress(Compression::Gzip, &data);
         let (out, _, _) = decode(Compression::Gzip, &bytes[..bytes.len() - 20]);
-        assert!(out.len() + 1000 > data.len(), "{} of {}", out.len(), data.len());
+        assert!(
+            out.len() + 1000 > data.len(),
+            "{} of {}",
+            out.len(),
+            data.len()
+        );
     }
 
     #[test]
@@ -1206,7 +1209,10 @@ mod tests {
             }
             let (out, damage, rest) = decode(c, &bytes);
             let damage = damage.unwrap_or_else(|| panic!("{c}: damage found"));
-            assert_eq!(damage.compressed_offset + rest.len() as u64, bytes.len() as u64);
+            assert_eq!(
+                damage.compressed_offset + rest.len() as u64,
+                bytes.len() as u64
+            );
             assert_eq!(damage.decompressed_offset, out.len() as u64);
             // Block formats lose the damaged block (bzip2, zstd, an xz LZMA2 chunk, up to
             // 2 MiB); deflate keeps everything before the damaged bytes.
@@ -1223,7 +1229,10 @@ mod tests {
         for c in ALL {
             let (out, damage, rest) = decode(c, b"plain text, long enough");
             assert!(out.is_empty());
-            assert!(matches!(damage.unwrap().reason, DamageReason::BadHeader(..)));
+            assert!(matches!(
+                damage.unwrap().reason,
+                DamageReason::BadHeader(..)
+            ));
             assert_eq!(rest, b"plain text, long enough");
         }
     }

@@ -330,7 +330,10 @@ mod tests {
     #[test]
     fn httrack_keeps_a_scheme_it_names() {
         let page = b"<html><!-- Mirrored from https://example.org/x/?q=1 by HTTrack Website Copier/3.x [XR&CO'2014], Tue, 02 Jan 2024 -->";
-        assert_eq!(from_comments(page).unwrap().url, "https://example.org/x/?q=1");
+        assert_eq!(
+            from_comments(page).unwrap().url,
+            "https://example.org/x/?q=1"
+        );
     }
 
     #[test]

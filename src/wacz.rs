@@ -202,9 +202,11 @@ impl<R: Read + Seek> Wacz<R> {
     /// (a `.warc.gz` member's bytes are still gzip: the WARC reader decompresses them per
     /// record). The reader reports a CRC-32 mismatch as an error at its end.
     pub fn warc(&mut self, number: usize) -> Result<(String, ZipFile<'_, R>), WaczError> {
-        let (index, name) = self.warcs.get(number).cloned().ok_or_else(|| {
-            WaczError::NotWacz(format!("no WARC member number {number}"))
-        })?;
+        let (index, name) = self
+            .warcs
+            .get(number)
+            .cloned()
+            .ok_or_else(|| WaczError::NotWacz(format!("no WARC member number {number}")))?;
         Ok((name, self.archive.by_index(index)?))
     }
 
@@ -273,7 +275,10 @@ mod tests {
             Wacz::new(Cursor::new(bytes)),
             Err(WaczError::NotWacz(_))
         ));
-        let other = zip_of(&[("datapackage.json", br#"{"profile": "tabular-data-package"}"#)]);
+        let other = zip_of(&[(
+            "datapackage.json",
+            br#"{"profile": "tabular-data-package"}"#,
+        )]);
         assert!(!is_wacz(Cursor::new(other)));
     }
 

@@ -3,7 +3,7 @@
 //! a truncated gzip keeps everything before the damage, and the rest is copied raw.
 
 use absolve::base::Base;
-use absolve::compress::{ALL, Compression, Decoder, DamageReason, Encoder, rewrite};
+use absolve::compress::{ALL, Compression, DamageReason, Decoder, Encoder, rewrite};
 use absolve::document::{self, Options};
 use std::io::{Read, Write};
 
@@ -33,7 +33,9 @@ fn every_compression_of_the_mbox_gives_its_records() {
         let bytes = compressed(c, &plain);
         assert_eq!(Compression::detect(&bytes), Some(c));
         let mut decoded = Vec::new();
-        Decoder::new(c, &bytes[..]).read_to_end(&mut decoded).unwrap();
+        Decoder::new(c, &bytes[..])
+            .read_to_end(&mut decoded)
+            .unwrap();
         assert_eq!(resolved(&decoded), expected, "{c}");
     }
 }
@@ -104,7 +106,10 @@ fn a_truncated_gzip_keeps_everything_before_the_damage() {
     let mut decoder = Decoder::new(Compression::Gzip, &bytes[..]);
     let mut decoded = Vec::new();
     decoder.read_to_end(&mut decoded).unwrap();
-    assert!(decoded.len() > plain.len(), "the first member and part of the second");
+    assert!(
+        decoded.len() > plain.len(),
+        "the first member and part of the second"
+    );
     assert_eq!(&decoded[..plain.len()], &plain[..]);
     assert!(plain.starts_with(&decoded[plain.len()..]));
     let damage = decoder.damage().cloned().unwrap();

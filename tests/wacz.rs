@@ -60,7 +60,9 @@ fn each_member_gives_the_records_of_its_warc() {
 
 #[test]
 fn a_plain_warc_or_a_truncated_zip_is_not_a_wacz() {
-    assert!(!is_wacz(File::open("fixtures/warc/base-element.warc").unwrap()));
+    assert!(!is_wacz(
+        File::open("fixtures/warc/base-element.warc").unwrap()
+    ));
     let bytes = std::fs::read(FIXTURE).unwrap();
     let cut = std::io::Cursor::new(bytes[..bytes.len() / 2].to_vec());
     assert!(!is_wacz(cut.clone()));
