@@ -39,6 +39,10 @@ pub enum BaseSource {
     SingleFile,
     /// §3.3: the retrieval URL from the file's `user.xdg.origin.url` extended attribute.
     OriginXattr,
+    /// §3.3: the retrieval URL from an HTTrack mirror's `<!-- Mirrored from HOST/PATH by
+    /// HTTrack Website Copier/3.x ... -->` comment.
+    #[serde(rename = "httrack")]
+    Httrack,
     /// §3.4: no base; references stay as they are.
     None,
 }
@@ -56,6 +60,7 @@ impl BaseSource {
             BaseSource::SavedFrom => "saved-from",
             BaseSource::SingleFile => "singlefile",
             BaseSource::OriginXattr => "origin-xattr",
+            BaseSource::Httrack => "httrack",
             BaseSource::None => "none",
         }
     }

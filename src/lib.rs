@@ -53,17 +53,20 @@
 #![deny(unsafe_code)]
 
 pub mod base;
+pub mod compress;
 pub mod css;
 pub mod document;
 pub mod format;
 pub mod html;
 pub mod links;
+pub mod mailfolder;
 pub mod mime;
 mod options;
 pub mod pipeline;
 pub mod retrieval;
 mod sink;
 pub mod url;
+pub mod wacz;
 pub mod warc;
 mod warning;
 

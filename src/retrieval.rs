@@ -5,10 +5,13 @@
 //!   Explorer write before `<html>`: `<!-- saved from url=(0028)https://example.com/a/b.html -->`;
 //! - [`BaseSource::SingleFile`]: the comment SingleFile writes at the start of `<html>`:
 //!   `<!--\n Page saved with SingleFile \n url: URL \n saved date: ...\n-->`;
+//! - [`BaseSource::Httrack`]: the comment HTTrack writes after `<html>` in every page of a
+//!   mirror: `<!-- Mirrored from www.example.com/a/b.html by HTTrack Website Copier/3.x
+//!   [XR&CO'2014], Mon, 01 Jan 2024 00:00:00 GMT -->`, the URL without its `http://`;
 //! - [`BaseSource::OriginXattr`]: the `user.xdg.origin.url` extended attribute that
 //!   Chromium, Firefox, `curl --xattr` and `wget --xattr` set on downloads.
 //!
-//! Both comments stand in the document's prolog (after an XML declaration and a doctype,
+//! The comments stand in the document's prolog (after an XML declaration and a doctype,
 //! if any): before its first element, or right after the `<html>` start tag. Only the first [`HEAD_LIMIT`] bytes are looked at.
 //!
 //! ```
@@ -41,8 +44,8 @@ pub const ORIGIN_XATTR: &str = "user.xdg.origin.url";
 pub struct Found {
     /// The URL as the marker gives it (a Mark of the Web's `-%2D` restored to `--`).
     pub url: String,
-    /// The marker: [`BaseSource::SavedFrom`], [`BaseSource::SingleFile`] or
-    /// [`BaseSource::OriginXattr`].
+    /// The marker: [`BaseSource::SavedFrom`], [`BaseSource::SingleFile`],
+    /// [`BaseSource::Httrack`] or [`BaseSource::OriginXattr`].
     pub source: BaseSource,
 }
 
@@ -126,7 +129,7 @@ pub fn find(path: &Path, head: &[u8], html: bool) -> io::Result<Option<Found>> {
     Ok(from_xattr(path)?.filter(|f| f.base().is_ok()))
 }
 
-/// The URL in a Mark of the Web or a SingleFile comment in the prolog of `head` (its
+/// The URL in a Mark of the Web, a SingleFile or an HTTrack comment in the prolog of `head` (its
 /// first [`HEAD_LIMIT`] bytes). `about:internet` (what Internet Explorer writes for pages
 /// of no particular site) and URLs without a scheme are not retrieval URLs.
 ///
@@ -140,6 +143,8 @@ pub fn find(path: &Path, head: &[u8], html: bool) -> io::Result<Option<Found>> {
 /// assert_eq!(from_comments(dashes).unwrap().url, "http://h/a--b.html");
 /// let in_text = b"<p>How IE marks pages: <!-- saved from url=(0010)http://h/ -->";
 /// assert_eq!(from_comments(in_text), None);
+/// let httrack = b"<html>\n<!-- Mirrored from www.example.com/a/b.html by HTTrack Website Copier/3.x [XR&CO'2014], Mon, 01 Jan 2024 00:00:00 GMT -->";
+/// assert_eq!(from_comments(httrack).unwrap().url, "http://www.example.com/a/b.html");
 /// ```
 pub fn from_comments(head: &[u8]) -> Option<Found> {
     let head = &head[..head.len().min(HEAD_LIMIT)];
@@ -180,6 +185,9 @@ fn marker(text: &[u8]) -> Option<Found> {
             source: BaseSource::SavedFrom,
         });
     }
+    if let Some(found) = httrack(text) {
+        return Some(found);
+    }
     let text = std::str::from_utf8(text).ok()?;
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
     if lines.next()? != "Page saved with SingleFile" {
@@ -189,6 +197,27 @@ fn marker(text: &[u8]) -> Option<Found> {
     Some(Found {
         url: url.to_owned(),
         source: BaseSource::SingleFile,
+    })
+}
+
+/// HTTrack's comment (`htsparse.c`): `Mirrored from ADDRESS by HTTrack Website Copier/VERSION
+/// [XR&CO'YEAR], DATE`, where ADDRESS is the URL without `http://` (HTTrack drops the
+/// default scheme) and with its scheme otherwise (`https://...`, `ftp://...`).
+fn httrack(text: &[u8]) -> Option<Found> {
+    let rest = text.trim_ascii_start().strip_prefix(b"Mirrored from ")?;
+    let end = memchr::memmem::find(rest, b" by HTTrack Website Copier")?;
+    let address = std::str::from_utf8(&rest[..end]).ok()?.trim();
+    if address.is_empty() {
+        return None;
+    }
+    let url = if has_scheme(address) {
+        address.to_owned()
+    } else {
+        format!("http://{address}")
+    };
+    Some(Found {
+        url,
+        source: BaseSource::Httrack,
     })
 }
 
@@ -285,6 +314,36 @@ mod tests {
     fn other_comments_before_are_passed_over() {
         let page = b"<!-- a comment --><!-- saved from url=(0010)http://h/ -->";
         assert_eq!(from_comments(page).unwrap().url, "http://h/");
+    }
+
+    const HTTRACK: &str = "<!-- Mirrored from www.example.com/a/b.html by HTTrack Website Copier/3.x [XR&CO'2014], Mon, 01 Jan 2024 00:00:00 GMT -->";
+
+    #[test]
+    fn httrack_writes_it_after_the_html_start_tag() {
+        let page = format!("<!DOCTYPE html>\n<html lang=\"en\">\n{HTTRACK}\n<head>");
+        let found = from_comments(page.as_bytes()).unwrap();
+        assert_eq!(found.url, "http://www.example.com/a/b.html");
+        assert_eq!(found.source, BaseSource::Httrack);
+        assert_eq!(found.base().unwrap().source().as_str(), "httrack");
+    }
+
+    #[test]
+    fn httrack_keeps_a_scheme_it_names() {
+        let page = b"<html><!-- Mirrored from https://example.org/x/?q=1 by HTTrack Website Copier/3.x [XR&CO'2014], Tue, 02 Jan 2024 -->";
+        assert_eq!(
+            from_comments(page).unwrap().url,
+            "https://example.org/x/?q=1"
+        );
+    }
+
+    #[test]
+    fn httrack_comment_in_the_text_or_without_an_address_is_not_a_marker() {
+        let in_text = format!("<html><body><p>{HTTRACK}");
+        assert_eq!(from_comments(in_text.as_bytes()), None);
+        let empty = b"<html><!-- Mirrored from  by HTTrack Website Copier/3.x -->";
+        assert_eq!(from_comments(empty), None);
+        let other = b"<html><!-- Mirrored from www.example.com by hand -->";
+        assert_eq!(from_comments(other), None);
     }
 
     #[test]

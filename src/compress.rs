@@ -1,0 +1,1277 @@
+//! Compressed input, whatever its name: gzip (RFC 1952, every member), bzip2, xz and zstd
+//! (RFC 8878, every frame), told apart by their magic bytes ([`Compression::detect`]).
+//!
+//! A [`Decoder`] reads the decompressed bytes and never loses what came before damage: on
+//! a bad checksum, a truncated or corrupt stream, or bytes after the last member that do
+//! not start another one, the decompressed stream ends cleanly, the [`Damage`] is recorded
+//! ([`Decoder::damage`]) and the compressed bytes not decoded are handed back as they are
+//! ([`Decoder::into_rest`]). [`rewrite`] puts it together: decompress, transform, compress
+//! with the same [`Encoder`], then append the raw rest, so that what came before the damage
+//! is processed and the rest is copied as it is.
+//!
+//! # Where the rest starts
+//!
+//! The rest starts at the first compressed byte the decoder had not consumed when it
+//! stopped: at the start of a member (frame, stream) whose header is bad or that is not a
+//! member at all, at the trailer of a member whose checksum or length does not match,
+//! and inside a member's data where its decoder failed. Bytes before that point were
+//! decoded and delivered, so nothing is doubled; bytes a decoder held without turning them
+//! into output (the last partial symbol of a truncated deflate stream, the part of a bzip2,
+//! xz or zstd block read before the damage) cannot be cut out on a byte boundary and are
+//! not in the rest. A damaged member's start is not chosen instead: its decoded part has
+//! already been delivered (memory stays bounded), and copying it again would double it.
+//!
+//! ```
+//! use absolve::compress::{Compression, Decoder, Encoder};
+//! use std::io::{Read, Write};
+//!
+//! let mut encoder = Encoder::new(Compression::Gzip, Vec::new())?;
+//! encoder.write_all(b"From a@b Mon Jan  1 00:00:00 2024\n")?;
+//! let gz = encoder.finish()?;
+//! assert_eq!(Compression::detect(&gz), Some(Compression::Gzip));
+//!
+//! let mut text = String::new();
+//! let mut decoder = Decoder::new(Compression::Gzip, &gz[..]);
+//! decoder.read_to_string(&mut text)?;
+//! assert!(text.starts_with("From a@b"));
+//! assert_eq!(decoder.damage(), None);
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+use flate2::{Crc, Decompress, FlushDecompress, Status as FlateStatus};
+use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
+use std::fmt;
+use std::io::{self, BufRead, Cursor, Read, Write};
+
+/// The size of the decoder's output buffer: 128 KiB, so that a caller's `read` or
+/// `fill_buf` gets large chunks and the per-call overhead stays small.
+pub const OUTPUT_BUFFER: usize = 128 * 1024;
+
+/// The most memory a stream may make a decoder allocate for its window or dictionary:
+/// 128 MiB, zstd's default `--memory` limit (window log 27), above xz's largest preset
+/// dictionary (64 MiB, `-9`). A stream that claims more is damage, not an allocation.
+pub const MAX_WINDOW: u64 = 128 * 1024 * 1024;
+
+/// The longest gzip header read (RFC 1952 §2.3 `FEXTRA`, `FNAME`, `FCOMMENT`): 1 MiB.
+const MAX_GZIP_HEADER: usize = 1024 * 1024;
+
+/// A compression format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Compression {
+    /// gzip (RFC 1952): one member or more, each deflate data (RFC 1951).
+    Gzip,
+    /// bzip2: one stream or more.
+    Bzip2,
+    /// xz (the .xz file format 1.2): one stream or more.
+    Xz,
+    /// Zstandard (RFC 8878): one frame or more.
+    Zstd,
+}
+
+/// Every compression, in the order [`Compression::detect`] tries them.
+pub const ALL: [Compression; 4] = [
+    Compression::Gzip,
+    Compression::Bzip2,
+    Compression::Xz,
+    Compression::Zstd,
+];
+
+impl Compression {
+    /// The compression whose magic bytes `head` starts with: gzip `1F 8B 08` (RFC 1952
+    /// §2.3.1, deflate), bzip2 `BZh` and a block size digit `1`-`9`, xz `FD 37 7A 58 5A 00`,
+    /// zstd `28 B5 2F FD` (RFC 8878 §3.1.1) or a skippable frame `5? 2A 4D 18` (§3.1.2).
+    ///
+    /// ```
+    /// use absolve::compress::Compression;
+    ///
+    /// assert_eq!(Compression::detect(b"\x1f\x8b\x08\0"), Some(Compression::Gzip));
+    /// assert_eq!(Compression::detect(b"BZh91AY&SY"), Some(Compression::Bzip2));
+    /// assert_eq!(Compression::detect(b"\xfd7zXZ\0"), Some(Compression::Xz));
+    /// assert_eq!(Compression::detect(b"\x28\xb5\x2f\xfd"), Some(Compression::Zstd));
+    /// assert_eq!(Compression::detect(b"From a@b"), None);
+    /// assert_eq!(Compression::detect(b"BZh0"), None);
+    /// ```
+    pub fn detect(head: &[u8]) -> Option<Compression> {
+        ALL.into_iter().find(|c| c.starts(head))
+    }
+
+    /// Whether `bytes` start a member (stream, frame) of this compression.
+    fn starts(self, bytes: &[u8]) -> bool {
+        match self {
+            Compression::Gzip => bytes.starts_with(&[0x1f, 0x8b, 0x08]),
+            Compression::Bzip2 => {
+                bytes.starts_with(b"BZh") && bytes.get(3).is_some_and(|d| (b'1'..=b'9').contains(d))
+            }
+            Compression::Xz => bytes.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0]),
+            Compression::Zstd => {
+                bytes.starts_with(&ZSTD_MAGIC) || bytes.get(..4).is_some_and(is_skippable_magic)
+            }
+        }
+    }
+
+    /// How many bytes [`Compression::detect`] needs to tell every compression: 6.
+    pub const MAGIC_LEN: usize = 6;
+
+    /// The file name extension, without the dot: `gz`, `bz2`, `xz`, `zst`.
+    ///
+    /// ```
+    /// assert_eq!(absolve::compress::Compression::Zstd.extension(), "zst");
+    /// ```
+    pub fn extension(self) -> &'static str {
+        match self {
+            Compression::Gzip => "gz",
+            Compression::Bzip2 => "bz2",
+            Compression::Xz => "xz",
+            Compression::Zstd => "zst",
+        }
+    }
+
+    /// The compression a file name extension names (any case, without the dot): `gz`,
+    /// `bz2`, `xz`, `zst`, and the other spellings `gzip`, `bzip2`, `zstd`.
+    ///
+    /// ```
+    /// use absolve::compress::Compression;
+    ///
+    /// assert_eq!(Compression::from_extension("GZ"), Some(Compression::Gzip));
+    /// assert_eq!(Compression::from_extension("txt"), None);
+    /// ```
+    pub fn from_extension(extension: &str) -> Option<Compression> {
+        const TABLE: [(&str, Compression); 7] = [
+            ("gz", Compression::Gzip),
+            ("gzip", Compression::Gzip),
+            ("bz2", Compression::Bzip2),
+            ("bzip2", Compression::Bzip2),
+            ("xz", Compression::Xz),
+            ("zst", Compression::Zstd),
+            ("zstd", Compression::Zstd),
+        ];
+        TABLE
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(extension))
+            .map(|&(_, c)| c)
+    }
+
+    /// The format's usual name: `gzip`, `bzip2`, `xz`, `zstd`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::Gzip => "gzip",
+            Compression::Bzip2 => "bzip2",
+            Compression::Xz => "xz",
+            Compression::Zstd => "zstd",
+        }
+    }
+}
+
+impl fmt::Display for Compression {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// RFC 8878 §3.1.1: a Zstandard frame's magic number, little-endian `0xFD2FB528`.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// RFC 8878 §3.1.2: a skippable frame's magic number is `0x184D2A5?`.
+fn is_skippable_magic(bytes: &[u8]) -> bool {
+    bytes.len() >= 4 && bytes[0] & 0xf0 == 0x50 && bytes[1..4] == [0x2a, 0x4d, 0x18]
+}
+
+/// The compression of a buffered input, told by its first bytes, without consuming them.
+/// A reader that gives fewer than [`Compression::MAGIC_LEN`] bytes at first (a pipe) is
+/// judged on what it gave.
+///
+/// ```
+/// let mut input: &[u8] = b"\x1f\x8b\x08\0rest";
+/// assert_eq!(absolve::compress::detect_in(&mut input)?, Some(absolve::compress::Compression::Gzip));
+/// assert_eq!(input.len(), 8);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn detect_in<R: BufRead>(input: &mut R) -> io::Result<Option<Compression>> {
+    Ok(Compression::detect(input.fill_buf()?))
+}
+
+/// What went wrong in a compressed stream, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Damage {
+    /// Where the raw rest ([`Decoder::into_rest`]) starts in the compressed input.
+    pub compressed_offset: u64,
+    /// How many decompressed bytes were delivered before it.
+    pub decompressed_offset: u64,
+    /// What the damage is.
+    pub reason: DamageReason,
+}
+
+/// What damage a [`Decoder`] met.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DamageReason {
+    /// The input ends inside a member.
+    #[error("the {0} stream is truncated")]
+    Truncated(Compression),
+    /// A member's data cannot be decoded.
+    #[error("corrupt {0} data: {1}")]
+    Corrupt(Compression, String),
+    /// A member's checksum (or gzip's length) does not match its data.
+    #[error("{0} checksum mismatch: the data may be damaged")]
+    BadChecksum(Compression),
+    /// A member's header is not valid.
+    #[error("bad {0} header: {1}")]
+    BadHeader(Compression, String),
+    /// Only zero bytes follow the last member (padding to a block size, as tape and some
+    /// tools write); judged on the bytes buffered at that point.
+    #[error("zero padding after the last {0} member")]
+    ZeroPadding(Compression),
+    /// Bytes after a complete member that do not start another one.
+    #[error("bytes after the last {0} member that do not start another one")]
+    TrailingData(Compression),
+    /// A stream that asks for more memory than [`MAX_WINDOW`].
+    #[error("the {0} stream needs a window larger than the limit of {MAX_WINDOW} bytes")]
+    WindowTooLarge(Compression),
+}
+
+impl fmt::Display for Damage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} at compressed byte {} (after {} decompressed bytes); the rest is copied as it is",
+            self.reason, self.compressed_offset, self.decompressed_offset
+        )
+    }
+}
+
+/// A buffered input that can look ahead past its reader's buffer (a member's header or
+/// trailer that straddles two reads) without consuming, and counts what it consumed.
+struct Input<R> {
+    inner: R,
+    /// Bytes taken from `inner` to look ahead, not yet consumed, from `carry_pos`.
+    carry: Vec<u8>,
+    carry_pos: usize,
+    consumed: u64,
+}
+
+impl<R: BufRead> Input<R> {
+    fn new(inner: R) -> Self {
+        Input {
+            inner,
+            carry: Vec::new(),
+            carry_pos: 0,
+            consumed: 0,
+        }
+    }
+
+    /// The bytes available now; empty at the end of the input.
+    fn buf(&mut self) -> io::Result<&[u8]> {
+        if self.carry_pos < self.carry.len() {
+            Ok(&self.carry[self.carry_pos..])
+        } else {
+            self.inner.fill_buf()
+        }
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.consumed += n as u64;
+        if self.carry_pos < self.carry.len() {
+            self.carry_pos += n;
+            if self.carry_pos >= self.carry.len() {
+                self.carry.clear();
+                self.carry_pos = 0;
+            }
+        } else {
+            self.inner.consume(n);
+        }
+    }
+
+    /// At least `n` bytes ahead, without consuming them; fewer only at the end of input.
+    fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
+        if self.carry_pos >= self.carry.len() {
+            let available = self.inner.fill_buf()?.len();
+            if available >= n || available == 0 {
+                return self.inner.fill_buf();
+            }
+            self.carry.clear();
+            self.carry_pos = 0;
+        } else if self.carry_pos > 0 {
+            self.carry.drain(..self.carry_pos);
+            self.carry_pos = 0;
+        }
+        while self.carry.len() < n {
+            let chunk = self.inner.fill_buf()?;
+            if chunk.is_empty() {
+                break;
+            }
+            let take = chunk.len().min(n - self.carry.len());
+            self.carry.extend_from_slice(&chunk[..take]);
+            self.inner.consume(take);
+        }
+        Ok(&self.carry)
+    }
+
+    fn at_end(&mut self) -> io::Result<bool> {
+        Ok(self.buf()?.is_empty())
+    }
+
+    fn into_rest(self) -> Rest<R> {
+        Cursor::new(self.carry[self.carry_pos..].to_vec()).chain(self.inner)
+    }
+}
+
+impl<R: BufRead> Read for Input<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let available = self.buf()?;
+        let n = available.len().min(out.len());
+        out[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+/// The raw compressed bytes after damage: the bytes the decoder looked ahead at, then the
+/// rest of the reader.
+pub type Rest<R> = io::Chain<Cursor<Vec<u8>>, R>;
+
+/// Where a gzip member is (RFC 1952 §2.2).
+enum GzipState {
+    /// Before a member's header, or at the end of the input.
+    Header,
+    /// In the deflate data, with the CRC-32 and length of what it gave so far.
+    Data(Crc),
+    /// Before the trailer (CRC32, ISIZE), with what the data gave.
+    Trailer(Crc),
+}
+
+/// One decoder per compression, in its state.
+enum Codec {
+    Gzip(Box<Decompress>, GzipState),
+    /// `None` between streams.
+    Bzip2(Option<Box<bzip2::Decompress>>),
+    Xz(Option<Box<lzma_rust2::XzStream>>),
+    /// The frame decoder, and whether it is inside a frame.
+    Zstd(Box<FrameDecoder>, bool),
+}
+
+/// A reader of the decompressed bytes of every member of a compressed input; on damage it
+/// ends cleanly and records it (see the [module documentation](self)).
+///
+/// It implements [`Read`] and [`BufRead`], handing out up to [`OUTPUT_BUFFER`] bytes at a
+/// time. It allocates at most [`MAX_WINDOW`] for a window, whatever the input claims.
+///
+/// ```
+/// use absolve::compress::{Compression, Decoder, DamageReason};
+/// use std::io::Read;
+///
+/// // Two gzip members, then junk.
+/// let mut gz = Vec::new();
+/// for text in ["one ", "two"] {
+///     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+///     std::io::Write::write_all(&mut e, text.as_bytes())?;
+///     gz.extend(e.finish()?);
+/// }
+/// let members = gz.len() as u64;
+/// gz.extend_from_slice(b"junk");
+///
+/// let mut decoder = Decoder::new(Compression::Gzip, &gz[..]);
+/// let mut text = String::new();
+/// decoder.read_to_string(&mut text)?;
+/// assert_eq!(text, "one two");
+/// let damage = decoder.damage().unwrap();
+/// assert_eq!(damage.reason, DamageReason::TrailingData(Compression::Gzip));
+/// assert_eq!(damage.compressed_offset, members);
+/// let mut rest = Vec::new();
+/// decoder.into_rest().read_to_end(&mut rest)?;
+/// assert_eq!(rest, b"junk");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub struct Decoder<R> {
+    compression: Compression,
+    input: Input<R>,
+    codec: Codec,
+    out: Box<[u8]>,
+    out_pos: usize,
+    out_len: usize,
+    delivered: u64,
+    /// How many members began; a compressed input with none is not damage-free.
+    members: u64,
+    done: bool,
+    damage: Option<Damage>,
+}
+
+impl<R: BufRead> Decoder<R> {
+    /// A decoder of `compression` over `input` (give it a large buffer: 64 KiB or more).
+    pub fn new(compression: Compression, input: R) -> Self {
+        let codec = match compression {
+            Compression::Gzip => Codec::Gzip(Box::new(Decompress::new(false)), GzipState::Header),
+            Compression::Bzip2 => Codec::Bzip2(None),
+            Compression::Xz => Codec::Xz(None),
+            Compression::Zstd => {
+                let mut decoder = FrameDecoder::new();
+                decoder.set_max_window_size(MAX_WINDOW);
+                Codec::Zstd(Box::new(decoder), false)
+            }
+        };
+        Decoder {
+            compression,
+            input: Input::new(input),
+            codec,
+            out: vec![0; OUTPUT_BUFFER].into_boxed_slice(),
+            out_pos: 0,
+            out_len: 0,
+            delivered: 0,
+            members: 0,
+            done: false,
+            damage: None,
+        }
+    }
+
+    /// The compression read.
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+
+    /// The damage met, once the decompressed stream has ended; `None` if every member was
+    /// whole.
+    pub fn damage(&self) -> Option<&Damage> {
+        self.damage.as_ref()
+    }
+
+    /// How many compressed bytes were consumed so far.
+    pub fn compressed_offset(&self) -> u64 {
+        self.input.consumed
+    }
+
+    /// The raw compressed bytes not decoded: after damage, from where it starts (see the
+    /// [module documentation](self)); empty after a whole stream read to its end.
+    pub fn into_rest(self) -> Rest<R> {
+        self.input.into_rest()
+    }
+
+    /// Ends the stream with `reason`, the rest starting at the input's position.
+    fn stop(&mut self, reason: DamageReason) {
+        self.done = true;
+        self.damage = Some(Damage {
+            compressed_offset: self.input.consumed,
+            decompressed_offset: self.delivered + self.out_len as u64,
+            reason,
+        });
+    }
+
+    /// What stands after a complete member: the end, another member, zero padding or
+    /// other data. Returns whether another member starts.
+    fn next_member(&mut self) -> io::Result<bool> {
+        let compression = self.compression;
+        let head = self.input.peek(Compression::MAGIC_LEN)?;
+        if head.is_empty() {
+            if self.members == 0 {
+                self.stop(DamageReason::Truncated(compression));
+            }
+            self.done = true;
+            return Ok(false);
+        }
+        if compression.starts(head)
+            || (compression != Compression::Zstd && head.len() < 4 && self.members == 0)
+        {
+            self.members += 1;
+            return Ok(true);
+        }
+        let zeros = self.input.buf()?.iter().all(|&b| b == 0);
+        let reason = if self.members == 0 {
+            DamageReason::BadHeader(compression, "no magic number".into())
+        } else if zeros {
+            DamageReason::ZeroPadding(compression)
+        } else {
+            DamageReason::TrailingData(compression)
+        };
+        self.stop(reason);
+        Ok(false)
+    }
+
+    /// Decodes into the output buffer, from empty, until it holds something or the
+    /// stream ended.
+    fn fill(&mut self) -> io::Result<()> {
+        self.out_pos = 0;
+        self.out_len = 0;
+        while self.out_len == 0 && !self.done {
+            match self.codec {
+                Codec::Gzip(..) => self.fill_gzip()?,
+                Codec::Bzip2(_) => self.fill_bzip2()?,
+                Codec::Xz(_) => self.fill_xz()?,
+                Codec::Zstd(..) => self.fill_zstd()?,
+            }
+        }
+        Ok(())
+    }
+
+    /// RFC 1952 §2.2: header, deflate data, trailer, member after member.
+    fn fill_gzip(&mut self) -> io::Result<()> {
+        let Codec::Gzip(inflate, state) = &mut self.codec else {
+            unreachable!("fill_gzip on another codec")
+        };
+        match state {
+            GzipState::Header => {
+                if !self.next_member()? {
+                    return Ok(());
+                }
+                match gzip_header_len(&mut self.input)? {
+                    Ok(len) => {
+                        self.input.consume(len);
+                        let Codec::Gzip(inflate, state) = &mut self.codec else {
+                            unreachable!()
+                        };
+                        inflate.reset(false);
+                        *state = GzipState::Data(Crc::new());
+                    }
+                    Err(reason) => self.stop(reason),
+                }
+            }
+            GzipState::Data(crc) => {
+                let input = self.input.buf()?;
+                if input.is_empty() {
+                    self.stop(DamageReason::Truncated(Compression::Gzip));
+                    return Ok(());
+                }
+                let (in_before, out_before) = (inflate.total_in(), inflate.total_out());
+                let result =
+                    inflate.decompress(input, &mut self.out[self.out_len..], FlushDecompress::None);
+                let consumed = (inflate.total_in() - in_before) as usize;
+                let produced = (inflate.total_out() - out_before) as usize;
+                crc.update(&self.out[self.out_len..self.out_len + produced]);
+                self.out_len += produced;
+                self.input.consume(consumed);
+                match result {
+                    Ok(FlateStatus::StreamEnd) => {
+                        let crc = std::mem::replace(crc, Crc::new());
+                        *state = GzipState::Trailer(crc);
+                    }
+                    Ok(_) if consumed == 0 && produced == 0 => self.stop(DamageReason::Corrupt(
+                        Compression::Gzip,
+                        "no progress".into(),
+                    )),
+                    Ok(_) => {}
+                    Err(e) => self.stop(DamageReason::Corrupt(Compression::Gzip, e.to_string())),
+                }
+            }
+            GzipState::Trailer(crc) => {
+                let (sum, amount) = (crc.sum(), crc.amount());
+                let trailer = self.input.peek(8)?;
+                if trailer.len() < 8 {
+                    self.stop(DamageReason::Truncated(Compression::Gzip));
+                    return Ok(());
+                }
+                let stored_crc = u32::from_le_bytes(trailer[..4].try_into().expect("4 bytes"));
+                let stored_len = u32::from_le_bytes(trailer[4..8].try_into().expect("4 bytes"));
+                if stored_crc != sum || stored_len != amount {
+                    self.stop(DamageReason::BadChecksum(Compression::Gzip));
+                    return Ok(());
+                }
+                self.input.consume(8);
+                let Codec::Gzip(_, state) = &mut self.codec else {
+                    unreachable!()
+                };
+                *state = GzipState::Header;
+            }
+        }
+        Ok(())
+    }
+
+    fn fill_bzip2(&mut self) -> io::Result<()> {
+        let Codec::Bzip2(slot) = &mut self.codec else {
+            unreachable!("fill_bzip2 on another codec")
+        };
+        let Some(stream) = slot else {
+            if self.next_member()? {
+                let Codec::Bzip2(slot) = &mut self.codec else {
+                    unreachable!()
+                };
+                *slot = Some(Box::new(bzip2::Decompress::new(false)));
+            }
+            return Ok(());
+        };
+        let input = self.input.buf()?;
+        if input.is_empty() {
+            self.stop(DamageReason::Truncated(Compression::Bzip2));
+            return Ok(());
+        }
+        let (in_before, out_before) = (stream.total_in(), stream.total_out());
+        let result = stream.decompress(input, &mut self.out[self.out_len..]);
+        let consumed = (stream.total_in() - in_before) as usize;
+        let produced = (stream.total_out() - out_before) as usize;
+        self.out_len += produced;
+        self.input.consume(consumed);
+        match result {
+            Ok(bzip2::Status::StreamEnd) => *slot = None,
+            Ok(_) if consumed == 0 && produced == 0 => self.stop(DamageReason::Corrupt(
+                Compression::Bzip2,
+                "no progress".into(),
+            )),
+            Ok(_) => {}
+            Err(bzip2::Error::DataMagic) => self.stop(DamageReason::BadHeader(
+                Compression::Bzip2,
+                "bad magic number".into(),
+            )),
+            Err(e) => self.stop(DamageReason::Corrupt(Compression::Bzip2, e.to_string())),
+        }
+        Ok(())
+    }
+
+    fn fill_xz(&mut self) -> io::Result<()> {
+        let Codec::Xz(slot) = &mut self.codec else {
+            unreachable!("fill_xz on another codec")
+        };
+        let Some(stream) = slot else {
+            if self.next_member()? {
+                let Codec::Xz(slot) = &mut self.codec else {
+                    unreachable!()
+                };
+                let limit_kib = u32::try_from(MAX_WINDOW / 1024).unwrap_or(u32::MAX);
+                *slot = Some(Box::new(lzma_rust2::XzStream::new_mem_limit(
+                    false, limit_kib,
+                )));
+            }
+            return Ok(());
+        };
+        let input = self.input.buf()?;
+        let action = if input.is_empty() {
+            lzma_rust2::Action::Finish
+        } else {
+            lzma_rust2::Action::Run
+        };
+        let at_end = input.is_empty();
+        // The stream counts what it consumed and produced as it goes, so that what came
+        // before an error inside this call is delivered too.
+        let (in_before, out_before) = (stream.total_in(), stream.total_out());
+        let result = stream.process(input, &mut self.out[self.out_len..], action);
+        let consumed = (stream.total_in() - in_before) as usize;
+        let produced = (stream.total_out() - out_before) as usize;
+        self.out_len += produced;
+        self.input.consume(consumed);
+        match result {
+            Ok(result) => {
+                if result.status == lzma_rust2::Status::StreamEnd {
+                    *slot = None;
+                } else if consumed == 0 && produced == 0 {
+                    let reason = if at_end {
+                        DamageReason::Truncated(Compression::Xz)
+                    } else {
+                        DamageReason::Corrupt(Compression::Xz, "no progress".into())
+                    };
+                    self.stop(reason);
+                }
+            }
+            Err(e) => {
+                let text = e.to_string();
+                let reason = if at_end || e.kind() == io::ErrorKind::UnexpectedEof {
+                    DamageReason::Truncated(Compression::Xz)
+                } else if text.contains("memory") {
+                    DamageReason::WindowTooLarge(Compression::Xz)
+                } else if text.to_ascii_lowercase().contains("check") {
+                    DamageReason::BadChecksum(Compression::Xz)
+                } else {
+                    DamageReason::Corrupt(Compression::Xz, text)
+                };
+                self.stop(reason);
+            }
+        }
+        Ok(())
+    }
+
+    /// RFC 8878 §3.1: frame after frame; a skippable frame (§3.1.2) holds no content and
+    /// is passed over.
+    fn fill_zstd(&mut self) -> io::Result<()> {
+        let Codec::Zstd(frames, in_frame) = &mut self.codec else {
+            unreachable!("fill_zstd on another codec")
+        };
+        if !*in_frame {
+            if !self.next_member()? {
+                return Ok(());
+            }
+            let head = self.input.peek(8)?;
+            if is_skippable_magic(head) {
+                if head.len() < 8 {
+                    self.stop(DamageReason::Truncated(Compression::Zstd));
+                    return Ok(());
+                }
+                let length = u32::from_le_bytes(head[4..8].try_into().expect("4 bytes"));
+                let skipped = io::copy(
+                    &mut (&mut self.input).take(8 + u64::from(length)),
+                    &mut io::sink(),
+                )?;
+                if skipped < 8 + u64::from(length) {
+                    self.stop(DamageReason::Truncated(Compression::Zstd));
+                }
+                return Ok(());
+            }
+            let Codec::Zstd(frames, in_frame) = &mut self.codec else {
+                unreachable!()
+            };
+            let start = self.input.consumed;
+            match frames.reset(&mut self.input) {
+                Ok(()) => *in_frame = true,
+                Err(e) => {
+                    let reason = match e {
+                        ruzstd::decoding::errors::FrameDecoderError::WindowSizeTooBig {
+                            ..
+                        } => DamageReason::WindowTooLarge(Compression::Zstd),
+                        e => DamageReason::BadHeader(Compression::Zstd, e.to_string()),
+                    };
+                    let reason = if self.input.at_end()? {
+                        DamageReason::Truncated(Compression::Zstd)
+                    } else {
+                        reason
+                    };
+                    self.stop(reason);
+                    // The header's bytes were read: the rest starts after them.
+                    debug_assert!(self.input.consumed >= start);
+                }
+            }
+            return Ok(());
+        }
+        if frames.can_collect() > 0 {
+            let n = frames.read(&mut self.out[self.out_len..])?;
+            self.out_len += n;
+            return Ok(());
+        }
+        if frames.is_finished() {
+            let (stored, computed) = (
+                frames.get_checksum_from_data(),
+                frames.get_calculated_checksum(),
+            );
+            *in_frame = false;
+            if let (Some(stored), Some(computed)) = (stored, computed)
+                && stored != computed
+            {
+                self.stop(DamageReason::BadChecksum(Compression::Zstd));
+            }
+            return Ok(());
+        }
+        if let Err(e) = frames.decode_blocks(
+            &mut self.input,
+            BlockDecodingStrategy::UptoBytes(OUTPUT_BUFFER),
+        ) {
+            let reason = if self.input.at_end()? {
+                DamageReason::Truncated(Compression::Zstd)
+            } else {
+                DamageReason::Corrupt(Compression::Zstd, e.to_string())
+            };
+            // What the frame decoded before the damage is delivered first.
+            let Codec::Zstd(frames, _) = &mut self.codec else {
+                unreachable!()
+            };
+            let mut decoded = Vec::new();
+            frames.collect_to_writer(&mut decoded)?;
+            self.pending_after_damage(decoded, reason);
+        }
+        Ok(())
+    }
+
+    /// The bytes a zstd frame decoder held when its block failed: they are delivered,
+    /// then the stream ends with `reason`. At most one window (bounded by [`MAX_WINDOW`]).
+    fn pending_after_damage(&mut self, decoded: Vec<u8>, reason: DamageReason) {
+        let compressed_offset = self.input.consumed;
+        let decompressed_offset = self.delivered + (self.out_len + decoded.len()) as u64;
+        self.done = true;
+        self.damage = Some(Damage {
+            compressed_offset,
+            decompressed_offset,
+            reason,
+        });
+        if decoded.len() <= self.out.len() - self.out_len {
+            self.out[self.out_len..self.out_len + decoded.len()].copy_from_slice(&decoded);
+            self.out_len += decoded.len();
+        } else {
+            let mut out = std::mem::take(&mut self.out).into_vec();
+            out.truncate(self.out_len);
+            out.extend_from_slice(&decoded);
+            self.out_len = out.len();
+            self.out = out.into_boxed_slice();
+        }
+    }
+}
+
+/// RFC 1952 §2.3: the length of the gzip member header at the input's start, or what is
+/// wrong with it. Looks ahead without consuming.
+fn gzip_header_len<R: BufRead>(input: &mut Input<R>) -> io::Result<Result<usize, DamageReason>> {
+    const FHCRC: u8 = 0x02;
+    const FEXTRA: u8 = 0x04;
+    const FNAME: u8 = 0x08;
+    const FCOMMENT: u8 = 0x10;
+    const RESERVED: u8 = 0xe0;
+    let bad = |what: &str| Ok(Err(DamageReason::BadHeader(Compression::Gzip, what.into())));
+    let truncated = || Ok(Err(DamageReason::Truncated(Compression::Gzip)));
+    let mut need = 10;
+    let head = input.peek(need)?;
+    if head.len() < need {
+        return truncated();
+    }
+    let flags = head[3];
+    if flags & RESERVED != 0 {
+        return bad("reserved flag bits set");
+    }
+    if flags & FEXTRA != 0 {
+        let head = input.peek(need + 2)?;
+        if head.len() < need + 2 {
+            return truncated();
+        }
+        need += 2 + usize::from(u16::from_le_bytes([head[need], head[need + 1]]));
+    }
+    for flag in [FNAME, FCOMMENT] {
+        if flags & flag == 0 {
+            continue;
+        }
+        // A zero-terminated string: look ahead in growing steps, up to the limit.
+        let mut ahead = need + 256;
+        loop {
+            let head = input.peek(ahead)?;
+            if let Some(nul) = head.get(need..).and_then(|s| memchr::memchr(0, s)) {
+                need += nul + 1;
+                break;
+            }
+            if head.len() < ahead {
+                return truncated();
+            }
+            if ahead >= MAX_GZIP_HEADER {
+                return bad("file name or comment too long");
+            }
+            ahead = (ahead * 2).min(MAX_GZIP_HEADER);
+        }
+    }
+    if flags & FHCRC != 0 {
+        need += 2;
+    }
+    if input.peek(need)?.len() < need {
+        return truncated();
+    }
+    Ok(Ok(need))
+}
+
+impl<R: BufRead> Read for Decoder<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Decoder<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.out_pos >= self.out_len {
+            self.fill()?;
+        }
+        Ok(&self.out[self.out_pos..self.out_len])
+    }
+
+    fn consume(&mut self, amount: usize) {
+        let amount = amount.min(self.out_len - self.out_pos);
+        self.out_pos += amount;
+        self.delivered += amount as u64;
+    }
+}
+
+/// A writer that compresses what it is given, in one of the [`Compression`]s; call
+/// [`Encoder::finish`] at the end.
+///
+/// gzip is written as one member at the default level (6); bzip2 at level 9 (the `bzip2`
+/// tool's default); xz at preset 6 (the `xz` tool's default); zstd with the `ruzstd`
+/// crate's only level, near `zstd -1`, as a sequence of frames of [`ZSTD_FRAME`] bytes of
+/// input each (RFC 8878 §3.1: a stream is one frame or more), so that memory is bounded.
+///
+/// ```
+/// use absolve::compress::{Compression, Decoder, Encoder, ALL};
+/// use std::io::{Read, Write};
+///
+/// for compression in ALL {
+///     let mut encoder = Encoder::new(compression, Vec::new())?;
+///     encoder.write_all(b"<a href=x>")?;
+///     let bytes = encoder.finish()?;
+///     let mut back = Vec::new();
+///     Decoder::new(compression, &bytes[..]).read_to_end(&mut back)?;
+///     assert_eq!(back, b"<a href=x>");
+/// }
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub struct Encoder<W: Write> {
+    inner: EncoderInner<W>,
+}
+
+enum EncoderInner<W: Write> {
+    Gzip(flate2::write::GzEncoder<W>),
+    Bzip2(bzip2::write::BzEncoder<W>),
+    Xz(Box<lzma_rust2::XzWriter<W>>),
+    Zstd(ZstdFrames<W>),
+}
+
+/// How much input each zstd frame an [`Encoder`] writes holds: 4 MiB.
+pub const ZSTD_FRAME: usize = 4 * 1024 * 1024;
+
+/// Writes zstd frames of up to [`ZSTD_FRAME`] bytes of input each.
+struct ZstdFrames<W> {
+    inner: W,
+    pending: Vec<u8>,
+    compressed: Vec<u8>,
+    /// Whether a frame was written: an empty input still gets one (empty) frame.
+    wrote: bool,
+}
+
+impl<W: Write> ZstdFrames<W> {
+    fn flush_frame(&mut self) -> io::Result<()> {
+        self.compressed.clear();
+        ruzstd::encoding::compress(
+            &self.pending[..],
+            &mut self.compressed,
+            ruzstd::encoding::CompressionLevel::Fastest,
+        );
+        self.inner.write_all(&self.compressed)?;
+        self.pending.clear();
+        self.wrote = true;
+        Ok(())
+    }
+}
+
+impl<W: Write> Write for ZstdFrames<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = buf.len().min(ZSTD_FRAME - self.pending.len());
+        self.pending.extend_from_slice(&buf[..n]);
+        if self.pending.len() == ZSTD_FRAME {
+            self.flush_frame()?;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<W: Write> Encoder<W> {
+    /// An encoder of `compression` writing to `output`.
+    pub fn new(compression: Compression, output: W) -> io::Result<Self> {
+        let inner = match compression {
+            Compression::Gzip => EncoderInner::Gzip(flate2::write::GzEncoder::new(
+                output,
+                flate2::Compression::default(),
+            )),
+            Compression::Bzip2 => EncoderInner::Bzip2(bzip2::write::BzEncoder::new(
+                output,
+                bzip2::Compression::best(),
+            )),
+            Compression::Xz => EncoderInner::Xz(Box::new(lzma_rust2::XzWriter::new(
+                output,
+                lzma_rust2::XzOptions::with_preset(6),
+            )?)),
+            Compression::Zstd => EncoderInner::Zstd(ZstdFrames {
+                inner: output,
+                pending: Vec::new(),
+                compressed: Vec::new(),
+                wrote: false,
+            }),
+        };
+        Ok(Encoder { inner })
+    }
+
+    /// Writes the end of the compressed stream, and gives the writer back.
+    pub fn finish(self) -> io::Result<W> {
+        match self.inner {
+            EncoderInner::Gzip(e) => e.finish(),
+            EncoderInner::Bzip2(e) => e.finish(),
+            EncoderInner::Xz(e) => e.finish(),
+            EncoderInner::Zstd(mut e) => {
+                if !e.pending.is_empty() || !e.wrote {
+                    e.flush_frame()?;
+                }
+                Ok(e.inner)
+            }
+        }
+    }
+}
+
+impl<W: Write> Write for Encoder<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.inner {
+            EncoderInner::Gzip(e) => e.write(buf),
+            EncoderInner::Bzip2(e) => e.write(buf),
+            EncoderInner::Xz(e) => e.write(buf),
+            EncoderInner::Zstd(e) => e.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.inner {
+            EncoderInner::Gzip(e) => e.flush(),
+            EncoderInner::Bzip2(e) => e.flush(),
+            EncoderInner::Xz(e) => e.flush(),
+            EncoderInner::Zstd(e) => e.flush(),
+        }
+    }
+}
+
+/// Rewrites a compressed input in the same compression: decompresses `input`, hands the
+/// decompressed bytes and an [`Encoder`] to `transform`, copies whatever `transform` left
+/// unread into the encoder as it is, finishes the compressed stream, then appends the raw
+/// rest after damage ([`Decoder::into_rest`]). Returns the damage, if any: what came before
+/// it is processed and written, the rest is copied as it is.
+///
+/// ```
+/// use absolve::compress::{rewrite, Compression, Decoder, Encoder};
+/// use std::io::{Read, Write};
+///
+/// let mut plain = Encoder::new(Compression::Xz, Vec::new())?;
+/// plain.write_all(b"href=a")?;
+/// let xz = plain.finish()?;
+///
+/// let mut out = Vec::new();
+/// let damage = rewrite(Compression::Xz, &xz[..], &mut out, |decoded, encoded| {
+///     let mut text = String::new();
+///     decoded.read_to_string(&mut text)?;
+///     encoded.write_all(text.replace("a", "http://h/a").as_bytes())
+/// })?;
+/// assert_eq!(damage, None);
+/// let mut back = String::new();
+/// Decoder::new(Compression::Xz, &out[..]).read_to_string(&mut back)?;
+/// assert_eq!(back, "href=http://h/a");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn rewrite<R, W, F>(
+    compression: Compression,
+    input: R,
+    output: &mut W,
+    transform: F,
+) -> io::Result<Option<Damage>>
+where
+    R: BufRead,
+    W: Write,
+    F: FnOnce(&mut Decoder<R>, &mut Encoder<&mut W>) -> io::Result<()>,
+{
+    let mut decoder = Decoder::new(compression, input);
+    let mut encoder = Encoder::new(compression, &mut *output)?;
+    transform(&mut decoder, &mut encoder)?;
+    io::copy(&mut decoder, &mut encoder)?;
+    encoder.finish()?;
+    let damage = decoder.damage().cloned();
+    io::copy(&mut decoder.into_rest(), output)?;
+    Ok(damage)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compress(compression: Compression, data: &[u8]) -> Vec<u8> {
+        let mut e = Encoder::new(compression, Vec::new()).unwrap();
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn decode(compression: Compression, bytes: &[u8]) -> (Vec<u8>, Option<Damage>, Vec<u8>) {
+        let mut d = Decoder::new(compression, bytes);
+        let mut out = Vec::new();
+        d.read_to_end(&mut out).unwrap();
+        let damage = d.damage().cloned();
+        let mut rest = Vec::new();
+        d.into_rest().read_to_end(&mut rest).unwrap();
+        (out, damage, rest)
+    }
+
+    fn text(n: usize) -> Vec<u8> {
+        (0..n)
+            .map(|i| format!("From line {i} <a href=\"x{}\">\n", i * 7919 % 1000))
+            .collect::<String>()
+            .into_bytes()
+    }
+
+    #[test]
+    fn every_format_round_trips_and_is_detected() {
+        let data = text(20_000);
+        for c in ALL {
+            let bytes = compress(c, &data);
+            assert_eq!(Compression::detect(&bytes), Some(c));
+            let (out, damage, rest) = decode(c, &bytes);
+            assert_eq!(out, data, "{c}");
+            assert_eq!(damage, None, "{c}");
+            assert!(rest.is_empty());
+        }
+    }
+
+    #[test]
+    fn empty_input_round_trips() {
+        for c in ALL {
+            let (out, damage, _) = decode(c, &compress(c, b""));
+            assert!(out.is_empty());
+            assert_eq!(damage, None, "{c}");
+        }
+    }
+
+    #[test]
+    fn concatenated_members_are_all_read() {
+        for c in ALL {
+            let mut bytes = compress(c, b"one\n");
+            bytes.extend(compress(c, b"two\n"));
+            let (out, damage, _) = decode(c, &bytes);
+            assert_eq!(out, b"one\ntwo\n", "{c}");
+            assert_eq!(damage, None, "{c}");
+        }
+    }
+
+    #[test]
+    fn truncation_keeps_what_came_before() {
+        let data = text(12_000);
+        for c in ALL {
+            let bytes = compress(c, &data);
+            let cut = &bytes[..bytes.len() * 3 / 4];
+            let (out, damage, rest) = decode(c, cut);
+            let damage = damage.expect("truncated");
+            assert_eq!(damage.reason, DamageReason::Truncated(c), "{c}");
+            assert!(data.starts_with(&out), "{c}: a prefix of the data");
+            assert_eq!(damage.decompressed_offset, out.len() as u64);
+            assert_eq!(
+                damage.compressed_offset + rest.len() as u64,
+                cut.len() as u64,
+                "{c}: the rest is the undecoded tail"
+            );
+        }
+    }
+
+    #[test]
+    fn a_truncated_gzip_delivers_nearly_everything() {
+        let data = text(12_000);
+        let bytes = compress(Compression::Gzip, &data);
+        let (out, _, _) = decode(Compression::Gzip, &bytes[..bytes.len() - 20]);
+        assert!(
+            out.len() + 1000 > data.len(),
+            "{} of {}",
+            out.len(),
+            data.len()
+        );
+    }
+
+    #[test]
+    fn zero_padding_after_gzip_is_the_rest() {
+        let mut bytes = compress(Compression::Gzip, b"mail\n");
+        let end = bytes.len() as u64;
+        bytes.extend([0; 512]);
+        let (out, damage, rest) = decode(Compression::Gzip, &bytes);
+        assert_eq!(out, b"mail\n");
+        let damage = damage.unwrap();
+        assert_eq!(damage.reason, DamageReason::ZeroPadding(Compression::Gzip));
+        assert_eq!(damage.compressed_offset, end);
+        assert_eq!(rest, vec![0; 512]);
+    }
+
+    #[test]
+    fn a_bad_crc_keeps_the_data_and_the_trailer_is_the_rest() {
+        let mut bytes = compress(Compression::Gzip, b"first\n");
+        let trailer = bytes.len() - 8;
+        bytes[trailer] ^= 0xff;
+        let second = compress(Compression::Gzip, b"second\n");
+        bytes.extend(&second);
+        let (out, damage, rest) = decode(Compression::Gzip, &bytes);
+        assert_eq!(out, b"first\n");
+        let damage = damage.unwrap();
+        assert_eq!(damage.reason, DamageReason::BadChecksum(Compression::Gzip));
+        assert_eq!(damage.compressed_offset, trailer as u64);
+        assert_eq!(rest, &bytes[trailer..]);
+    }
+
+    #[test]
+    fn junk_between_gzip_members_stops_there() {
+        let mut bytes = compress(Compression::Gzip, b"a");
+        let at = bytes.len();
+        bytes.extend(b"JUNK");
+        bytes.extend(compress(Compression::Gzip, b"b"));
+        let (out, damage, rest) = decode(Compression::Gzip, &bytes);
+        assert_eq!(out, b"a");
+        assert_eq!(
+            damage.unwrap().reason,
+            DamageReason::TrailingData(Compression::Gzip)
+        );
+        assert_eq!(rest, &bytes[at..]);
+    }
+
+    #[test]
+    fn gzip_header_with_name_and_comment() {
+        let mut e = flate2::GzBuilder::new()
+            .filename("2024-January.txt")
+            .comment("pipermail")
+            .extra(vec![1, 2, 3])
+            .write(Vec::new(), flate2::Compression::fast());
+        e.write_all(b"x").unwrap();
+        let bytes = e.finish().unwrap();
+        let (out, damage, _) = decode(Compression::Gzip, &bytes);
+        assert_eq!((out.as_slice(), damage), (&b"x"[..], None));
+    }
+
+    #[test]
+    fn corrupt_data_stops_without_error() {
+        let data = text(12_000);
+        for c in ALL {
+            let mut bytes = compress(c, &data);
+            let mid = bytes.len() / 2;
+            for b in &mut bytes[mid..mid + 64] {
+                *b ^= 0x5a;
+            }
+            let (out, damage, rest) = decode(c, &bytes);
+            let damage = damage.unwrap_or_else(|| panic!("{c}: damage found"));
+            assert_eq!(
+                damage.compressed_offset + rest.len() as u64,
+                bytes.len() as u64
+            );
+            assert_eq!(damage.decompressed_offset, out.len() as u64);
+            // Block formats lose the damaged block (bzip2, zstd, an xz LZMA2 chunk, up to
+            // 2 MiB); deflate keeps everything before the damaged bytes.
+            if c == Compression::Gzip {
+                let before = data.len() / 4;
+                assert!(out.len() >= before, "{c}: {} of {}", out.len(), data.len());
+                assert_eq!(out[..before], data[..before], "{c}");
+            }
+        }
+    }
+
+    #[test]
+    fn not_compressed_at_all_is_a_bad_header() {
+        for c in ALL {
+            let (out, damage, rest) = decode(c, b"plain text, long enough");
+            assert!(out.is_empty());
+            assert!(matches!(
+                damage.unwrap().reason,
+                DamageReason::BadHeader(..)
+            ));
+            assert_eq!(rest, b"plain text, long enough");
+        }
+    }
+
+    #[test]
+    fn a_huge_window_claim_is_refused_not_allocated() {
+        // RFC 8878 §3.1.1.1: a frame header whose window descriptor asks for 2^41 bytes.
+        let frame = [0x28, 0xb5, 0x2f, 0xfd, 0x00, 0xf8, 0, 0, 0, 0];
+        let (_, damage, _) = decode(Compression::Zstd, &frame);
+        assert!(damage.is_some());
+    }
+
+    #[test]
+    fn rewrite_appends_the_raw_rest() {
+        let mut bytes = compress(Compression::Gzip, b"href=a\n");
+        bytes.extend(b"\0\0\0garbage");
+        let mut out = Vec::new();
+        let damage = rewrite(Compression::Gzip, &bytes[..], &mut out, |d, e| {
+            let mut s = String::new();
+            d.read_to_string(&mut s)?;
+            e.write_all(s.to_uppercase().as_bytes())
+        })
+        .unwrap();
+        assert!(damage.is_some());
+        assert!(out.ends_with(b"\0\0\0garbage"));
+        let (back, _, _) = decode(Compression::Gzip, &out);
+        assert_eq!(back, b"HREF=A\n");
+    }
+
+    #[test]
+    fn rewrite_passes_through_what_the_transform_left() {
+        let bytes = compress(Compression::Bzip2, b"abcdef");
+        let mut out = Vec::new();
+        rewrite(Compression::Bzip2, &bytes[..], &mut out, |d, e| {
+            let mut two = [0; 2];
+            d.read_exact(&mut two)?;
+            e.write_all(b"XY")
+        })
+        .unwrap();
+        assert_eq!(decode(Compression::Bzip2, &out).0, b"XYcdef");
+    }
+}

@@ -1,0 +1,292 @@
+//! WACZ (Web Archive Collection Zipped, <https://specs.webrecorder.net/wacz/1.1.1/>): a ZIP
+//! file of WARCs (`archive/*.warc`, `archive/*.warc.gz`), their indexes (`indexes/`), the
+//! pages (`pages/pages.jsonl`) and a Frictionless Data Package manifest,
+//! `datapackage.json`, whose `profile` is `data-package` and which names the WACZ version
+//! (`wacz_version`, WACZ 1.0 to 1.1.1).
+//!
+//! A [`Wacz`] reads the WARC members in their order in the ZIP, each a streaming reader
+//! (a stored member is read straight from the file; a deflated one through a decoder):
+//! no member is held in memory, so memory is as for a WARC. ZIP needs the end of the file
+//! first (its central directory), so the input must be seekable.
+//!
+//! ```no_run
+//! use absolve::wacz::{Wacz, member_label};
+//! use std::io::Read;
+//!
+//! let mut wacz = Wacz::new(std::fs::File::open("crawl.wacz")?)?;
+//! for index in 0..wacz.warc_count() {
+//!     let (name, mut reader) = wacz.warc(index)?;
+//!     let label = member_label("crawl.wacz", &name);
+//!     let mut bytes = 0;
+//!     bytes += std::io::copy(&mut reader, &mut std::io::sink())?;
+//!     println!("{label}: {bytes} bytes");
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::io::{self, Read, Seek};
+use zip::ZipArchive;
+use zip::read::ZipFile;
+
+/// The manifest's name at the root of a WACZ (WACZ 1.1.1 §"Directory Layout").
+pub const DATAPACKAGE: &str = "datapackage.json";
+
+/// The folder holding the WARCs.
+pub const ARCHIVE_FOLDER: &str = "archive/";
+
+/// The most of `datapackage.json` read: 64 MiB (it lists every file with its hash: a
+/// large crawl's is a few megabytes).
+pub const MAX_DATAPACKAGE: u64 = 64 * 1024 * 1024;
+
+/// Why a file is not read as a WACZ.
+#[derive(Debug, thiserror::Error)]
+pub enum WaczError {
+    /// Not a ZIP file, or a damaged one.
+    #[error("not a readable ZIP file: {0}")]
+    Zip(#[from] zip::result::ZipError),
+    /// A ZIP file, but its `datapackage.json` is missing or does not say WACZ.
+    #[error("a ZIP file but not a WACZ: {0}")]
+    NotWacz(String),
+    /// Reading failed.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+/// Whether the first bytes of a file are a ZIP local file header (`PK\x03\x04`), as a
+/// WACZ starts (an empty ZIP, `PK\x05\x06`, holds no WARC).
+///
+/// ```
+/// assert!(absolve::wacz::is_zip(b"PK\x03\x04\x14\0"));
+/// assert!(!absolve::wacz::is_zip(b"WARC/1.1"));
+/// ```
+pub fn is_zip(head: &[u8]) -> bool {
+    head.starts_with(b"PK\x03\x04")
+}
+
+/// Whether a manifest's JSON says WACZ: a `wacz_version` (WACZ 1.0-1.1.1), or the
+/// `data-package` profile with a resource under `archive/` (later versions, which drop
+/// `wacz_version`).
+///
+/// ```
+/// use absolve::wacz::datapackage_says_wacz;
+///
+/// assert!(datapackage_says_wacz(br#"{"profile": "data-package", "wacz_version": "1.1.1", "resources": []}"#));
+/// assert!(datapackage_says_wacz(br#"{"profile": "data-package", "resources": [{"path": "archive/data.warc.gz"}]}"#));
+/// assert!(!datapackage_says_wacz(br#"{"profile": "data-package", "resources": [{"path": "data.csv"}]}"#));
+/// assert!(!datapackage_says_wacz(b"not json"));
+/// ```
+pub fn datapackage_says_wacz(json: &[u8]) -> bool {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(json) else {
+        return false;
+    };
+    if value.get("wacz_version").is_some_and(|v| v.is_string()) {
+        return true;
+    }
+    let profile = value.get("profile").and_then(|p| p.as_str());
+    let archive_resource = value
+        .get("resources")
+        .and_then(|r| r.as_array())
+        .is_some_and(|resources| {
+            resources.iter().any(|r| {
+                r.get("path")
+                    .and_then(|p| p.as_str())
+                    .is_some_and(|p| p.starts_with(ARCHIVE_FOLDER))
+            })
+        });
+    profile == Some("data-package") && archive_resource
+}
+
+/// Whether `reader` is a WACZ: a ZIP file whose `datapackage.json` says so
+/// ([`datapackage_says_wacz`]). Reads the ZIP's central directory and the manifest; the
+/// reader's position is left anywhere.
+///
+/// ```
+/// let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+/// zip.start_file("datapackage.json", zip::write::SimpleFileOptions::default())?;
+/// std::io::Write::write_all(&mut zip, br#"{"profile": "data-package", "wacz_version": "1.1.1"}"#)?;
+/// let bytes = zip.finish()?.into_inner();
+/// assert!(absolve::wacz::is_wacz(std::io::Cursor::new(&bytes)));
+/// assert!(!absolve::wacz::is_wacz(std::io::Cursor::new(b"WARC/1.1\r\n")));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn is_wacz<R: Read + Seek>(reader: R) -> bool {
+    ZipArchive::new(reader)
+        .ok()
+        .is_some_and(|mut archive| read_datapackage(&mut archive).is_ok())
+}
+
+/// The manifest, checked to say WACZ.
+fn read_datapackage<R: Read + Seek>(archive: &mut ZipArchive<R>) -> Result<(), WaczError> {
+    let manifest = match archive.by_name(DATAPACKAGE) {
+        Ok(manifest) => manifest,
+        Err(zip::result::ZipError::FileNotFound) => {
+            return Err(WaczError::NotWacz(format!("no {DATAPACKAGE}")));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let mut json = Vec::new();
+    manifest.take(MAX_DATAPACKAGE).read_to_end(&mut json)?;
+    if datapackage_says_wacz(&json) {
+        Ok(())
+    } else {
+        Err(WaczError::NotWacz(format!(
+            "its {DATAPACKAGE} has no wacz_version nor an archive/ resource"
+        )))
+    }
+}
+
+/// Whether a member's name is one of the WARCs: `archive/NAME.warc` or
+/// `archive/NAME.warc.gz` (any case), not in a subfolder.
+///
+/// ```
+/// assert!(absolve::wacz::is_warc_member("archive/data.warc.gz"));
+/// assert!(absolve::wacz::is_warc_member("archive/rec-1.WARC"));
+/// assert!(!absolve::wacz::is_warc_member("indexes/index.cdx.gz"));
+/// assert!(!absolve::wacz::is_warc_member("archive/"));
+/// ```
+pub fn is_warc_member(name: &str) -> bool {
+    let Some(file) = name.strip_prefix(ARCHIVE_FOLDER) else {
+        return false;
+    };
+    let lower = file.to_ascii_lowercase();
+    !file.contains('/')
+        && (lower.ends_with(".warc") || lower.ends_with(".warc.gz"))
+        && lower.len() > ".warc".len()
+}
+
+/// The `file` label of a member: `NAME.wacz!/archive/data.warc.gz`, Java's jar-URL
+/// convention (`jar:URL!/ENTRY`, `java.net.JarURLConnection`) without its scheme.
+///
+/// ```
+/// assert_eq!(absolve::wacz::member_label("crawl.wacz", "archive/data.warc.gz"), "crawl.wacz!/archive/data.warc.gz");
+/// ```
+pub fn member_label(wacz: &str, member: &str) -> String {
+    format!("{wacz}!/{member}")
+}
+
+/// A WACZ being read: its WARC members, in their order in the ZIP.
+pub struct Wacz<R> {
+    archive: ZipArchive<R>,
+    /// The ZIP indexes of the WARC members, with their names.
+    warcs: Vec<(usize, String)>,
+}
+
+impl<R: Read + Seek> Wacz<R> {
+    /// Opens a WACZ: reads the ZIP's central directory, checks `datapackage.json`
+    /// ([`is_wacz`]) and lists the WARC members ([`is_warc_member`]).
+    pub fn new(reader: R) -> Result<Self, WaczError> {
+        let mut archive = ZipArchive::new(reader)?;
+        read_datapackage(&mut archive)?;
+        let mut warcs = Vec::new();
+        for index in 0..archive.len() {
+            if let Some(Ok(name)) = archive.name_for_index(index)
+                && is_warc_member(&name)
+            {
+                warcs.push((index, name.into_owned()));
+            }
+        }
+        Ok(Wacz { archive, warcs })
+    }
+
+    /// How many WARC members there are.
+    pub fn warc_count(&self) -> usize {
+        self.warcs.len()
+    }
+
+    /// The WARC members' names, in order.
+    pub fn warc_names(&self) -> impl Iterator<Item = &str> {
+        self.warcs.iter().map(|(_, name)| name.as_str())
+    }
+
+    /// The `number`th WARC member (from 0): its name and a streaming reader of its bytes
+    /// (a `.warc.gz` member's bytes are still gzip: the WARC reader decompresses them per
+    /// record). The reader reports a CRC-32 mismatch as an error at its end.
+    pub fn warc(&mut self, number: usize) -> Result<(String, ZipFile<'_, R>), WaczError> {
+        let (index, name) = self
+            .warcs
+            .get(number)
+            .cloned()
+            .ok_or_else(|| WaczError::NotWacz(format!("no WARC member number {number}")))?;
+        Ok((name, self.archive.by_index(index)?))
+    }
+
+    /// Calls `each` with every WARC member's name and reader, in order; stops at the first
+    /// error.
+    pub fn for_each_warc<F>(&mut self, mut each: F) -> Result<(), WaczError>
+    where
+        F: FnMut(&str, &mut dyn Read) -> io::Result<()>,
+    {
+        for number in 0..self.warcs.len() {
+            let (name, mut reader) = self.warc(number)?;
+            each(&name, &mut reader)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Cursor, Write};
+    use zip::write::SimpleFileOptions;
+
+    fn zip_of(members: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        for (name, bytes) in members {
+            zip.start_file(*name, SimpleFileOptions::default()).unwrap();
+            zip.write_all(bytes).unwrap();
+        }
+        zip.finish().unwrap().into_inner()
+    }
+
+    const MANIFEST: &[u8] = br#"{"profile": "data-package", "wacz_version": "1.1.1"}"#;
+
+    #[test]
+    fn warcs_in_zip_order_others_passed_over() {
+        let bytes = zip_of(&[
+            ("datapackage.json", MANIFEST),
+            ("archive/b.warc", b"WARC/1.1\r\nB"),
+            ("pages/pages.jsonl", b"{}"),
+            ("archive/a.warc.gz", b"\x1f\x8b"),
+            ("archive/sub/c.warc", b"no"),
+        ]);
+        let mut wacz = Wacz::new(Cursor::new(bytes)).unwrap();
+        assert_eq!(
+            wacz.warc_names().collect::<Vec<_>>(),
+            ["archive/b.warc", "archive/a.warc.gz"]
+        );
+        let mut seen = Vec::new();
+        wacz.for_each_warc(|name, reader| {
+            let mut bytes = Vec::new();
+            reader.read_to_end(&mut bytes)?;
+            seen.push((name.to_owned(), bytes));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen[0].1, b"WARC/1.1\r\nB");
+        assert_eq!(seen[1].1, b"\x1f\x8b");
+    }
+
+    #[test]
+    fn a_zip_without_the_manifest_is_not_a_wacz() {
+        let bytes = zip_of(&[("archive/a.warc", b"WARC/1.1")]);
+        assert!(!is_wacz(Cursor::new(&bytes)));
+        assert!(matches!(
+            Wacz::new(Cursor::new(bytes)),
+            Err(WaczError::NotWacz(_))
+        ));
+        let other = zip_of(&[(
+            "datapackage.json",
+            br#"{"profile": "tabular-data-package"}"#,
+        )]);
+        assert!(!is_wacz(Cursor::new(other)));
+    }
+
+    #[test]
+    fn not_a_zip() {
+        assert!(matches!(
+            Wacz::new(Cursor::new(b"PK\x03\x04 truncated".to_vec())),
+            Err(WaczError::Zip(_))
+        ));
+    }
+}

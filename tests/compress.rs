@@ -1,0 +1,133 @@
+//! Compressed input (issue 22): a gzipped, bzip2, xz and zstd mbox give the records the
+//! plain mbox gives; a rewrite in the same compression decompresses to the plain rewrite;
+//! a truncated gzip keeps everything before the damage, and the rest is copied raw.
+
+use absolve::base::Base;
+use absolve::compress::{ALL, Compression, DamageReason, Decoder, Encoder, rewrite};
+use absolve::document::{self, Options};
+use std::io::{Read, Write};
+
+const MBOX: &str = "fixtures/mime/archive-two-messages.mbox";
+
+fn compressed(c: Compression, data: &[u8]) -> Vec<u8> {
+    let mut e = Encoder::new(c, Vec::new()).unwrap();
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn resolved(bytes: &[u8]) -> Vec<(String, String)> {
+    let found = document::links(bytes, None, &Base::none(), &Options::default()).unwrap();
+    found
+        .links
+        .iter()
+        .map(|l| (l.link.original.to_string(), l.link.resolved.to_string()))
+        .collect()
+}
+
+#[test]
+fn every_compression_of_the_mbox_gives_its_records() {
+    let plain = std::fs::read(MBOX).unwrap();
+    let expected = resolved(&plain);
+    assert!(!expected.is_empty());
+    for c in ALL {
+        let bytes = compressed(c, &plain);
+        assert_eq!(Compression::detect(&bytes), Some(c));
+        let mut decoded = Vec::new();
+        Decoder::new(c, &bytes[..])
+            .read_to_end(&mut decoded)
+            .unwrap();
+        assert_eq!(resolved(&decoded), expected, "{c}");
+    }
+}
+
+#[test]
+fn the_system_tools_streams_are_read() {
+    // What gzip/bzip2/xz/zstd write (when installed) decodes like what we write.
+    let plain = std::fs::read(MBOX).unwrap();
+    for (tool, c) in [
+        ("gzip", Compression::Gzip),
+        ("bzip2", Compression::Bzip2),
+        ("xz", Compression::Xz),
+        ("zstd", Compression::Zstd),
+    ] {
+        let Ok(mut child) = std::process::Command::new(tool)
+            .arg("-c")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+        else {
+            continue;
+        };
+        child.stdin.take().unwrap().write_all(&plain).unwrap();
+        let out = child.wait_with_output().unwrap().stdout;
+        let mut decoded = Vec::new();
+        let mut decoder = Decoder::new(c, &out[..]);
+        decoder.read_to_end(&mut decoded).unwrap();
+        assert_eq!(decoded, plain, "{tool}");
+        assert_eq!(decoder.damage(), None, "{tool}");
+    }
+}
+
+#[test]
+fn a_rewritten_compressed_mbox_decompresses_to_the_plain_rewrite() {
+    let plain = std::fs::read(MBOX).unwrap();
+    let base = Base::retrieval_url("http://example.com/list/").unwrap();
+    let expected = document::rewrite(&plain, None, &base, &Options::default())
+        .unwrap()
+        .output;
+    for c in ALL {
+        let bytes = compressed(c, &plain);
+        let mut out = Vec::new();
+        let damage = rewrite(c, &bytes[..], &mut out, |decoded, encoder| {
+            let mut text = Vec::new();
+            decoded.read_to_end(&mut text)?;
+            let done = document::rewrite(&text, None, &base, &Options::default())
+                .map_err(std::io::Error::other)?;
+            encoder.write_all(&done.output)
+        })
+        .unwrap();
+        assert_eq!(damage, None);
+        assert_eq!(Compression::detect(&out), Some(c), "same compression out");
+        let mut back = Vec::new();
+        Decoder::new(c, &out[..]).read_to_end(&mut back).unwrap();
+        assert_eq!(back, expected, "{c}");
+    }
+}
+
+#[test]
+fn a_truncated_gzip_keeps_everything_before_the_damage() {
+    let plain = std::fs::read(MBOX).unwrap();
+    // Two members, as `cat a.gz b.gz` makes; the second is cut short.
+    let mut bytes = compressed(Compression::Gzip, &plain);
+    let first = bytes.len();
+    let second = compressed(Compression::Gzip, &plain);
+    bytes.extend_from_slice(&second[..second.len() - 12]);
+
+    let mut decoder = Decoder::new(Compression::Gzip, &bytes[..]);
+    let mut decoded = Vec::new();
+    decoder.read_to_end(&mut decoded).unwrap();
+    assert!(
+        decoded.len() > plain.len(),
+        "the first member and part of the second"
+    );
+    assert_eq!(&decoded[..plain.len()], &plain[..]);
+    assert!(plain.starts_with(&decoded[plain.len()..]));
+    let damage = decoder.damage().cloned().unwrap();
+    assert_eq!(damage.reason, DamageReason::Truncated(Compression::Gzip));
+    assert!(damage.compressed_offset > first as u64);
+
+    // Rewritten: what was decoded is processed and compressed; the raw rest follows.
+    let mut out = Vec::new();
+    let damage = rewrite(Compression::Gzip, &bytes[..], &mut out, |d, e| {
+        std::io::copy(d, e).map(drop)
+    })
+    .unwrap()
+    .unwrap();
+    let rest = &bytes[damage.compressed_offset as usize..];
+    assert!(out.ends_with(rest));
+    let mut again = Vec::new();
+    Decoder::new(Compression::Gzip, &out[..out.len() - rest.len()])
+        .read_to_end(&mut again)
+        .unwrap();
+    assert_eq!(again, decoded);
+}
