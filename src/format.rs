@@ -26,16 +26,20 @@ pub enum Format {
     Warc,
     /// A standalone CSS stylesheet: never told by content, only by its `.css` name.
     Css,
+    /// A WACZ (Webrecorder's ZIP of WARC files): a ZIP whose `datapackage.json` says so;
+    /// its WARC files are listed, it is never rewritten.
+    Wacz,
 }
 
 impl Format {
     /// Every format, in the order the CLI lists them.
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::Html,
         Format::Mime,
         Format::Mbox,
         Format::Css,
         Format::Warc,
+        Format::Wacz,
     ];
 
     /// The format's name: `html`, `mime`, `mbox`, `css`, `warc`.
@@ -46,6 +50,7 @@ impl Format {
             Format::Mbox => "mbox",
             Format::Css => "css",
             Format::Warc => "warc",
+            Format::Wacz => "wacz",
         }
     }
 }
@@ -88,7 +93,7 @@ impl std::str::FromStr for Format {
 /// assert_eq!(from_extension("php?id=3"), None);
 /// ```
 pub fn from_extension(extension: &str) -> Option<Format> {
-    const TABLE: [(&str, Format); 11] = [
+    const TABLE: [(&str, Format); 12] = [
         ("html", Format::Html),
         ("htm", Format::Html),
         ("xhtml", Format::Html),
@@ -100,6 +105,7 @@ pub fn from_extension(extension: &str) -> Option<Format> {
         ("mhtml", Format::Mime),
         ("mbox", Format::Mbox),
         ("warc", Format::Warc),
+        ("wacz", Format::Wacz),
     ];
     TABLE
         .iter()
@@ -208,6 +214,9 @@ fn is_html_by_sniffing(head: &[u8]) -> bool {
 pub fn detect(head: &[u8]) -> Format {
     if is_warc(head) {
         return Format::Warc;
+    }
+    if crate::wacz::is_zip(head) {
+        return Format::Wacz;
     }
     if is_mbox(head) {
         return Format::Mbox;

@@ -26,8 +26,10 @@ use std::sync::Arc;
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct Location {
-    /// The input's name (`-` for standard input) as a caller names it; the library
-    /// leaves it `None` except inside archives of files (a WACZ member).
+    /// Inside an archive of files (a WACZ), the member's path (`archive/data.warc.gz`): a
+    /// caller joins it to the archive's own name as Java's jar URLs do
+    /// (`crawl.wacz!/archive/data.warc.gz`, [`wacz::member_label`](crate::wacz::member_label)),
+    /// as `absolve links` prints it. `None` elsewhere: the input is the caller's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<Arc<str>>,
     /// The message number, from 1 (1 for a lone message).

@@ -36,17 +36,21 @@
 //! ```
 
 use crate::base::{Base, BaseSource};
+use crate::compress::{Compression, Decoder, Encoder};
 use crate::format::{self, Format};
 use crate::html::{self, Rewriter};
 use crate::links::Link;
 use crate::options::Options;
 use crate::sink::Sink;
+use crate::sink::SinkWriter;
 use crate::url::has_scheme;
+use crate::wacz::Wacz;
 use crate::warning::{Problem, Warning};
 use crate::{css, mime, retrieval, warc};
 use encoding_rs::Encoding;
+use std::cell::RefCell;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -124,6 +128,19 @@ pub enum Error {
     /// damaged.
     #[error(transparent)]
     Warc(warc::Error),
+    /// A ZIP file that is not a readable WACZ.
+    #[error(transparent)]
+    Wacz(crate::wacz::WaczError),
+    /// A WACZ is listed, never rewritten.
+    #[error(
+        "a WACZ is not rewritten: it is an archive's evidence (signed or hashed); rewrite the WARC files inside it instead (unzip it, then rewrite archive/*.warc.gz)"
+    )]
+    WaczNotRewritten,
+    /// A WACZ read from a stream: a ZIP is read from its end.
+    #[error(
+        "a WACZ is read from a file, not a stream (a ZIP's directory is at its end): save it to a file first"
+    )]
+    WaczNotSeekable,
 }
 
 impl From<io::Error> for Error {
@@ -171,21 +188,47 @@ pub fn run(input: Input<'_>, options: &Options, sink: &mut dyn Sink) -> Result<S
         Some(bytes) => bytes,
         None => &read_head(&mut reader)?,
     };
-    let format = options.format.unwrap_or_else(|| detect(head));
-    warn_on_forced_format(options.format, head, sink);
     let source = Source {
         head,
         rest: reader,
         whole: memory.is_some(),
         path,
+        file: path,
     };
-    if format == Format::Warc {
-        // Each record carries its own bases (§3.1-§3.3): no retrieval URL is looked for.
-        if options.url.url().is_some() {
-            sink.warning(Warning::new(Problem::UrlUnused));
+    run_source(source, options, sink)
+}
+
+/// [`run`] once the input's first bytes are read: its compression undone, its format
+/// told, its container or document run.
+fn run_source(
+    source: Source<'_>,
+    options: &Options,
+    sink: &mut dyn Sink,
+) -> Result<Summary, Error> {
+    let head = source.head;
+    let format = options.format.unwrap_or_else(|| detect(head));
+    // A gzipped WARC is read by the WARC container, which keeps one member per record.
+    if let Some(compression) = Compression::detect(head)
+        && !(format == Format::Warc && compression == Compression::Gzip)
+    {
+        return compressed(compression, source, options, sink);
+    }
+    warn_on_forced_format(options.format, head, sink);
+    let path = source.path;
+    match format {
+        Format::Warc => {
+            // Each record carries its own bases (§3.1-§3.3): no retrieval URL is looked for.
+            if options.url.url().is_some() {
+                sink.warning(Warning::new(Problem::UrlUnused));
+            }
+            let changed = warc_file(source.reader(), options, sink)?;
+            return Ok(Summary { format, changed });
         }
-        let changed = warc_file(source, options, sink)?;
-        return Ok(Summary { format, changed });
+        Format::Wacz => {
+            let changed = wacz_file(source, options, sink)?;
+            return Ok(Summary { format, changed });
+        }
+        _ => {}
     }
     let (outer, from_marker) = retrieval_base(options, path, head, format)?;
     let local_hits = Arc::new(AtomicUsize::new(0));
@@ -211,7 +254,7 @@ pub fn run(input: Input<'_>, options: &Options, sink: &mut dyn Sink) -> Result<S
         Format::Css => document(Kind::Css, source.into_body(), &outer, &html, &mut tally)?,
         Format::Mime => message(source, &outer, &html, &mut tally)?,
         Format::Mbox => mbox(source, &outer, &html, &mut tally)?,
-        Format::Warc => unreachable!("a WARC file is read above"),
+        Format::Warc | Format::Wacz => unreachable!("archives are read above"),
     }
     let Tally {
         inner: sink,
@@ -231,6 +274,142 @@ pub fn run(input: Input<'_>, options: &Options, sink: &mut dyn Sink) -> Result<S
         sink.warning(Warning::new(problem));
     }
     Ok(Summary { format, changed })
+}
+
+/// A compressed input (gzip, bzip2, xz, zstd: [`compress`]): the decompressed bytes run as
+/// any input, the output compressed again the same way. Damage partway ends the
+/// decompressed stream: what came before it is processed and written, the compressed
+/// bytes from the damage on are copied as they are, with a warning that says where.
+fn compressed(
+    compression: Compression,
+    source: Source<'_>,
+    options: &Options,
+    sink: &mut dyn Sink,
+) -> Result<Summary, Error> {
+    let path = source.path;
+    let input = io::BufReader::with_capacity(CHUNK, source.reader());
+    let mut decoder = Decoder::new(compression, input);
+    let wants_output = sink.wants_output();
+    let shared = RefCell::new(sink);
+    let encoder = match wants_output {
+        true => Some(Encoder::new(compression, SinkWriter(&shared))?),
+        false => None,
+    };
+    let mut compressing = Compressing {
+        shared: &shared,
+        encoder,
+    };
+    let head = read_head(&mut decoder)?;
+    let inner = Source {
+        head: &head,
+        rest: Box::new(&mut decoder),
+        whole: false,
+        path,
+        // The file's bytes are compressed: it is not read again for a `<base href>`.
+        file: None,
+    };
+    let summary = run_source(inner, options, &mut compressing)?;
+    if let Some(encoder) = compressing.encoder.take() {
+        encoder.finish()?;
+    }
+    drop(compressing);
+    let sink = shared.into_inner();
+    if let Some(damage) = decoder.damage() {
+        sink.warning(Warning::new(Problem::Compression(damage.clone())));
+    }
+    if wants_output {
+        let mut rest = decoder.into_rest();
+        copy_chunks(&mut rest, |bytes| sink.output(bytes))?;
+    }
+    Ok(summary)
+}
+
+/// The decompressed input's results on their way out: output compressed again, links and
+/// warnings passed on.
+struct Compressing<'a, 's> {
+    shared: &'a RefCell<&'s mut dyn Sink>,
+    encoder: Option<Encoder<SinkWriter<'a, 's>>>,
+}
+
+impl Sink for Compressing<'_, '_> {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match &mut self.encoder {
+            Some(encoder) => encoder.write_all(bytes),
+            None => self.shared.borrow_mut().output(bytes),
+        }
+    }
+    fn link(&mut self, link: Link) {
+        self.shared.borrow_mut().link(link);
+    }
+    fn warning(&mut self, warning: Warning) {
+        self.shared.borrow_mut().warning(warning);
+    }
+    fn wants_output(&self) -> bool {
+        self.shared.borrow().wants_output()
+    }
+    fn wants_links(&self) -> bool {
+        self.shared.borrow().wants_links()
+    }
+}
+
+/// A WACZ (Webrecorder's ZIP of WARC files): the links of each `archive/*.warc(.gz)`
+/// member in turn, each link's `file` the member's path ([`Location::file`]). A WACZ is
+/// not rewritten: it is an archive's evidence (signed, hashed); its WARC files are.
+fn wacz_file(source: Source<'_>, options: &Options, sink: &mut dyn Sink) -> Result<bool, Error> {
+    if sink.wants_output() {
+        return Err(Error::WaczNotRewritten);
+    }
+    let archive: Box<dyn ReadSeek + '_> = match (source.whole, source.file) {
+        (true, _) => Box::new(io::Cursor::new(source.head)),
+        (false, Some(path)) => Box::new(File::open(path)?),
+        (false, None) => return Err(Error::WaczNotSeekable),
+    };
+    let mut wacz = match Wacz::new(archive) {
+        Ok(wacz) => wacz,
+        Err(crate::wacz::WaczError::Io(error)) => return Err(Error::Io(error)),
+        Err(other) => return Err(Error::Wacz(other)),
+    };
+    let mut changed = false;
+    for number in 0..wacz.warc_count() {
+        let (name, member) = wacz.warc(number).map_err(Error::Wacz)?;
+        let mut member_sink = InMember {
+            file: Arc::from(name.as_str()),
+            inner: &mut *sink,
+        };
+        let member = io::BufReader::with_capacity(CHUNK, member);
+        changed |= warc_file(member, options, &mut member_sink)?;
+    }
+    Ok(changed)
+}
+
+/// Something to read a ZIP from.
+trait ReadSeek: Read + io::Seek {}
+impl<T: Read + io::Seek> ReadSeek for T {}
+
+/// A member's links and warnings, located in it.
+struct InMember<'s> {
+    file: Arc<str>,
+    inner: &'s mut dyn Sink,
+}
+
+impl Sink for InMember<'_> {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.inner.output(bytes)
+    }
+    fn link(&mut self, mut link: Link) {
+        link.location.file = Some(Arc::clone(&self.file));
+        self.inner.link(link);
+    }
+    fn warning(&mut self, mut warning: Warning) {
+        warning.location.file = Some(Arc::clone(&self.file));
+        self.inner.warning(warning);
+    }
+    fn wants_output(&self) -> bool {
+        self.inner.wants_output()
+    }
+    fn wants_links(&self) -> bool {
+        self.inner.wants_links()
+    }
 }
 
 /// The format of an input none was given for, told by its first bytes.
@@ -263,12 +442,15 @@ fn warn_on_forced_format(forced: Option<Format>, head: &[u8], sink: &mut dyn Sin
 }
 
 /// An input once its first bytes are read: those, the rest of the stream, whether the
-/// bytes are the whole input (held in memory), and the file it is.
+/// bytes are the whole input (held in memory), the file it came from (for a saved page's
+/// markers and the files beside it), and the file whose bytes these are (`None` once
+/// decompressed: it cannot be read again for them).
 struct Source<'a> {
     head: &'a [u8],
     rest: Box<dyn Read + 'a>,
     whole: bool,
     path: Option<&'a Path>,
+    file: Option<&'a Path>,
 }
 
 impl<'a> Source<'a> {
@@ -279,7 +461,7 @@ impl<'a> Source<'a> {
             Body::Stream {
                 head: self.head,
                 rest: self.rest,
-                file: self.path,
+                file: self.file,
             }
         }
     }
@@ -505,8 +687,7 @@ fn one_message(
 }
 
 /// A WARC file: its links, or the archive rewritten; whether anything changed.
-fn warc_file(source: Source<'_>, options: &Options, sink: &mut dyn Sink) -> Result<bool, Error> {
-    let input = source.reader();
+fn warc_file(input: impl Read, options: &Options, sink: &mut dyn Sink) -> Result<bool, Error> {
     if sink.wants_links() && !sink.wants_output() {
         let mut changed = false;
         for event in warc::Links::new(input, options.clone()) {

@@ -64,6 +64,20 @@ pub trait Sink {
     }
 }
 
+/// A sink shared by two users (a compressor writing its output, a rewriter passing on
+/// links), its output as a [`Write`](io::Write).
+pub(crate) struct SinkWriter<'a, 's>(pub &'a std::cell::RefCell<&'s mut dyn Sink>);
+
+impl io::Write for SinkWriter<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().output(buf)?;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 impl<S: Sink + ?Sized> Sink for &mut S {
     fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
         (**self).output(bytes)

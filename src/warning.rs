@@ -62,6 +62,10 @@ pub enum Problem {
         /// The marker that gave the URL.
         marker: crate::base::BaseSource,
     },
+    /// Compressed input damaged partway: what came before is processed, the rest copied
+    /// as it is.
+    #[error("{0}")]
+    Compression(crate::compress::Damage),
     /// A retrieval URL was given for a WARC file, whose records each carry theirs.
     #[error(
         "the retrieval URL given is not used for a WARC file: each record's WARC-Target-URI is its retrieval URL"

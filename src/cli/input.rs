@@ -28,6 +28,9 @@ pub enum Format {
     Css,
     /// A WARC web archive (.warc, .warc.gz): the HTML and CSS payloads of its records.
     Warc,
+    /// A WACZ (a ZIP of WARC files, as Webrecorder and Browsertrix save crawls): `links`
+    /// lists its WARC files' links; `rewrite` refuses it.
+    Wacz,
 }
 
 impl Format {
@@ -40,6 +43,7 @@ impl Format {
             Format::Mbox => Some(format::Format::Mbox),
             Format::Css => Some(format::Format::Css),
             Format::Warc => Some(format::Format::Warc),
+            Format::Wacz => Some(format::Format::Wacz),
         }
     }
 }
@@ -181,7 +185,8 @@ impl InputArgs {
     }
 
     /// The inputs: standard input, or files, directories walked with `-r`.
-    pub fn inputs(&self, checked: &Checked) -> Result<Inputs, Problem> {
+    /// `listing`: for `links` (a WACZ is a document), not `rewrite` (a WACZ is copied).
+    pub fn inputs(&self, checked: &Checked, listing: bool) -> Result<Inputs, Problem> {
         let mut inputs = Inputs::default();
         if self.files.is_empty() {
             inputs.documents.push(Input::stdin(self.format));
@@ -198,7 +203,7 @@ impl InputArgs {
                     )));
                 }
                 inputs.roots.push(path.clone());
-                walk(path, checked, &mut inputs)?;
+                walk(path, checked, listing, &mut inputs)?;
             } else {
                 inputs.documents.push(Input {
                     path: Some(path.clone()),
@@ -230,7 +235,7 @@ fn by_name(path: &Path) -> Option<format::Format> {
 }
 
 /// Walks `dir` in a stable order, sorting its files into documents and others.
-fn walk(dir: &Path, checked: &Checked, inputs: &mut Inputs) -> Result<(), Problem> {
+fn walk(dir: &Path, checked: &Checked, listing: bool, inputs: &mut Inputs) -> Result<(), Problem> {
     let directory_url = match checked.options.url() {
         Some(url) if url.ends_with('/') => Some(url.to_owned()),
         Some(url) => Some(format!("{url}/")),
@@ -250,7 +255,7 @@ fn walk(dir: &Path, checked: &Checked, inputs: &mut Inputs) -> Result<(), Proble
             continue;
         }
         let format = if entry.file_type().is_file() {
-            document_format(entry.path(), checked.format)?
+            document_format(entry.path(), checked.format, listing)?
         } else {
             None
         };
@@ -285,43 +290,85 @@ fn walk_failure(dir: &Path, error: &walkdir::Error) -> Problem {
 
 /// Whether a file found under a directory is a document, and of what format if its name
 /// or content settled it (`Some(None)`: a document whose content will tell).
-fn document_format(path: &Path, wanted: Format) -> Result<Option<Option<format::Format>>, Problem> {
-    let extension = warc_gz_extension(path).or_else(|| path.extension().and_then(|e| e.to_str()));
-    if extension.is_some_and(format::is_not_a_document) {
-        return Ok(None);
-    }
-    let found = match extension.and_then(format::from_extension) {
-        Some(format::Format::Css) => Some(Some(format::Format::Css)),
-        Some(named) => Some(None).filter(|_| matches_wanted(named, wanted)),
-        None => sniff_file(path)?.map(Some),
+fn document_format(
+    path: &Path,
+    wanted: Format,
+    listing: bool,
+) -> Result<Option<Option<format::Format>>, Problem> {
+    let found = if absolve::mailfolder::is_maildir_message(path) {
+        // A Maildir's message files (`cur/`, `new/`): names of their own, messages all.
+        Some(Some(format::Format::Mime))
+    } else {
+        by_name_or_content(path, listing)?
     };
     Ok(found.filter(|format| match (format, wanted.forced()) {
         (Some(found), Some(wanted)) => *found == wanted,
+        (None, Some(_)) => matches_wanted_name(path, wanted),
         _ => true,
     }))
 }
 
-/// A gzipped WARC file (`.warc.gz`) is named by its last two extensions.
-fn warc_gz_extension(path: &Path) -> Option<&'static str> {
-    let name = path.file_name()?.to_str()?;
-    let cut = name.len().checked_sub(".warc.gz".len())?;
-    name.get(cut..)
-        .is_some_and(|tail| tail.eq_ignore_ascii_case(".warc.gz"))
-        .then_some("warc")
+/// A file's format by its extension (a compression's `.gz`, `.bz2`, `.xz`, `.zst` taken
+/// off first), else by its first bytes (decompressed). `.txt` files are taken when they
+/// start like an mbox (Mailman's pipermail archives). A WACZ is only listed: `rewrite -r`
+/// copies it as it is.
+fn by_name_or_content(
+    path: &Path,
+    listing: bool,
+) -> Result<Option<Option<format::Format>>, Problem> {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let (name, _) = absolve::mailfolder::strip_compression_extension(name);
+    let extension = Path::new(name).extension().and_then(|e| e.to_str());
+    if extension.is_some_and(|e| e.eq_ignore_ascii_case("txt")) {
+        let head = read_head(path)?;
+        return Ok(
+            absolve::mailfolder::looks_like_mbox_text(&head).then_some(Some(format::Format::Mbox))
+        );
+    }
+    if extension.is_some_and(format::is_not_a_document) {
+        return Ok(None);
+    }
+    Ok(match extension.and_then(format::from_extension) {
+        Some(format::Format::Css) => Some(Some(format::Format::Css)),
+        Some(format::Format::Wacz) if !listing => None,
+        Some(_) => Some(None),
+        None => format::sniff(&read_head(path)?).map(Some),
+    })
 }
 
-/// With a `--format`, only the files whose extension names that format.
-fn matches_wanted(named: format::Format, wanted: Format) -> bool {
-    wanted.forced().is_none_or(|w| w == named)
+/// With a `--format`, a document whose content will tell is taken only when its name
+/// names that format.
+fn matches_wanted_name(path: &Path, wanted: Format) -> bool {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let (name, _) = absolve::mailfolder::strip_compression_extension(name);
+    let extension = Path::new(name).extension().and_then(|e| e.to_str());
+    let named = extension.and_then(format::from_extension);
+    named.is_some_and(|named| wanted.forced().is_none_or(|w| w == named))
 }
 
-/// What the first bytes of a file of unknown type are.
-fn sniff_file(path: &Path) -> Result<Option<format::Format>, Problem> {
-    let mut head = Vec::with_capacity(SNIFF_BYTES as usize);
+/// The first bytes of a file, decompressed when it is compressed (gzip, bzip2, xz,
+/// zstd), for telling what it is.
+fn read_head(path: &Path) -> Result<Vec<u8>, Problem> {
+    let failure = |e: std::io::Error| Problem::Failure(format!("{}: {e}", path.display()));
+    let mut raw = Vec::with_capacity(SNIFF_BYTES as usize);
     File::open(path)
-        .and_then(|f| f.take(SNIFF_BYTES).read_to_end(&mut head))
-        .map_err(|e| Problem::Failure(format!("{}: {e}", path.display())))?;
-    Ok(format::sniff(&head))
+        .and_then(|f| f.take(SNIFF_BYTES).read_to_end(&mut raw))
+        .map_err(failure)?;
+    let Some(compression) = absolve::compress::Compression::detect(&raw) else {
+        return Ok(raw);
+    };
+    let file = File::open(path).map_err(failure)?;
+    let decoder = absolve::compress::Decoder::new(compression, std::io::BufReader::new(file));
+    let mut head = Vec::with_capacity(SNIFF_BYTES as usize);
+    // Damage in the first bytes: what was decoded tells, or nothing does.
+    let _ = decoder.take(SNIFF_BYTES).read_to_end(&mut head);
+    Ok(head)
 }
 
 /// A file's retrieval URL under -r: the directory's URL resolved with the file's path

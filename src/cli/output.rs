@@ -26,6 +26,14 @@ pub fn warn(label: &str, warning: &dyn std::fmt::Display) {
 
 /// Prints a library warning about the input `label`, worded for the command line.
 pub fn warn_about(label: &str, warning: &Warning) {
+    let member;
+    let label = match &warning.location.file {
+        Some(file) => {
+            member = member_label(label, file);
+            &member
+        }
+        None => label,
+    };
     match (&warning.problem, warning.location.message) {
         (Problem::Mime(problem), Some(message)) => {
             warn(&format!("{label} message {message}"), problem)
@@ -64,6 +72,12 @@ fn worded(problem: &Problem) -> String {
             .to_owned(),
         other => other.to_string(),
     }
+}
+
+/// A file inside an archive of files (a WACZ member), named as Java's jar URLs name
+/// one: `NAME.wacz!/archive/data.warc.gz`.
+fn member_label(archive: &str, member: &str) -> String {
+    absolve::wacz::member_label(archive, member)
 }
 
 /// How many warnings were printed so far.
@@ -175,8 +189,12 @@ impl<W: Write> LinksSink<'_, W> {
     fn write_line(&mut self, link: &Link) -> io::Result<()> {
         let cache = &mut self.cache;
         if !matches!(&cache.location, Some(Cached { key, .. }) if *key == link.location) {
+            let file = match &link.location.file {
+                Some(member) => member_label(self.label, member),
+                None => self.label.to_owned(),
+            };
             let keys = Location {
-                file: Some(Arc::from(self.label)),
+                file: Some(Arc::from(file)),
                 ..link.location.clone()
             };
             cache.location = Some(Cached {

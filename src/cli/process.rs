@@ -132,7 +132,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 
 /// `absolve rewrite`.
 pub fn rewrite(args: RewriteArgs) -> ExitCode {
-    let (checked, inputs) = match prepare(&args.input) {
+    let (checked, inputs) = match prepare(&args.input, false) {
         Ok(prepared) => prepared,
         Err(problem) => return fail(problem),
     };
@@ -226,7 +226,7 @@ fn resolved_path(path: &Path) -> Option<PathBuf> {
 
 /// `absolve links`.
 pub fn links(args: LinksArgs) -> ExitCode {
-    let (checked, inputs) = match prepare(&args.input) {
+    let (checked, inputs) = match prepare(&args.input, true) {
         Ok(prepared) => prepared,
         Err(problem) => return fail(problem),
     };
@@ -262,9 +262,9 @@ pub fn links(args: LinksArgs) -> ExitCode {
 }
 
 /// Checks the options and that every input file can be opened, before anything is written.
-fn prepare(args: &InputArgs) -> Result<(Checked, Inputs), Problem> {
+fn prepare(args: &InputArgs, listing: bool) -> Result<(Checked, Inputs), Problem> {
     let checked = args.check()?;
-    let inputs = args.inputs(&checked)?;
+    let inputs = args.inputs(&checked, listing)?;
     for path in inputs.documents.iter().filter_map(|i| i.path.as_ref()) {
         // A FIFO or device is not opened twice (nor waited on) here: only when it is read.
         if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {

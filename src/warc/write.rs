@@ -18,12 +18,13 @@ use super::framing::{Framing, Head};
 use super::payload::{self, Analysis, DocKind};
 use super::{Error, Options, RecordRef, Summary, Warning};
 use crate::Sink;
+use crate::sink::SinkWriter;
 use data_encoding::BASE32;
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use sha1::{Digest, Sha1};
 use std::cell::RefCell;
-use std::io::{self, Read, Write};
+use std::io::{Read, Write};
 
 /// Records beyond this size are not held to find out whether the file is one gzip
 /// member per record.
@@ -62,19 +63,6 @@ pub fn rewrite<R: Read>(
     let sink = RefCell::new(sink);
     let mut warn = |warning: Warning| sink.borrow_mut().warning(warning.into());
     rewrite_into(reader, SinkWriter(&sink), options, &mut warn)
-}
-
-/// The sink's output as a [`Write`].
-struct SinkWriter<'a, 's>(&'a RefCell<&'s mut dyn Sink>);
-
-impl Write for SinkWriter<'_, '_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.borrow_mut().output(buf)?;
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
 }
 
 /// [`rewrite`] into any writer.
