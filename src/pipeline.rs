@@ -263,7 +263,11 @@ fn run_source(
         ..
     } = tally;
     if no_base && relative_left {
-        sink.warning(Warning::new(Problem::NoBaseUrl));
+        let problem = match path.and_then(saved_page_of) {
+            Some(page) => Problem::SavedPageFile { page },
+            None => Problem::NoBaseUrl,
+        };
+        sink.warning(Warning::new(problem));
     }
     let hits = local_hits.load(Ordering::Relaxed);
     if from_marker && !options.keep_local && hits > 0 {
@@ -764,6 +768,20 @@ fn names_local_file(directory: &Path, reference: &str) -> bool {
     let decoded = PathBuf::from(String::from_utf8_lossy(&decoded).into_owned());
     let named = directory.join(decoded);
     named.is_file() || (named.is_dir() && named.join("index.html").is_file())
+}
+
+/// The saved page a file belongs to, if it is inside the folder a browser saved beside
+/// the page ("Web page, complete": Chrome and Firefox save `NAME.html` with its images and
+/// stylesheets in `NAME_files/`): such a file has no URL of its own.
+fn saved_page_of(path: &Path) -> Option<PathBuf> {
+    path.ancestors().skip(1).find_map(|folder| {
+        let name = folder.file_name()?.to_str()?;
+        let page = name.strip_suffix("_files")?;
+        ["html", "htm", "xhtml", "shtml"]
+            .iter()
+            .map(|extension| folder.with_file_name(format!("{page}.{extension}")))
+            .find(|candidate| candidate.is_file())
+    })
 }
 
 /// Reads `reader` to the end in chunks.

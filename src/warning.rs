@@ -50,6 +50,13 @@ pub enum Problem {
     /// no retrieval URL was given and the document names none.
     #[error("no base URL: links left relative")]
     NoBaseUrl,
+    /// Relative references were left as they are in a file of a saved page's folder
+    /// (`NAME_files/`), which has no URL of its own.
+    #[error("no base URL: a file of the saved page {}, which has no URL of its own: links left relative", page.display())]
+    SavedPageFile {
+        /// The saved page.
+        page: std::path::PathBuf,
+    },
     /// References that name files beside the document on disk were resolved against
     /// the URL a saved page's marker gave ([`Options::with_keep_local`](crate::Options::with_keep_local)
     /// would have kept them).

@@ -34,6 +34,7 @@ _BaseFrom = Literal[
     "retrieval-url",
     "saved-from",
     "singlefile",
+    "httrack",
     "origin-xattr",
     "none",
 ]

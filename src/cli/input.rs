@@ -48,6 +48,15 @@ impl Format {
     }
 }
 
+/// How a tree's file names map to URLs (`--layout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Layout {
+    /// Each file name is a path segment.
+    Plain,
+    /// wget's mirrors: the query of a URL is kept in its file name after `?` (or `@`).
+    Wget,
+}
+
 #[derive(Debug, Args)]
 pub struct InputArgs {
     /// The URL the input was retrieved from (RFC 1808 §3.3), the base where the document
@@ -78,6 +87,12 @@ pub struct InputArgs {
     /// document on disk (a saved page's ./page_files/...); `links` lists it with "kept": "local".
     #[arg(long)]
     pub keep_local: bool,
+    /// How a tree's file names map to URLs under -r --url: plain (each name is a path
+    /// segment, `?` included, percent-encoded) or wget (a mirror made by wget: a name's
+    /// first `?`, else its first `@` as `--restrict-file-names=windows` writes it, starts
+    /// the URL's query, so `page.php?id=3` is `page.php?id=3`).
+    #[arg(long, value_enum, default_value = "plain", value_name = "LAYOUT")]
+    pub layout: Layout,
     /// Process the documents under each DIRECTORY: files named .html .htm .xhtml .xht
     /// .shtml .css .eml .mht .mhtml .mbox .warc .warc.gz, and files of other or no extension whose first
     /// bytes are HTML, a message or an mbox (not .txt .js .json .xml .svg and other text
@@ -108,6 +123,7 @@ pub struct Checked {
     /// `--http-base-headers`, `--keep-local`.
     pub options: absolve::Options,
     pub format: Format,
+    pub layout: Layout,
 }
 
 /// One input: standard input or a file, with what the walk of a directory found.
@@ -181,6 +197,7 @@ impl InputArgs {
         Ok(Checked {
             options,
             format: self.format,
+            layout: self.layout,
         })
     }
 
@@ -264,7 +281,7 @@ fn walk(dir: &Path, checked: &Checked, listing: bool, inputs: &mut Inputs) -> Re
             continue;
         };
         let url = match &directory_url {
-            Some(directory) => Some(file_url(directory, &below)?),
+            Some(directory) => Some(file_url(directory, &below, checked.layout)?),
             None => None,
         };
         inputs.documents.push(Input {
@@ -373,17 +390,41 @@ fn read_head(path: &Path) -> Result<Vec<u8>, Problem> {
 
 /// A file's retrieval URL under -r: the directory's URL resolved with the file's path
 /// below it, each segment percent-encoded (`a/b c.html` becomes `./a/b%20c.html`; the
-/// `./` keeps a segment such as `c:d` from reading as a scheme).
-fn file_url(directory: &str, below: &Path) -> Result<Base, Problem> {
+/// `./` keeps a segment such as `c:d` from reading as a scheme). With [`Layout::Wget`],
+/// the file name's first `?` (else its first `@`) starts the query, as wget saved it.
+fn file_url(directory: &str, below: &Path, layout: Layout) -> Result<Base, Problem> {
     let mut reference = String::from(".");
-    for segment in below.iter() {
+    let segments: Vec<_> = below.iter().collect();
+    for (i, segment) in segments.iter().enumerate() {
         reference.push('/');
-        reference.extend(percent_encode(segment.as_encoded_bytes(), SEGMENT));
+        let bytes = segment.as_encoded_bytes();
+        let last = i + 1 == segments.len();
+        let query_at = (last && layout == Layout::Wget)
+            .then(|| memchr::memchr(b'?', bytes).or_else(|| memchr::memchr(b'@', bytes)))
+            .flatten();
+        match query_at {
+            Some(at) => {
+                reference.extend(percent_encode(&bytes[..at], SEGMENT));
+                reference.push('?');
+                reference.extend(percent_encode(&bytes[at + 1..], QUERY));
+            }
+            None => reference.extend(percent_encode(bytes, SEGMENT)),
+        }
     }
     let url = absolve::resolve(directory, &reference);
     Base::absolute(&url, BaseSource::RetrievalUrl)
         .map_err(|e| Problem::Failure(format!("{}: {e}", below.display())))
 }
+
+/// Bytes percent-encoded in a query made from a file name: controls, space, `"`, `#`,
+/// `<`, `>`, `%` (non-ASCII bytes are encoded too).
+const QUERY: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>');
 
 #[cfg(test)]
 mod tests {
@@ -391,13 +432,25 @@ mod tests {
 
     #[test]
     fn file_urls_encode_each_segment() {
-        let base = file_url("https://example.com/docs/", Path::new("a/b c.html")).unwrap();
+        let plain = Layout::Plain;
+        let base = file_url("https://example.com/docs/", Path::new("a/b c.html"), plain).unwrap();
         assert_eq!(base.url(), Some("https://example.com/docs/a/b%20c.html"));
-        let wget = file_url("http://h/", Path::new("page.php?id=3")).unwrap();
+        let wget = file_url("http://h/", Path::new("page.php?id=3"), plain).unwrap();
         assert_eq!(wget.url(), Some("http://h/page.php%3Fid=3"));
-        let colon = file_url("http://h/d/", Path::new("c:d;x#y.html")).unwrap();
+        let colon = file_url("http://h/d/", Path::new("c:d;x#y.html"), plain).unwrap();
         assert_eq!(colon.url(), Some("http://h/d/c:d%3Bx%23y.html"));
-        let utf8 = file_url("http://h/", Path::new("é.html")).unwrap();
+        let utf8 = file_url("http://h/", Path::new("é.html"), plain).unwrap();
         assert_eq!(utf8.url(), Some("http://h/%C3%A9.html"));
+    }
+
+    #[test]
+    fn a_wget_mirror_keeps_the_query_in_the_file_name() {
+        let wget = Layout::Wget;
+        let page = file_url("https://www.example.com/", Path::new("page.php?id=3"), wget);
+        assert_eq!(page.unwrap().url(), Some("https://www.example.com/page.php?id=3"));
+        let windows = file_url("http://h/", Path::new("d?x/page.php@id=3&b=a b"), wget);
+        assert_eq!(windows.unwrap().url(), Some("http://h/d%3Fx/page.php?id=3&b=a%20b"));
+        let plain_name = file_url("http://h/", Path::new("index.html"), wget);
+        assert_eq!(plain_name.unwrap().url(), Some("http://h/index.html"));
     }
 }
