@@ -43,7 +43,7 @@
 //! [percent-encode after encoding]: https://url.spec.whatwg.org/#string-percent-encode-after-encoding
 //! [encoding-parse a URL]: https://html.spec.whatwg.org/multipage/urls-and-fetching.html#encoding-parsing-a-url
 
-use encoding_rs::{Encoding, UTF_8};
+use encoding_rs::{Encoding, ISO_2022_JP, UTF_8};
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use url::{ParseError, Url};
@@ -209,8 +209,10 @@ pub fn resolve_whatwg(
 /// assert_eq!(&*query_bytes(encoding_rs::WINDOWS_1252, "†☃"), b"\x86%26%239731%3B");
 /// ```
 pub fn query_bytes<'a>(encoding: &'static Encoding, text: &'a str) -> Cow<'a, [u8]> {
-    // Every output encoding writes ASCII as ASCII (ISO-2022-JP too, in its ASCII state).
-    if text.is_ascii() {
+    // Every output encoding writes ASCII as ASCII, but for ISO-2022-JP's shift and escape
+    // code points ("If code point is U+000E, U+000F, or U+001B, return error with U+FFFD",
+    // https://encoding.spec.whatwg.org/#iso-2022-jp-encoder).
+    if text.is_ascii() && encoding != ISO_2022_JP {
         return Cow::Borrowed(text.as_bytes());
     }
     let mut encoder = encoding.new_encoder();
@@ -357,5 +359,40 @@ mod tests {
                 .is_relative_without_base()
         );
         assert_eq!(out, "b");
+    }
+}
+
+#[cfg(test)]
+mod wpt_percent_encoding {
+    //! web-platform-tests `url/resources/percent-encoding.json`: the query of an `<a href>`
+    //! in a document of each encoding (the fragment stays UTF-8).
+    use super::*;
+
+    fn query_and_fragment(encoding: &'static Encoding, input: &str) -> String {
+        let base = parse_base("https://doesnotmatter.invalid/").unwrap();
+        let mut out = String::new();
+        let reference = format!("?{input}#{input}");
+        resolve_whatwg(Some(&base), &reference, Some(encoding), &mut out).unwrap();
+        out["https://doesnotmatter.invalid/".len()..].to_owned()
+    }
+
+    #[test]
+    fn dagger() {
+        assert_eq!(
+            query_and_fragment(encoding_rs::WINDOWS_1252, "\u{2020}"),
+            "?%86#%E2%80%A0"
+        );
+        assert_eq!(
+            query_and_fragment(encoding_rs::UTF_8, "\u{2020}"),
+            "?%E2%80%A0#%E2%80%A0"
+        );
+    }
+
+    #[test]
+    fn shift_out_in_iso_2022_jp() {
+        assert_eq!(
+            query_and_fragment(encoding_rs::ISO_2022_JP, "\u{E}A"),
+            "?%26%2365533%3BA#%0EA"
+        );
     }
 }
