@@ -269,13 +269,50 @@ impl Base {
         source: BaseSource,
         encoding: Option<&'static Encoding>,
     ) -> Option<Base> {
+        self.try_inner(standard, value, source, encoding).ok()
+    }
+
+    /// [`Base::inner_with`], with why a value gives no base: for the warning that a
+    /// `<base href>` is passed over.
+    ///
+    /// ```
+    /// use absolve::{Standard, base::{Base, BaseError, BaseSource}};
+    ///
+    /// let outer = Base::retrieval_url("http://h/").unwrap();
+    /// let error = outer
+    ///     .try_inner(Standard::Whatwg, "http://a b/", BaseSource::BaseElement, None)
+    ///     .unwrap_err();
+    /// assert!(matches!(error, BaseError::Unparsable { .. }));
+    /// assert_eq!(
+    ///     error.to_string(),
+    ///     "\"http://a b/\" cannot be a base URL: the URL Standard does not parse it (invalid international domain name)"
+    /// );
+    /// ```
+    pub fn try_inner(
+        &self,
+        standard: Standard,
+        value: &str,
+        source: BaseSource,
+        encoding: Option<&'static Encoding>,
+    ) -> Result<Base, BaseError> {
         if standard == Standard::Whatwg {
-            let parsed = whatwg::parse(self.whatwg_url(), value, encoding).ok()?;
-            return can_be_a_base(&parsed).then(|| Self::parsed(parsed, source));
+            let parsed = whatwg::parse(self.whatwg_url(), value, encoding).map_err(|reason| {
+                BaseError::Unparsable {
+                    url: value.to_owned(),
+                    reason,
+                }
+            })?;
+            if !can_be_a_base(&parsed) {
+                return Err(NotAbsolute(parsed.into()).into());
+            }
+            return Ok(Self::parsed(parsed, source));
         }
         let mut url = String::with_capacity(self.url.len() + value.len());
         resolve_into(standard, &self.url, value, &mut url);
-        (has_scheme(&url) && !is_opaque(&url)).then(|| Self::unparsed(url.into(), source))
+        if !has_scheme(&url) || is_opaque(&url) {
+            return Err(NotAbsolute(url).into());
+        }
+        Ok(Self::unparsed(url.into(), source))
     }
 
     /// The same base seen from an enclosed entity (§3.2): its source becomes
@@ -433,5 +470,96 @@ mod tests {
         assert_eq!(base.encapsulated().source(), BaseSource::Encapsulating);
         let retrieved = Base::retrieval_url("http://h/").unwrap();
         assert_eq!(retrieved.encapsulated().source(), BaseSource::RetrievalUrl);
+    }
+}
+
+#[cfg(test)]
+mod whatwg_tests {
+    use super::*;
+
+    #[test]
+    fn a_whatwg_base_is_parsed_once_and_serialized() {
+        let base = Base::retrieval_url_with(Standard::Whatwg, "HTTP://H:80/a/./b").unwrap();
+        assert_eq!(base.url(), Some("http://h/a/b"));
+        let mut out = String::new();
+        base.resolve_into(Standard::Whatwg, "../../../c", &mut out);
+        assert_eq!(out, "http://h/c");
+        // The RFC modes still resolve against the (serialized) URL.
+        out.clear();
+        base.resolve_into(Standard::Rfc1808, "../../../c", &mut out);
+        assert_eq!(out, "http://h/../../c");
+    }
+
+    #[test]
+    fn an_inner_whatwg_base_that_does_not_parse_is_passed_over() {
+        let outer = Base::retrieval_url("http://h/a/").unwrap();
+        for value in [
+            "http://[::1",
+            "https://exa%mple/",
+            "data:,x",
+            "javascript:x",
+            "foo:bar",
+        ] {
+            assert_eq!(
+                outer.inner_with(Standard::Whatwg, value, BaseSource::BaseElement, None),
+                None,
+                "{value}"
+            );
+        }
+        let inner = outer
+            .inner_with(Standard::Whatwg, "b c/", BaseSource::BaseElement, None)
+            .unwrap();
+        assert_eq!(inner.url(), Some("http://h/a/b%20c/"));
+        assert_eq!(inner.source(), BaseSource::BaseElement);
+    }
+
+    #[test]
+    fn inner_keeps_rfc1808_and_inner_with_follows_the_standard() {
+        let outer = Base::retrieval_url("http://h/a/b").unwrap();
+        let rfc1808 = outer.inner("../../c/", BaseSource::BaseElement).unwrap();
+        assert_eq!(rfc1808.url(), Some("http://h/../c/"));
+        let rfc3986 = outer
+            .inner_with(Standard::Rfc3986, "../../c/", BaseSource::BaseElement, None)
+            .unwrap();
+        assert_eq!(rfc3986.url(), Some("http://h/c/"));
+    }
+
+    #[test]
+    fn the_base_element_s_query_is_in_the_document_encoding() {
+        let outer = Base::retrieval_url("http://h/").unwrap();
+        let inner = outer
+            .inner_with(
+                Standard::Whatwg,
+                "d/?q=д",
+                BaseSource::BaseElement,
+                Some(encoding_rs::WINDOWS_1251),
+            )
+            .unwrap();
+        assert_eq!(inner.url(), Some("http://h/d/?q=%E4"));
+    }
+
+    #[test]
+    fn a_clone_shares_the_parse_and_equality_ignores_it() {
+        let parsed = Base::retrieval_url("http://h/").unwrap();
+        let unparsed = parsed.clone();
+        assert!(parsed.whatwg_url().is_some());
+        assert_eq!(parsed, unparsed);
+        assert!(parsed.encapsulated().whatwg.get().is_some());
+    }
+
+    #[test]
+    fn whatwg_failures_reach_the_caller() {
+        let base = Base::retrieval_url("http://h/").unwrap();
+        let mut out = String::new();
+        let error = base
+            .try_resolve_into(Standard::Whatwg, "http://[::1", None, &mut out)
+            .unwrap_err();
+        assert_eq!(error.to_string(), "invalid IPv6 address");
+        assert_eq!(out, "http://[::1");
+        out.clear();
+        assert_eq!(
+            base.try_resolve_into(Standard::Rfc1808, "http://[::1", None, &mut out),
+            Ok(())
+        );
     }
 }
