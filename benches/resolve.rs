@@ -3,7 +3,9 @@
 //! oxiri's `Iri::resolve_into` measured in the same run as baselines.
 //!
 //! Every contender parses both the base and the reference for each pair, and writes into
-//! a buffer (reused where its API allows it): the work a crawler does per link.
+//! a buffer (reused where its API allows it): the work a crawler does per link. One does
+//! not: `absolve-whatwg-base-parsed`, the URL Standard with each base parsed beforehand, the
+//! way a document's links are resolved (`Base` keeps its parsed URL).
 //!
 //! Run: `cargo bench --bench resolve` (report in target/criterion/report/index.html).
 
@@ -88,6 +90,7 @@ fn bench_pairs(c: &mut Criterion, name: &str, pairs: &[(String, String)]) {
     for (label, standard) in [
         ("absolve-1808", Standard::Rfc1808),
         ("absolve-3986", Standard::Rfc3986),
+        ("absolve-whatwg", Standard::Whatwg),
     ] {
         group.bench_function(BenchmarkId::from_parameter(label), |b| {
             b.iter(|| {
@@ -99,6 +102,30 @@ fn bench_pairs(c: &mut Criterion, name: &str, pairs: &[(String, String)]) {
             })
         });
     }
+    // The form of a document's links: each base parsed once (as `Base` keeps it), each
+    // reference parsed against it.
+    let bases: Vec<Option<url::Url>> = pairs
+        .iter()
+        .map(|(base, _)| absolve::url::whatwg::parse_base(base).ok())
+        .collect();
+    group.bench_function(
+        BenchmarkId::from_parameter("absolve-whatwg-base-parsed"),
+        |b| {
+            b.iter(|| {
+                for ((_, reference), base) in pairs.iter().zip(&bases) {
+                    out.clear();
+                    let base = base.as_ref();
+                    let _ = absolve::url::whatwg::resolve_whatwg(
+                        base,
+                        black_box(reference),
+                        None,
+                        &mut out,
+                    );
+                    black_box(&out);
+                }
+            })
+        },
+    );
     group.bench_function(BenchmarkId::from_parameter("url-join"), |b| {
         b.iter(|| {
             for (base, reference) in pairs {

@@ -81,8 +81,7 @@ pub fn standard(rfc: &Bound<'_, PyAny>) -> PyResult<Standard> {
             type_name(rfc)
         )));
     };
-    text.parse::<Standard>()
-        .map_err(|e| PyValueError::new_err(format!("rfc: {e}")))
+    Standard::from_rfc(&text).map_err(|e| PyValueError::new_err(format!("rfc: {e}")))
 }
 
 /// The `Content-Type` of HTTP response headers given as a mapping (a `dict`, Scrapy's

@@ -1,7 +1,9 @@
-//! `absolve resolve [--rfc 1808|3986] BASE [--] [REF...]` and `absolve resolve --pairs`.
+//! `absolve resolve [--spec rfc1808|rfc3986|whatwg] BASE [--] [REF...]` and
+//! `absolve resolve --pairs` (`--rfc 1808|3986` is the older spelling of `--spec`).
 
 use super::USAGE;
 use super::output;
+use absolve::url::whatwg::{self, WhatwgError};
 use absolve::url::{Standard, has_scheme, resolve_into};
 use clap::Args;
 use std::io::{self, Read, Write};
@@ -11,18 +13,30 @@ use std::process::ExitCode;
 #[command(
     after_help = "Results go to standard output, one line per reference, in order. \
 A line of standard input that is not UTF-8 is answered with its invalid bytes replaced by \
-U+FFFD, with a warning naming the line.
+U+FFFD, with a warning naming the line. With --spec whatwg a reference the URL Standard \
+rejects (http://[::1, http://a b/) is answered unchanged, with a warning naming it (its \
+line, for standard input) and the reason.
 
 Examples:
   absolve resolve 'http://a/b/c/d;p?q' g ../g '?y'
   printf 'g\\n../h\\n' | absolve resolve http://a/b/c/d
   printf 'http://a/b/c\\tg\\n' | absolve resolve --pairs
-  absolve resolve --rfc 3986 http://a/b/c/d ../../../g"
+  absolve resolve --spec rfc3986 http://a/b/c/d ../../../g
+  absolve resolve --spec whatwg 'http://a/b/c/d;p?q' ../../../g '//h' '#'"
 )]
 pub struct ResolveArgs {
-    /// The standard to resolve by: 1808 (the default) or 3986.
-    #[arg(long = "rfc", value_name = "1808|3986", default_value = "1808")]
-    standard: Standard,
+    /// The standard to resolve by: rfc1808 (the default), rfc3986, or whatwg (the WHATWG
+    /// URL Standard: the URL a browser reports).
+    #[arg(
+        long = "spec",
+        value_name = "rfc1808|rfc3986|whatwg",
+        value_parser = parse_spec,
+        conflicts_with = "rfc"
+    )]
+    spec: Option<Standard>,
+    /// The older spelling of --spec: 1808 or 3986.
+    #[arg(long = "rfc", value_name = "1808|3986", value_parser = parse_rfc)]
+    rfc: Option<Standard>,
     /// Read BASE<TAB>REF lines from standard input and answer each with the resolved URL
     /// (no BASE argument then). A line without a tab, or with an empty BASE, is answered
     /// with its REF unchanged (RFC 1808 §3.4); a BASE without a scheme too, with a warning.
@@ -41,9 +55,20 @@ pub struct ResolveArgs {
     references: Vec<String>,
 }
 
+fn parse_spec(value: &str) -> Result<Standard, absolve::url::UnknownStandard> {
+    value.parse()
+}
+
+fn parse_rfc(value: &str) -> Result<Standard, absolve::url::UnknownRfc> {
+    Standard::from_rfc(value)
+}
+
 /// Prints the absolute form of each reference on a line of its own.
 pub fn run(args: ResolveArgs) -> io::Result<ExitCode> {
-    let standard = args.standard;
+    let standard = args.spec.or(args.rfc).unwrap_or_default();
+    if standard == Standard::Whatwg {
+        return run_whatwg(args);
+    }
     if args.pairs {
         return answer_lines(|line, number, out| {
             let (base, reference) = match line.split_once('\t') {
@@ -82,6 +107,114 @@ pub fn run(args: ResolveArgs) -> io::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     answer_lines(|reference, _, out| resolve_into(standard, &base, reference, out))
+}
+
+/// `--spec whatwg`: each reference is the URL Standard's parse against BASE, serialized; a
+/// BASE is parsed once (in `--pairs`, once for each run of lines with the same BASE).
+fn run_whatwg(args: ResolveArgs) -> io::Result<ExitCode> {
+    if args.pairs {
+        let mut bases = LastBase::default();
+        return answer_lines(|line, number, out| {
+            let (base, reference) = line.split_once('\t').unwrap_or(("", line));
+            let base = match bases.parse(base) {
+                Ok(base) => base,
+                Err(reason) => {
+                    warn_line(
+                        number,
+                        &format_args!(
+                            "BASE {base:?} does not parse by the URL Standard ({reason}): REF left unchanged"
+                        ),
+                    );
+                    out.push_str(reference);
+                    return;
+                }
+            };
+            answer_whatwg(base, reference, out, |reason| {
+                warn_line(number, &unchanged(reference, reason));
+            });
+        });
+    }
+    let base = args.base.unwrap_or_default();
+    let base = match (!base.is_empty()).then(|| whatwg::parse_base(&base)) {
+        None => None,
+        Some(Ok(parsed)) => Some(parsed),
+        Some(Err(reason)) => {
+            eprintln!(
+                "absolve: BASE {base:?} does not parse by the URL Standard ({reason}): a base URL must be absolute (an empty BASE leaves references unchanged)"
+            );
+            return Ok(ExitCode::from(USAGE));
+        }
+    };
+    if !args.references.is_empty() {
+        let mut out = io::BufWriter::new(io::stdout().lock());
+        let mut resolved = String::new();
+        for reference in &args.references {
+            resolved.clear();
+            answer_whatwg(base.as_ref(), reference, &mut resolved, |reason| {
+                output::warn(&format!("REF {reference:?}"), &unchanged_reason(reason));
+            });
+            resolved.push('\n');
+            out.write_all(resolved.as_bytes())?;
+        }
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    answer_lines(|reference, number, out| {
+        answer_whatwg(base.as_ref(), reference, out, |reason| {
+            warn_line(number, &unchanged(reference, reason));
+        });
+    })
+}
+
+/// Appends the URL Standard's answer for `reference` to `out`, or `reference` itself with
+/// `warn` called with the reason. No base (an empty BASE, RFC 1808 §3.4) leaves a relative
+/// reference unchanged without a warning, as the RFC modes do.
+fn answer_whatwg(
+    base: Option<&url::Url>,
+    reference: &str,
+    out: &mut String,
+    warn: impl FnOnce(WhatwgError),
+) {
+    if let Err(reason) = whatwg::resolve_whatwg(base, reference, None, out)
+        && !(base.is_none() && reason.is_relative_without_base())
+    {
+        warn(reason);
+    }
+}
+
+/// The warning for a reference the URL Standard rejects.
+fn unchanged(reference: &str, reason: WhatwgError) -> impl std::fmt::Display {
+    format!("REF {reference:?} {}", unchanged_reason(reason))
+}
+
+fn unchanged_reason(reason: WhatwgError) -> impl std::fmt::Display {
+    format!("left unchanged: the URL Standard rejects it ({reason})")
+}
+
+/// The BASE of the last `--pairs` line and its parse: lines from one page share a BASE.
+#[derive(Default)]
+struct LastBase {
+    text: String,
+    parsed: Option<Result<url::Url, WhatwgError>>,
+}
+
+impl LastBase {
+    /// The URL record of `base` (`None` for an empty one), parsed unless it is the last.
+    fn parse(&mut self, base: &str) -> Result<Option<&url::Url>, WhatwgError> {
+        if base.is_empty() {
+            return Ok(None);
+        }
+        if self.parsed.is_none() || self.text != base {
+            self.text.clear();
+            self.text.push_str(base);
+            self.parsed = Some(whatwg::parse_base(base));
+        }
+        match self.parsed.as_ref() {
+            Some(Ok(url)) => Ok(Some(url)),
+            Some(Err(reason)) => Err(*reason),
+            None => Ok(None),
+        }
+    }
 }
 
 /// How many bytes of answers are gathered before they are written.
