@@ -231,6 +231,7 @@ fn run_source(
         _ => {}
     }
     let (outer, from_marker) = retrieval_base(options, path, head, format)?;
+    let outer = in_standard(outer, options.standard());
     let local_hits = Arc::new(AtomicUsize::new(0));
     let mut html = options.html.clone();
     if let Some(path) = path.filter(|_| options.keep_local || from_marker) {
@@ -630,11 +631,17 @@ fn stylesheet(
     }
     let wants_links = sink.wants_links();
     let mut links = Vec::new();
-    let rewritten = html::rewrite_css_text(bytes, encoding, base, options, |link| {
+    let mut warnings = Vec::new();
+    let keep = |link| {
         if wants_links {
             links.push(link);
         }
-    });
+    };
+    let note = |warning: html::Warning| warnings.push(warning);
+    let rewritten = html::emit::rewrite_css_reporting(bytes, encoding, base, options, keep, note);
+    for warning in warnings {
+        sink.warning(warning.into());
+    }
     for link in links {
         sink.link(link);
     }
@@ -733,6 +740,18 @@ fn retrieval_base(
         Some(base) => (base, true),
         None => (Base::none(), false),
     })
+}
+
+/// The retrieval URL as the chosen standard reads it: by the URL Standard, parsed and
+/// serialized as a browser holds it (`HTTP://H` is `http://h/`); one it does not parse
+/// is kept as given (each reference against it is then left as it is, with a warning).
+fn in_standard(base: Base, standard: crate::Standard) -> Base {
+    match (standard, base.url()) {
+        (crate::Standard::Whatwg, Some(url)) => {
+            Base::absolute_with(standard, url, base.source()).unwrap_or(base)
+        }
+        _ => base,
+    }
 }
 
 /// The [`Options::with_keep_local`] rule for a document in `directory`: a reference with

@@ -73,9 +73,20 @@ pub struct InputArgs {
     /// Resolve fragment-only references (#x) too, as RFC 1808 §5 does.
     #[arg(long)]
     pub resolve_fragments: bool,
-    /// The standard to resolve by: 1808 (the default) or 3986.
-    #[arg(long = "rfc", value_name = "1808|3986", default_value = "1808")]
-    pub standard: Standard,
+    /// The standard to resolve by: rfc1808 (the default: the RFC, literally), rfc3986, or
+    /// whatwg (the WHATWG URL Standard, as browsers and crawlers read URLs: every URL
+    /// written is what a browser's element.href gives; a reference it rejects is left as
+    /// it is, with a warning).
+    #[arg(
+        long = "spec",
+        value_name = "rfc1808|rfc3986|whatwg",
+        value_parser = super::resolve::parse_spec,
+        conflicts_with = "rfc"
+    )]
+    pub spec: Option<Standard>,
+    /// The older spelling of --spec: 1808 or 3986.
+    #[arg(long = "rfc", value_name = "1808|3986", value_parser = super::resolve::parse_rfc)]
+    pub rfc: Option<Standard>,
     /// The input format (any case): auto, html, mime, mbox, css or warc.
     #[arg(long, value_enum, default_value = "auto", ignore_case = true)]
     pub format: Format,
@@ -184,7 +195,7 @@ impl InputArgs {
         let flagged =
             |e: absolve::OptionError| Problem::Usage(format!("--{}: {}", e.option(), e.reason()));
         let mut options = absolve::Options::new()
-            .with_standard(self.standard)
+            .with_standard(self.spec.or(self.rfc).unwrap_or_default())
             .with_resolve_fragments(self.resolve_fragments)
             .with_http_base_headers(self.http_base_headers)
             .with_keep_local(self.keep_local);
@@ -447,9 +458,15 @@ mod tests {
     fn a_wget_mirror_keeps_the_query_in_the_file_name() {
         let wget = Layout::Wget;
         let page = file_url("https://www.example.com/", Path::new("page.php?id=3"), wget);
-        assert_eq!(page.unwrap().url(), Some("https://www.example.com/page.php?id=3"));
+        assert_eq!(
+            page.unwrap().url(),
+            Some("https://www.example.com/page.php?id=3")
+        );
         let windows = file_url("http://h/", Path::new("d?x/page.php@id=3&b=a b"), wget);
-        assert_eq!(windows.unwrap().url(), Some("http://h/d%3Fx/page.php?id=3&b=a%20b"));
+        assert_eq!(
+            windows.unwrap().url(),
+            Some("http://h/d%3Fx/page.php?id=3&b=a%20b")
+        );
         let plain_name = file_url("http://h/", Path::new("index.html"), wget);
         assert_eq!(plain_name.unwrap().url(), Some("http://h/index.html"));
     }

@@ -55,11 +55,11 @@ pub struct ResolveArgs {
     references: Vec<String>,
 }
 
-fn parse_spec(value: &str) -> Result<Standard, absolve::url::UnknownStandard> {
+pub(super) fn parse_spec(value: &str) -> Result<Standard, absolve::url::UnknownStandard> {
     value.parse()
 }
 
-fn parse_rfc(value: &str) -> Result<Standard, absolve::url::UnknownRfc> {
+pub(super) fn parse_rfc(value: &str) -> Result<Standard, absolve::url::UnknownRfc> {
     Standard::from_rfc(value)
 }
 

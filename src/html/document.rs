@@ -379,7 +379,7 @@ impl Document {
             return;
         };
         let href = href.trim_matches(|c: char| c.is_ascii_whitespace());
-        let base = base_from_href(href, &self.outer);
+        let base = base_from_href(href, &self.outer, self.options.standard, self.encoding);
         if base.is_none() {
             self.warnings.push(Warning::UnusableBase(href.to_owned()));
         }
@@ -617,6 +617,13 @@ pub(crate) struct ElementEffects {
 
 /// The base a `<base href>` value gives: resolved against the outer (fallback) base, and
 /// usable only if absolute and not opaque (`data:`, `javascript:`, ...), as browsers do.
-pub(crate) fn base_from_href(href: &str, outer: &Base) -> Option<Base> {
-    outer.inner(href, BaseSource::BaseElement)
+/// By the URL Standard, the href is parsed with the document's encoding (HTML "set the
+/// frozen base URL"), and one that does not parse is passed over.
+pub(crate) fn base_from_href(
+    href: &str,
+    outer: &Base,
+    standard: crate::url::Standard,
+    encoding: &'static encoding_rs::Encoding,
+) -> Option<Base> {
+    outer.inner_with(standard, href, BaseSource::BaseElement, Some(encoding))
 }

@@ -8,6 +8,7 @@ use super::values::{escape_attribute, url_ranges};
 use super::{Options, Rewriter, Sink, Warning, attributes::Syntax};
 use crate::base::Base;
 use crate::links::{Kept, Link};
+use crate::url::Standard;
 use encoding_rs::Encoding;
 use std::borrow::Cow;
 use std::io;
@@ -87,14 +88,16 @@ fn write_attribute(
         });
         written
     };
+    let mut rejected = Vec::new();
     let new_value = match value.syntax {
         Syntax::Css => rewrite_css(
             value.value.as_bytes(),
             CssIn::Raw,
             encoding_rs::UTF_8,
             |url, _, _| {
-                let (resolved, kept) = resolve(url, &base, &doc.options, FragmentRule::Keep);
-                settle(url, resolved, kept)
+                let resolved = resolve(url, &base, &doc.options, FragmentRule::Keep, doc.encoding);
+                rejected.extend(resolved.failure.map(|reason| (url.to_owned(), reason)));
+                settle(url, resolved.text, resolved.kept)
             },
         )
         .map(|bytes| String::from_utf8(bytes).expect("CSS rewritten from UTF-8 is UTF-8")),
@@ -103,10 +106,22 @@ fn write_attribute(
             empty_value(doc, value, &base).and_then(|target| settle("", target.into(), None))
         }
         syntax => replace_urls(&value.value, syntax, |url| {
-            let (resolved, kept) = resolve(url, &base, &doc.options, fragments);
-            settle(url, resolved, kept)
+            let resolved = resolve(url, &base, &doc.options, fragments, doc.encoding);
+            rejected.extend(resolved.failure.map(|reason| (url.to_owned(), reason)));
+            settle(url, resolved.text, resolved.kept)
         }),
     };
+    for (reference, reason) in rejected {
+        let offset = value.range.start;
+        sink.warning(
+            Warning::Unparsable {
+                offset,
+                reference,
+                reason,
+            }
+            .into(),
+        );
+    }
     if !wants_output {
         // Only the links were wanted (reported above): the bytes would be dropped.
         return Ok(());
@@ -222,7 +237,10 @@ fn value_base<'a>(
         return Cow::Borrowed(&doc.outer);
     }
     let codebase = value.codebase.as_deref().map(str::trim);
-    match codebase.and_then(|c| document_base.inner(c, document_base.source())) {
+    let standard = doc.options.standard;
+    let inner =
+        |c| document_base.inner_with(standard, c, document_base.source(), Some(doc.encoding));
+    match codebase.and_then(inner) {
         Some(codebase) => Cow::Owned(codebase),
         None => Cow::Borrowed(document_base),
     }
@@ -248,12 +266,12 @@ fn write_style(
     let css = doc.bytes(range.clone());
     let wants_links = sink.wants_links();
     let mut links = Vec::new();
-    let mut undecodable = Vec::new();
+    let mut warnings = Vec::new();
     let report = |link: Link| links.push(link);
-    let note = |offset: usize| undecodable.push(range.start + offset as u64);
+    let note = |warning: Warning| warnings.push(warning);
     let rewritten = rewrite_css_held(css, held, doc.encoding, base, &doc.options, report, note);
-    for offset in undecodable {
-        sink.warning(Warning::Undecodable(offset, doc.encoding.name()).into());
+    for warning in warnings {
+        sink.warning(warning.shifted(range.start).into());
     }
     for mut link in links.into_iter().filter(|_| wants_links) {
         link.offset += range.start;
@@ -270,11 +288,20 @@ pub(crate) fn rewrite_css_reporting(
     base: &Base,
     options: &Options,
     on_link: impl FnMut(Link),
+    on_warning: impl FnMut(Warning),
 ) -> Option<Vec<u8>> {
-    rewrite_css_held(css, CssIn::Raw, encoding, base, options, on_link, drop)
+    rewrite_css_held(
+        css,
+        CssIn::Raw,
+        encoding,
+        base,
+        options,
+        on_link,
+        on_warning,
+    )
 }
 
-/// [`rewrite_css_reporting`] for CSS held as `held`.
+/// [`rewrite_css_reporting`] for CSS held as `held`; warnings with offsets in `css`.
 fn rewrite_css_held(
     css: &[u8],
     held: CssIn,
@@ -282,27 +309,36 @@ fn rewrite_css_held(
     base: &Base,
     options: &Options,
     mut on_link: impl FnMut(Link),
-    mut on_undecodable: impl FnMut(usize),
+    mut on_warning: impl FnMut(Warning),
 ) -> Option<Vec<u8>> {
     let mut links = Vec::new();
     let rewritten = rewrite_css(css, held, encoding, |url, offset, decodable| {
+        let offset = offset as u64;
         if !decodable {
-            on_undecodable(offset);
+            on_warning(Warning::Undecodable(offset, encoding.name()));
         }
-        let (resolved, kept) = resolve(url, base, options, FragmentRule::Keep);
+        let resolved = resolve(url, base, options, FragmentRule::Keep, encoding);
+        if let Some(reason) = resolved.failure {
+            let reference = url.to_owned();
+            on_warning(Warning::Unparsable {
+                offset,
+                reference,
+                reason,
+            });
+        }
         links.push(Link {
             location: Default::default(),
             element: "style".to_owned(),
             attribute: None,
             original: url.to_owned(),
-            resolved: resolved.clone().into_owned(),
+            resolved: resolved.text.clone().into_owned(),
             base: base.shared_url(),
             base_from: base.source(),
-            offset: offset as u64,
+            offset,
             srcdoc: 0,
-            kept,
+            kept: resolved.kept,
         });
-        changed(url, resolved)
+        changed(url, resolved.text)
     });
     links.into_iter().for_each(&mut on_link);
     rewritten
@@ -384,25 +420,58 @@ pub(crate) fn resolve<'a>(
     base: &Base,
     options: &Options,
     fragments: FragmentRule,
-) -> (Cow<'a, str>, Option<Kept>) {
+    encoding: &'static Encoding,
+) -> Resolved<'a> {
     let cleaned = as_url_parser_reads(reference);
+    let whatwg = options.standard == Standard::Whatwg;
+    // By the URL Standard an absolute URL is parsed too (and serialized as a browser
+    // does: `HTTP://H` is `http://h/`); by the RFCs it is returned as it is.
     let keep = cleaned.is_empty()
         || (fragments == FragmentRule::Keep && cleaned.starts_with('#'))
-        || crate::url::has_scheme(&cleaned)
-        || base.url().is_none();
+        || (!whatwg && crate::url::has_scheme(&cleaned))
+        || (base.url().is_none() && !(whatwg && crate::url::has_scheme(&cleaned)));
     if keep {
-        return (Cow::Borrowed(reference), None);
+        return Resolved::unchanged(reference, None);
     }
     if options
         .keep_reference
         .as_ref()
         .is_some_and(|keep| keep(&cleaned))
     {
-        return (Cow::Borrowed(reference), Some(Kept::Local));
+        return Resolved::unchanged(reference, Some(Kept::Local));
     }
     let mut out = String::with_capacity(cleaned.len() + 64);
-    base.resolve_into(options.standard, &cleaned, &mut out);
-    (Cow::Owned(without_whitespace(out)), None)
+    match base.try_resolve_into(options.standard, &cleaned, Some(encoding), &mut out) {
+        Ok(()) => Resolved {
+            text: Cow::Owned(without_whitespace(out)),
+            kept: None,
+            failure: None,
+        },
+        // The URL Standard rejects it: left exactly as written, with the reason.
+        Err(error) => Resolved {
+            text: Cow::Borrowed(reference),
+            kept: None,
+            failure: Some(error.to_string()),
+        },
+    }
+}
+
+/// What [`resolve`] made of a reference: its new text, why it was kept if it was, why
+/// the URL Standard rejected it if it did.
+pub(crate) struct Resolved<'a> {
+    pub text: Cow<'a, str>,
+    pub kept: Option<Kept>,
+    pub failure: Option<String>,
+}
+
+impl<'a> Resolved<'a> {
+    fn unchanged(reference: &'a str, kept: Option<Kept>) -> Self {
+        Resolved {
+            text: Cow::Borrowed(reference),
+            kept,
+            failure: None,
+        }
+    }
 }
 
 /// A resolved URL with no ASCII whitespace in it: whitespace can come from the base (a

@@ -17,7 +17,7 @@ pub mod attributes;
 pub mod charset;
 mod css_text;
 mod document;
-mod emit;
+pub(crate) mod emit;
 mod names;
 pub mod values;
 
@@ -164,6 +164,18 @@ pub enum Warning {
     /// A value's bytes are not valid in the document charset.
     #[error("the value at byte {0} is not valid {1}: left unchanged")]
     Undecodable(u64, &'static str),
+    /// A reference the URL Standard rejects (`--spec whatwg`): left as it is.
+    #[error(
+        "the URL {reference:?} at byte {offset} is not a URL by the URL Standard ({reason}): left as it is"
+    )]
+    Unparsable {
+        /// The byte offset of the value.
+        offset: u64,
+        /// The reference as written.
+        reference: String,
+        /// What the URL parser said.
+        reason: String,
+    },
     /// The document's charset is one lol_html cannot parse (UTF-16, ISO-2022-JP).
     #[error("documents in {0} are not supported: passed through unchanged")]
     UnsupportedCharset(&'static str),
@@ -195,6 +207,15 @@ impl Warning {
                 reason,
             },
             Warning::RegionTooLarge(at) => Warning::RegionTooLarge(at + shift),
+            Warning::Unparsable {
+                offset,
+                reference,
+                reason,
+            } => Warning::Unparsable {
+                offset: offset + shift,
+                reference,
+                reason,
+            },
             other => other,
         }
     }
@@ -347,7 +368,7 @@ pub fn rewrite_css_text(
     options: &Options,
     on_link: impl FnMut(Link),
 ) -> Option<Vec<u8>> {
-    emit::rewrite_css_reporting(css, encoding, base, options, on_link)
+    emit::rewrite_css_reporting(css, encoding, base, options, on_link, drop)
 }
 
 /// Whether `document` could hold a `<base>` element at all: a byte scan for `<base`

@@ -2,6 +2,7 @@
 //! `Base: <URL:...>`, RFC 2110 `Content-Base`, RFC 2557 `Content-Location`.
 
 use crate::base::{Base, BaseSource};
+use crate::url::Standard;
 use mailparse::{MailHeader, MailHeaderMap};
 
 /// The headers of one heading that give a base, in precedence order.
@@ -26,6 +27,23 @@ const BASE_HEADERS: [(&str, BaseSource); 3] = [
 /// assert_eq!((base.url(), base.source()), (Some("http://h/a/b"), BaseSource::BaseHeader));
 /// ```
 pub fn entity_base(headers: &[MailHeader<'_>], outer: &Base) -> Base {
+    entity_base_with(Standard::Rfc1808, headers, outer)
+}
+
+/// [`entity_base`] with a relative header value resolved by `standard`.
+///
+/// ```
+/// use absolve::base::Base;
+/// use absolve::mime::headers::entity_base_with;
+/// use absolve::Standard;
+///
+/// let (headers, _) = mailparse::parse_headers(b"Content-Location: ../../a\r\n\r\n").unwrap();
+/// let outer = Base::retrieval_url("http://h/b/")?;
+/// assert_eq!(entity_base_with(Standard::Rfc1808, &headers, &outer).url(), Some("http://h/../a"));
+/// assert_eq!(entity_base_with(Standard::Whatwg, &headers, &outer).url(), Some("http://h/a"));
+/// # Ok::<(), absolve::base::NotAbsolute>(())
+/// ```
+pub fn entity_base_with(standard: Standard, headers: &[MailHeader<'_>], outer: &Base) -> Base {
     for (name, source) in BASE_HEADERS {
         let Some(value) = headers.get_first_value(name) else {
             continue;
@@ -34,7 +52,7 @@ pub fn entity_base(headers: &[MailHeader<'_>], outer: &Base) -> Base {
         if value.is_empty() {
             continue;
         }
-        if let Some(base) = outer.inner(&value, source) {
+        if let Some(base) = outer.inner_with(standard, &value, source, None) {
             return base;
         }
     }

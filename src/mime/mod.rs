@@ -120,7 +120,7 @@ pub fn parts(message: &[u8], outer: &Base) -> (Vec<Part>, Vec<Warning>) {
         }
     }
     let mut collect = Collect::default();
-    walk::walk(message, outer, &mut collect);
+    walk::walk(message, outer, crate::Standard::Rfc1808, &mut collect);
     (collect.0, collect.1)
 }
 
@@ -210,7 +210,7 @@ pub fn write_message(
         sink,
         error: None,
     };
-    walk::walk(message, outer, &mut rewrite);
+    walk::walk(message, outer, options.standard, &mut rewrite);
     if let Some(error) = rewrite.error {
         return Err(error);
     }

@@ -14,6 +14,7 @@ use super::headers;
 use super::transfer::TransferEncoding;
 use super::{Part, Warning};
 use crate::base::Base;
+use crate::url::Standard;
 use mailparse::{MailHeader, MailHeaderMap, ParsedContentType};
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -30,9 +31,10 @@ pub(crate) trait Visitor {
 }
 
 /// Walks `message` (whose outer base is `outer`), reporting every leaf to `visitor`.
-pub(crate) fn walk(message: &[u8], outer: &Base, visitor: &mut dyn Visitor) {
+pub(crate) fn walk(message: &[u8], outer: &Base, standard: Standard, visitor: &mut dyn Visitor) {
     let mut walker = Walker {
         root: message,
+        standard,
         visitor,
     };
     walker.run(Entity {
@@ -112,6 +114,8 @@ enum Next {
 
 struct Walker<'m, 'v> {
     root: &'m [u8],
+    /// The standard a header's relative base is resolved by.
+    standard: Standard,
     visitor: &'v mut dyn Visitor,
 }
 
@@ -164,7 +168,7 @@ impl Walker<'_, '_> {
         if entity.is_message && entity.depth > 0 && heading.is_empty() {
             return self.unparsable_message(entity);
         }
-        let base = headers::entity_base(&heading, &entity.outer);
+        let base = headers::entity_base_with(self.standard, &heading, &entity.outer);
         let ctype = content_type(&heading, entity.in_digest);
         let mime_type = ctype.mimetype.to_ascii_lowercase();
         let is_container = mime_type.starts_with("multipart/")

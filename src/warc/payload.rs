@@ -88,7 +88,7 @@ pub(crate) fn analyze<R: Read>(
     let kind = head.kind();
     let target_uri = head.field("WARC-Target-URI").map(clean_target_uri);
     let retrieval = match &target_uri {
-        Some(uri) => Base::retrieval_url(uri).unwrap_or_else(|_| {
+        Some(uri) => Base::retrieval_url_with(options.standard(), uri).unwrap_or_else(|_| {
             warn(Warning::BadTargetUri {
                 record: head.record.clone(),
                 uri: uri.clone(),
@@ -370,7 +370,10 @@ pub(crate) fn outer_base(analysis: &Analysis, options: &Options) -> Base {
             continue;
         };
         let value = value.trim().trim_start_matches('<').trim_end_matches('>');
-        if let Some(base) = analysis.retrieval.inner(value, source) {
+        if let Some(base) = analysis
+            .retrieval
+            .inner_with(options.standard(), value, source, None)
+        {
             return base;
         }
     }
