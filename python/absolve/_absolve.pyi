@@ -16,6 +16,7 @@ from typing import (
 )
 
 _Rfc = Union[Literal[1808, 3986], Literal["1808", "3986"]]
+_Spec = str  # "rfc1808", "rfc3986" or "whatwg", in any case
 _Format = str  # "auto", "html", "mime", "mbox", "warc", "css", in any case
 _Bytes = Union[bytes, bytearray, memoryview]
 _Document = Union[_Bytes, "os.PathLike[str]"]
@@ -35,6 +36,7 @@ _BaseFrom = Literal[
     "saved-from",
     "singlefile",
     "httrack",
+    "xml-base",
     "origin-xattr",
     "none",
 ]
@@ -84,7 +86,7 @@ class Link:
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 
-def resolve(base: str, reference: str, rfc: _Rfc = 1808) -> str:
+def resolve(base: str, reference: str, rfc: _Rfc = 1808, *, spec: _Spec = "rfc1808") -> str:
     """Resolves ``reference`` against ``base`` (RFC 1808 §4, or RFC 3986 §5.2)."""
 
 def rewrite(
@@ -96,6 +98,7 @@ def rewrite(
     headers: Optional[_Headers] = None,
     resolve_fragments: bool = False,
     rfc: _Rfc = 1808,
+    spec: _Spec = "rfc1808",
     http_base_headers: bool = False,
     keep_local: bool = False,
 ) -> bytes:
@@ -110,6 +113,7 @@ def links(
     headers: Optional[_Headers] = None,
     resolve_fragments: bool = False,
     rfc: _Rfc = 1808,
+    spec: _Spec = "rfc1808",
     http_base_headers: bool = False,
     keep_local: bool = False,
 ) -> List[Link]:
@@ -121,6 +125,7 @@ def warc_links(
     charset: Optional[str] = None,
     resolve_fragments: bool = False,
     rfc: _Rfc = 1808,
+    spec: _Spec = "rfc1808",
     http_base_headers: bool = False,
 ) -> Iterator[Link]:
     """Every link of every HTML page in a WARC file (``.warc`` or ``.warc.gz``), streaming."""
@@ -136,6 +141,8 @@ class Rewriter:
         headers: Optional[_Headers] = None,
         resolve_fragments: bool = False,
         rfc: _Rfc = 1808,
+        spec: _Spec = "rfc1808",
+    spec: _Spec = "rfc1808",
         keep_links: bool = False,
     ) -> None: ...
     def write(self, chunk: _Bytes) -> bytes:

@@ -67,7 +67,13 @@ def parse_arguments(argv=None):
     parser.add_argument("--overwrite", action="store_true", help="replace OUTPUT_DIR if it exists")
     parser.add_argument("--charset", help="the charset of pages that declare none (a WHATWG label)")
     parser.add_argument("--resolve-fragments", action="store_true", help="resolve #x references too, as RFC 1808 §5 does")
-    parser.add_argument("--rfc", default="1808", choices=["1808", "3986"], help="the standard to resolve by (default: 1808)")
+    standard = parser.add_mutually_exclusive_group()
+    standard.add_argument(
+        "--spec",
+        choices=["rfc1808", "rfc3986", "whatwg"],
+        help="the standard to resolve by (default: rfc1808; whatwg: the URL a browser reports)",
+    )
+    standard.add_argument("--rfc", choices=["1808", "3986"], help="the older spelling of --spec")
     parser.add_argument("--http-base-headers", action="store_true", help="take HTTP Content-Base/Content-Location as bases too")
     return parser.parse_args(argv)
 
@@ -196,7 +202,7 @@ def run(arguments):
         options = {
             "charset": arguments.charset,
             "resolve_fragments": arguments.resolve_fragments,
-            "rfc": int(arguments.rfc),
+            "spec": arguments.spec or f"rfc{arguments.rfc or 1808}",
             "http_base_headers": arguments.http_base_headers,
         }
         partitions = arguments.num_input_partitions or 4 * context.defaultParallelism

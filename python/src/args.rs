@@ -38,11 +38,9 @@ pub fn check(
     headers: Option<&Bound<'_, PyAny>>,
     resolve_fragments: bool,
     rfc: Option<&Bound<'_, PyAny>>,
+    spec: Option<&str>,
 ) -> PyResult<Options> {
-    let standard = match rfc {
-        Some(rfc) => standard(rfc)?,
-        None => Standard::Rfc1808,
-    };
+    let standard = standard_of(rfc, spec)?;
     let mut options = Options::new()
         .with_standard(standard)
         .with_resolve_fragments(resolve_fragments);
@@ -67,6 +65,21 @@ pub fn check(
         (None, None) => {}
     }
     Ok(options)
+}
+
+/// `spec=` (`"rfc1808"`, `"rfc3986"`, `"whatwg"`, any case) or its older spelling `rfc=`
+/// (1808 or 3986), as the CLI's `--spec` and `--rfc`; not both.
+pub fn standard_of(rfc: Option<&Bound<'_, PyAny>>, spec: Option<&str>) -> PyResult<Standard> {
+    match (rfc, spec) {
+        (Some(_), Some(_)) => Err(PyValueError::new_err(
+            "spec: give spec= or its older spelling rfc=, not both",
+        )),
+        (Some(rfc), None) => standard(rfc),
+        (None, Some(spec)) => spec
+            .parse::<Standard>()
+            .map_err(|e| PyValueError::new_err(format!("spec: {e}"))),
+        (None, None) => Ok(Standard::Rfc1808),
+    }
 }
 
 /// `rfc=`: 1808 or 3986, as a number or a string.

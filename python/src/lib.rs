@@ -31,12 +31,14 @@ pyo3::create_exception!(
 /// >>> absolve.resolve("http://a/b/c/d;p?q", "../../../g", rfc=3986)
 /// 'http://a/g'
 #[pyfunction]
-#[pyo3(signature = (base, reference, rfc = None), text_signature = "(base, reference, rfc=1808)")]
-fn resolve(base: &str, reference: &str, rfc: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
-    let standard = match rfc {
-        Some(rfc) => args::standard(rfc)?,
-        None => absolve::Standard::Rfc1808,
-    };
+#[pyo3(signature = (base, reference, rfc = None, *, spec = None), text_signature = "(base, reference, rfc=1808, *, spec='rfc1808')")]
+fn resolve(
+    base: &str,
+    reference: &str,
+    rfc: Option<&Bound<'_, PyAny>>,
+    spec: Option<&str>,
+) -> PyResult<String> {
+    let standard = args::standard_of(rfc, spec)?;
     // As the CLI's `resolve BASE`: a base must be absolute, or empty (§3.4).
     if !base.is_empty() && !absolve::url::has_scheme(base) {
         return Err(PyValueError::new_err(format!(
@@ -58,7 +60,9 @@ fn resolve(base: &str, reference: &str, rfc: Option<&Bound<'_, PyAny>>) -> PyRes
 /// ``Content-Type`` of ``headers`` (a mapping or ``(name, value)`` pairs, as Scrapy,
 /// requests or http.client give them) is the transport's charset: a BOM wins over it, it
 /// wins over ``<meta charset>``. ``resolve_fragments=True`` resolves ``#x`` references
-/// too, as RFC 1808 §5 does; ``rfc=3986`` resolves by RFC 3986 §5.2 instead. For a WARC,
+/// too, as RFC 1808 §5 does; ``spec="rfc3986"`` (or ``rfc=3986``) resolves by RFC 3986
+/// §5.2 instead, ``spec="whatwg"`` by the WHATWG URL Standard (each URL what a browser's
+/// ``element.href`` gives; a reference it rejects is left as it is, with a warning). For a WARC,
 /// ``http_base_headers=True`` takes the HTTP ``Content-Base``/``Content-Location`` fields
 /// as bases too (see ``warc_links``); a WARC's pages take their URL from their records,
 /// so ``url`` is not used for them.
@@ -71,8 +75,8 @@ fn resolve(base: &str, reference: &str, rfc: Option<&Bound<'_, PyAny>>) -> PyRes
 /// b'<a href="http://h/x">x</a>'
 #[pyfunction]
 #[pyo3(
-    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, http_base_headers = false, keep_local = false),
-    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, http_base_headers=False, keep_local=False)"
+    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, spec = None, http_base_headers = false, keep_local = false),
+    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, spec='rfc1808', http_base_headers=False, keep_local=False)"
 )]
 #[allow(clippy::too_many_arguments)]
 fn rewrite<'py>(
@@ -84,10 +88,11 @@ fn rewrite<'py>(
     headers: Option<&Bound<'py, PyAny>>,
     resolve_fragments: bool,
     rfc: Option<&Bound<'py, PyAny>>,
+    spec: Option<&str>,
     http_base_headers: bool,
     keep_local: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let options = check(format, url, charset, headers, resolve_fragments, rfc)?
+    let options = check(format, url, charset, headers, resolve_fragments, rfc, spec)?
         .with_http_base_headers(http_base_headers)
         .with_keep_local(keep_local);
     let document = args::document("document", document)?;
@@ -108,8 +113,8 @@ fn rewrite<'py>(
 /// ['http://h/s/', 'http://h/s/a.png', 'http://h/s/b.png']
 #[pyfunction]
 #[pyo3(
-    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, http_base_headers = false, keep_local = false),
-    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, http_base_headers=False, keep_local=False)"
+    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, spec = None, http_base_headers = false, keep_local = false),
+    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, spec='rfc1808', http_base_headers=False, keep_local=False)"
 )]
 #[allow(clippy::too_many_arguments)]
 fn links<'py>(
@@ -121,10 +126,11 @@ fn links<'py>(
     headers: Option<&Bound<'py, PyAny>>,
     resolve_fragments: bool,
     rfc: Option<&Bound<'py, PyAny>>,
+    spec: Option<&str>,
     http_base_headers: bool,
     keep_local: bool,
 ) -> PyResult<Bound<'py, PyList>> {
-    let options = check(format, url, charset, headers, resolve_fragments, rfc)?
+    let options = check(format, url, charset, headers, resolve_fragments, rfc, spec)?
         .with_http_base_headers(http_base_headers)
         .with_keep_local(keep_local);
     let document = args::document("document", document)?;
@@ -143,7 +149,7 @@ fn _count_links(
     url: Option<&str>,
     format: &str,
 ) -> PyResult<usize> {
-    let options = check(format, url, None, None, false, None)?;
+    let options = check(format, url, None, None, false, None, None)?;
     let document = args::document("document", document)?;
     Ok(run(py, &document, &options, Want::Links)?.links.len())
 }
@@ -156,9 +162,10 @@ fn check(
     headers: Option<&Bound<'_, PyAny>>,
     resolve_fragments: bool,
     rfc: Option<&Bound<'_, PyAny>>,
+    spec: Option<&str>,
 ) -> PyResult<Options> {
     let format = args::format(format)?;
-    Ok(args::check(url, charset, headers, resolve_fragments, rfc)?.with_format(format))
+    Ok(args::check(url, charset, headers, resolve_fragments, rfc, spec)?.with_format(format))
 }
 
 /// Runs the library over a document with the GIL released.

@@ -61,8 +61,8 @@ pub struct Rewriter {
 impl Rewriter {
     #[new]
     #[pyo3(
-        signature = (url = None, *, charset = None, headers = None, resolve_fragments = false, rfc = None, keep_links = false),
-        text_signature = "(url=None, *, charset=None, headers=None, resolve_fragments=False, rfc=1808, keep_links=False)"
+        signature = (url = None, *, charset = None, headers = None, resolve_fragments = false, rfc = None, spec = None, keep_links = false),
+        text_signature = "(url=None, *, charset=None, headers=None, resolve_fragments=False, rfc=1808, spec='rfc1808', keep_links=False)"
     )]
     fn new(
         url: Option<&str>,
@@ -70,9 +70,10 @@ impl Rewriter {
         headers: Option<&Bound<'_, PyAny>>,
         resolve_fragments: bool,
         rfc: Option<&Bound<'_, PyAny>>,
+        spec: Option<&str>,
         keep_links: bool,
     ) -> PyResult<Self> {
-        let checked = args::check(url, charset, headers, resolve_fragments, rfc)?;
+        let checked = args::check(url, charset, headers, resolve_fragments, rfc, spec)?;
         let shared = Shared::default();
         shared.with(|c| c.keep_links = keep_links);
         let inner = html::Rewriter::new(checked.base(), checked.html(), shared.clone());

@@ -112,17 +112,18 @@ fn warc_error(error: warc::Error, label: &str) -> PyErr {
 ///         print(link.target_uri, link.element, link.resolved)
 #[pyfunction]
 #[pyo3(
-    signature = (source, *, charset = None, resolve_fragments = false, rfc = None, http_base_headers = false),
-    text_signature = "(source, *, charset=None, resolve_fragments=False, rfc=1808, http_base_headers=False)"
+    signature = (source, *, charset = None, resolve_fragments = false, rfc = None, spec = None, http_base_headers = false),
+    text_signature = "(source, *, charset=None, resolve_fragments=False, rfc=1808, spec='rfc1808', http_base_headers=False)"
 )]
 fn warc_links(
     source: &Bound<'_, PyAny>,
     charset: Option<&str>,
     resolve_fragments: bool,
     rfc: Option<&Bound<'_, PyAny>>,
+    spec: Option<&str>,
     http_base_headers: bool,
 ) -> PyResult<WarcLinks> {
-    let options = args::check(None, charset, None, resolve_fragments, rfc)?
+    let options = args::check(None, charset, None, resolve_fragments, rfc, spec)?
         .with_http_base_headers(http_base_headers);
     let (reader, label) = open_source(source)?;
     Ok(WarcLinks {

@@ -18,7 +18,7 @@ def test_exports():
 
 def test_help_shows_signatures_and_docs():
     for function, words in [
-        (absolve.resolve, ["RFC 1808", "(base, reference, rfc=1808)"]),
+        (absolve.resolve, ["RFC 1808", "(base, reference, rfc=1808, *, spec='rfc1808')"]),
         (absolve.rewrite, ["format='auto'", "Content-Type", "ValueError"]),
         (absolve.links, ["Link", "resolve_fragments=False"]),
         (absolve.warc_links, ["WARC", "record"]),
@@ -32,11 +32,11 @@ def test_help_shows_signatures_and_docs():
 
 
 def test_signatures_are_introspectable():
-    assert str(inspect.signature(absolve.resolve)) == "(base, reference, rfc=1808)"
+    assert str(inspect.signature(absolve.resolve)) == "(base, reference, rfc=1808, *, spec='rfc1808')"
     parameters = inspect.signature(absolve.links).parameters
     assert list(parameters) == [
         "document", "url", "format", "charset", "headers", "resolve_fragments", "rfc",
-        "http_base_headers", "keep_local",
+        "spec", "http_base_headers", "keep_local",
     ]
     assert parameters["format"].kind is inspect.Parameter.KEYWORD_ONLY
 

@@ -93,3 +93,32 @@ def test_a_path_is_read_as_the_cli_reads_the_file(tmp_path):
 def test_version_is_the_packages():
     assert absolve.__version__ == "0.1.0"
     assert isinstance(os.fspath(absolve.__file__), str)
+
+
+def test_spec_whatwg_gives_the_browsers_urls_on_every_function():
+    page = b'<a href="../upload/x.jpg">a</a><a href="//i0.wp.com">b</a>'
+    base = "http://ipf.example.cn/?p=1"
+    assert [link.resolved for link in absolve.links(page, base, spec="whatwg")] == [
+        "http://ipf.example.cn/upload/x.jpg",
+        "http://i0.wp.com/",
+    ]
+    assert [link.resolved for link in absolve.links(page, base)] == [
+        "http://ipf.example.cn/../upload/x.jpg",
+        "http://i0.wp.com",
+    ]
+    assert absolve.rewrite(page, base, spec="WHATWG").startswith(b'<a href="http://ipf.example.cn/upload/x.jpg">')
+    assert absolve.resolve(base, "../g", spec="whatwg") == "http://ipf.example.cn/g"
+    rewriter = absolve.Rewriter(base, spec="whatwg")
+    assert (rewriter.write(page) + rewriter.end()).startswith(b'<a href="http://ipf.example.cn/upload/')
+    # rfc= is still accepted; spec= and rfc= together are refused.
+    assert absolve.resolve("http://a/b/c/d", "../../../g", rfc=3986) == "http://a/g"
+    with pytest.raises(ValueError, match="^spec: give spec= or its older spelling rfc=, not both$"):
+        absolve.links(page, base, spec="whatwg", rfc=1808)
+    with pytest.raises(ValueError, match=r'^spec: unknown standard "rfc2396"'):
+        absolve.links(page, base, spec="rfc2396")
+
+
+def test_a_reference_the_url_standard_rejects_is_left_with_a_warning():
+    with pytest.warns(absolve.AbsolveWarning, match=r'the URL "http://\[::1" at byte 9 is not a URL by the URL Standard'):
+        found = absolve.links(b'<a href="http://[::1">', "http://h/", spec="whatwg")
+    assert found[0].resolved == "http://[::1"
