@@ -27,6 +27,7 @@
 pub mod base;
 pub mod css;
 pub mod document;
+pub mod feed;
 pub mod format;
 pub mod html;
 pub mod links;
