@@ -284,7 +284,10 @@ mod tests {
                 });
                 i = end;
             } else {
-                let end = raw[i..].iter().position(|&b| b == b'&').map_or(raw.len(), |p| p + i);
+                let end = raw[i..]
+                    .iter()
+                    .position(|&b| b == b'&')
+                    .map_or(raw.len(), |p| p + i);
                 pieces.push(Piece {
                     kind: PieceKind::Text,
                     raw: i..end,
@@ -336,8 +339,14 @@ mod tests {
         let raw = b"<![CDATA[<a href=\"x]]]]><![CDATA[>y\">z</a>]]>";
         let split = memchr::memmem::find(raw, b"]]]]>").unwrap() + 2;
         let pieces = [
-            Piece { kind: PieceKind::CData, raw: 9..split },
-            Piece { kind: PieceKind::CData, raw: split + 12..raw.len() - 3 },
+            Piece {
+                kind: PieceKind::CData,
+                raw: 9..split,
+            },
+            Piece {
+                kind: PieceKind::CData,
+                raw: split + 12..raw.len() - 3,
+            },
         ];
         let done = rewrite(raw, &pieces, &context(&base, &options));
         assert_eq!(done.links[0].original, "x]]>y");
@@ -354,10 +363,22 @@ mod tests {
         let options = Options::default();
         let raw = b"<![CDATA[<a href=\"a]]>&amp;b<![CDATA[\">]]>";
         let pieces = [
-            Piece { kind: PieceKind::CData, raw: 9..19 },
-            Piece { kind: PieceKind::Reference, raw: 22..27 },
-            Piece { kind: PieceKind::Text, raw: 27..28 },
-            Piece { kind: PieceKind::CData, raw: 37..39 },
+            Piece {
+                kind: PieceKind::CData,
+                raw: 9..19,
+            },
+            Piece {
+                kind: PieceKind::Reference,
+                raw: 22..27,
+            },
+            Piece {
+                kind: PieceKind::Text,
+                raw: 27..28,
+            },
+            Piece {
+                kind: PieceKind::CData,
+                raw: 37..39,
+            },
         ];
         let done = rewrite(raw, &pieces, &context(&base, &options));
         assert_eq!(done.links[0].original, "a&b");

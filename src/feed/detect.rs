@@ -1,9 +1,9 @@
 //! Telling a feed apart: an XML document whose root element is a feed's.
 
 use super::vocabulary::Ns;
+use quick_xml::Reader;
 use quick_xml::events::Event;
 use quick_xml::name::{NamespaceResolver, ResolveResult};
-use quick_xml::Reader;
 
 /// Whether `head` (the first bytes of a document, a few KiB are enough) starts an Atom 1.0
 /// or 0.3 `feed`, an RSS 0.9x/2.0 `rss` or an RSS 1.0/0.90 `rdf:RDF`: after an optional
@@ -66,7 +66,9 @@ mod tests {
 
     #[test]
     fn every_flavour_is_told() {
-        assert!(is_feed(b"<feed xmlns=\"http://purl.org/atom/ns#\" version=\"0.3\">"));
+        assert!(is_feed(
+            b"<feed xmlns=\"http://purl.org/atom/ns#\" version=\"0.3\">"
+        ));
         assert!(is_feed(b"<a:feed xmlns:a=\"http://www.w3.org/2005/Atom\">"));
         assert!(is_feed(b"<?xml version=\"1.0\" encoding=\"utf-8\"?><?xml-stylesheet href=\"s.xsl\"?><rss version=\"2.0\">"));
         assert!(is_feed(
@@ -76,7 +78,9 @@ mod tests {
 
     #[test]
     fn other_xml_is_not_a_feed() {
-        assert!(!is_feed(b"<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">"));
+        assert!(!is_feed(
+            b"<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">"
+        ));
         assert!(!is_feed(b"<feed xmlns=\"http://example.com/\">"));
         assert!(!is_feed(b"<svg xmlns=\"http://www.w3.org/2000/svg\">"));
         assert!(!is_feed(b"<x:rss xmlns:x=\"urn:x\">"));

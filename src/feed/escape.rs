@@ -143,8 +143,14 @@ mod tests {
 
     #[test]
     fn only_xml_references_are_read() {
-        assert_eq!(read_value(b"a?b=1&amp;c=&#233;", UTF_8).unwrap(), "a?b=1&c=\u{e9}");
-        assert!(matches!(read_value(b"&lol9;", UTF_8), Err(Unreadable::Entity(_))));
+        assert_eq!(
+            read_value(b"a?b=1&amp;c=&#233;", UTF_8).unwrap(),
+            "a?b=1&c=\u{e9}"
+        );
+        assert!(matches!(
+            read_value(b"&lol9;", UTF_8),
+            Err(Unreadable::Entity(_))
+        ));
         assert_eq!(read_value(b"\xff", UTF_8), Err(Unreadable::Undecodable));
         assert_eq!(read_value(b"caf\xe9", WINDOWS_1252).unwrap(), "caf\u{e9}");
     }
@@ -171,7 +177,10 @@ mod tests {
     #[test]
     fn references_become_bytes_of_the_charset() {
         assert_eq!(reference(b"lt", UTF_8), Some(b"<".to_vec()));
-        assert_eq!(reference(b"#xE9", UTF_8), Some("\u{e9}".as_bytes().to_vec()));
+        assert_eq!(
+            reference(b"#xE9", UTF_8),
+            Some("\u{e9}".as_bytes().to_vec())
+        );
         assert_eq!(reference(b"#233", WINDOWS_1252), Some(vec![0xe9]));
         assert_eq!(reference(b"nbsp", UTF_8), None);
         assert_eq!(reference(b"#0", UTF_8), None);

@@ -80,7 +80,9 @@ pub enum Warning {
     },
     /// A value refers to an entity other than XML's five, or a bad reference: left as
     /// written.
-    #[error("the value at byte {offset} has a reference that is not expanded ({reason}): left unchanged")]
+    #[error(
+        "the value at byte {offset} has a reference that is not expanded ({reason}): left unchanged"
+    )]
     Entity {
         /// The value's offset.
         offset: u64,
@@ -96,7 +98,9 @@ pub enum Warning {
         charset: &'static str,
     },
     /// An `xml:base` gives no usable absolute URL: the parent's base is kept.
-    #[error("xml:base={value:?} at byte {offset} gives no usable absolute URL: the parent's base is used")]
+    #[error(
+        "xml:base={value:?} at byte {offset} gives no usable absolute URL: the parent's base is used"
+    )]
     UnusableBase {
         /// The attribute value's offset.
         offset: u64,
@@ -132,7 +136,9 @@ pub enum Warning {
         name: String,
     },
     /// Elements nest deeper than [`MAX_DEPTH`]: the rest passed through unchanged.
-    #[error("elements nest deeper than {limit} at byte {offset}: the rest passed through unchanged")]
+    #[error(
+        "elements nest deeper than {limit} at byte {offset}: the rest passed through unchanged"
+    )]
     TooDeep {
         /// The start tag's offset.
         offset: u64,
@@ -140,7 +146,9 @@ pub enum Warning {
         limit: usize,
     },
     /// One token is larger than the limit ([`MAX_HELD`]): the rest passed through.
-    #[error("a token at byte {offset} is larger than {limit} bytes: the rest passed through unchanged")]
+    #[error(
+        "a token at byte {offset} is larger than {limit} bytes: the rest passed through unchanged"
+    )]
     TokenTooLarge {
         /// The token's offset.
         offset: u64,

@@ -10,10 +10,10 @@ use crate::base::{Base, BaseSource};
 use crate::html::{Collected, Options, Sink};
 use crate::links::{Kept, Link};
 use encoding_rs::Encoding;
+use quick_xml::Reader;
 use quick_xml::errors::{Error as XmlError, SyntaxError};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::{NamespaceResolver, QName, ResolveResult};
-use quick_xml::Reader;
 use std::borrow::Cow;
 use std::io;
 use std::ops::Range;
@@ -263,7 +263,8 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
         if let Some(encoding) = self.transport {
             return self.use_encoding(encoding, 0);
         }
-        if pending.starts_with(b"<?xml")
+        let declaration_may_follow = pending.starts_with(b"<?xml") || b"<?xml".starts_with(pending);
+        if declaration_may_follow
             && memchr::memmem::find(pending, b"?>").is_none()
             && pending.len() < 1024
             && !ending
@@ -404,6 +405,13 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
             // passes through as it is.
             self.held = None;
         }
+        if start.name().as_ref().is_empty() {
+            (self.on_warning)(Warning::Malformed {
+                offset: at,
+                reason: "a tag without a name".to_owned(),
+            });
+            return self.pass_through();
+        }
         if !empty && self.scopes.len() >= MAX_DEPTH {
             (self.on_warning)(Warning::TooDeep {
                 offset: at,
@@ -424,7 +432,9 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
             ResolveResult::Unknown(_) => Ns::Other,
         };
         let content_offset = self.offset_of(window, start, pending);
-        let content_in_window = (content_offset - (self.pending_start + (pending.len() - window.len()) as u64)) as usize;
+        let content_in_window = (content_offset
+            - (self.pending_start + (pending.len() - window.len()) as u64))
+            as usize;
         self.read_attributes(start, content_in_window, window);
         let parent_base = self.bases.last().unwrap_or(&self.outer).clone();
         let base = self.element_base(&parent_base, window, pending);
@@ -557,7 +567,14 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
     }
 
     /// A feed URL in attribute `name` of element `element`.
-    fn url_attribute(&mut self, name: &str, element: &[u8], base: &Base, window: &[u8], pending: &[u8]) {
+    fn url_attribute(
+        &mut self,
+        name: &str,
+        element: &[u8],
+        base: &Base,
+        window: &[u8],
+        pending: &[u8],
+    ) {
         let Some(attr) = self
             .attrs
             .iter()
@@ -582,8 +599,19 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
     }
 
     /// An XHTML start tag whose content (name and attributes) is at `offset`.
-    fn xhtml_tag(&mut self, start: &BytesStart, offset: u64, base: &Base, window: &[u8], pending: &[u8]) {
-        if !self.attrs.iter().any(|a| xhtml::may_hold_url(&window[a.key.clone()])) {
+    fn xhtml_tag(
+        &mut self,
+        start: &BytesStart,
+        offset: u64,
+        base: &Base,
+        window: &[u8],
+        pending: &[u8],
+    ) {
+        if !self
+            .attrs
+            .iter()
+            .any(|a| xhtml::may_hold_url(&window[a.key.clone()]))
+        {
             return;
         }
         let tag = xhtml::Tag {
@@ -629,7 +657,11 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
             });
             return self.pass_through();
         }
-        if self.held.as_ref().is_some_and(|h| h.depth == self.scopes.len()) {
+        if self
+            .held
+            .as_ref()
+            .is_some_and(|h| h.depth == self.scopes.len())
+        {
             let held = self.held.take().expect("checked above");
             self.finish(held, at, pending);
         }
@@ -677,7 +709,11 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
         let Some(first) = value.iter().position(|b| !is_space(b)) else {
             return;
         };
-        let last = value.iter().rposition(|b| !is_space(b)).expect("a first one") + 1;
+        let last = value
+            .iter()
+            .rposition(|b| !is_space(b))
+            .expect("a first one")
+            + 1;
         let piece_of = |at: usize| starts.partition_point(|&s| s <= at) - 1;
         let (first_piece, last_piece) = (piece_of(first), piece_of(last - 1));
         let raw_at = |piece: usize, at: usize, end: bool| {
@@ -700,8 +736,8 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
         let (resolved, kept) = resolve(&original, &held.base, &self.options);
         if resolved != original && self.wants_output {
             let url = escape::encode(&resolved, self.encoding);
-            let one_cdata = first_piece == last_piece
-                && held.pieces[first_piece].kind == PieceKind::CData;
+            let one_cdata =
+                first_piece == last_piece && held.pieces[first_piece].kind == PieceKind::CData;
             let mut written = Vec::with_capacity(url.len() + 16);
             if one_cdata {
                 escape::cdata_bytes(&url, &mut written);
@@ -717,11 +753,23 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
                 }
             }
             let start = held.content_start;
-            self.splice(start + range.start as u64..start + range.end as u64, &written, pending);
+            self.splice(
+                start + range.start as u64..start + range.end as u64,
+                &written,
+                pending,
+            );
         }
         let resolved = resolved.into_owned();
         let element = held.element.clone();
-        self.report(element.as_bytes(), None, original, resolved, &held.base, offset, kept);
+        self.report(
+            element.as_bytes(),
+            None,
+            original,
+            resolved,
+            &held.base,
+            offset,
+            kept,
+        );
     }
 
     /// An element whose text is HTML.
@@ -879,14 +927,21 @@ fn resolve<'a>(reference: &'a str, base: &Base, options: &Options) -> (Cow<'a, s
     if keep {
         return (Cow::Borrowed(reference), None);
     }
-    if options.keep_reference.as_ref().is_some_and(|keep| keep(&cleaned)) {
+    if options
+        .keep_reference
+        .as_ref()
+        .is_some_and(|keep| keep(&cleaned))
+    {
         return (Cow::Borrowed(reference), Some(Kept::Local));
     }
     let mut out = String::with_capacity(cleaned.len() + 64);
     base.resolve_into(options.standard, &cleaned, &mut out);
     if out.bytes().any(|b| b.is_ascii_whitespace()) {
         // RFC 1738 §2.2: a space is unsafe; tabs and newlines are dropped by URL parsers.
-        out = out.replace(' ', "%20").replace('\x0C', "%0C").replace(['\t', '\n', '\r'], "");
+        out = out
+            .replace(' ', "%20")
+            .replace('\x0C', "%0C")
+            .replace(['\t', '\n', '\r'], "");
     }
     (Cow::Owned(out), None)
 }

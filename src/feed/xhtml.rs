@@ -52,9 +52,7 @@ pub(crate) fn rewrite(
     // Writing to memory cannot fail.
     let _ = rewriter.write(&synthetic);
     let collected = rewriter.end().unwrap_or_default();
-    let to_feed = |at: u64| {
-        tag.offset + tag.qname_len as u64 + at.saturating_sub(name_end as u64)
-    };
+    let to_feed = |at: u64| tag.offset + tag.qname_len as u64 + at.saturating_sub(name_end as u64);
     let mut links = collected.links;
     for link in &mut links {
         link.offset = to_feed(link.offset);
@@ -75,6 +73,11 @@ pub(crate) fn rewrite(
 /// element: a cheap filter before the HTML rewriter is started for a tag.
 pub(crate) fn may_hold_url(key: &[u8]) -> bool {
     let local = key.rsplit(|&b| b == b':').next().unwrap_or(key);
-    let whole = if key.starts_with(b"xlink:") { key } else { local };
-    std::str::from_utf8(whole).is_ok_and(|name| attributes::may_hold_url(&name.to_ascii_lowercase()))
+    let whole = if key.starts_with(b"xlink:") {
+        key
+    } else {
+        local
+    };
+    std::str::from_utf8(whole)
+        .is_ok_and(|name| attributes::may_hold_url(&name.to_ascii_lowercase()))
 }
