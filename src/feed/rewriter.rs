@@ -945,3 +945,95 @@ fn resolve<'a>(reference: &'a str, base: &Base, options: &Options) -> (Cow<'a, s
     }
     (Cow::Owned(out), None)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::url::Standard;
+
+    fn run(feed: &[u8], base: &Base, options: &Options) -> (Vec<u8>, Vec<Link>, Vec<Warning>) {
+        let mut warnings = Vec::new();
+        let mut rewriter = Rewriter::new(base, options, None, Collected::default(), |w| {
+            warnings.push(w)
+        });
+        rewriter.write(feed).unwrap();
+        let done = rewriter.end().unwrap();
+        (done.output, done.links, warnings)
+    }
+
+    #[test]
+    fn references_are_resolved_as_the_html_rewriter_resolves_them() {
+        let base = Base::retrieval_url("http://h/a/b").unwrap();
+        let options = Options::default();
+        assert_eq!(resolve(" c\n", &base, &options).0, "http://h/a/c");
+        assert_eq!(resolve("#f", &base, &options).0, "#f");
+        assert_eq!(resolve("mailto:x@y", &base, &options).0, "mailto:x@y");
+        assert_eq!(resolve("a b", &base, &options).0, "http://h/a/a%20b");
+        let fragments = Options {
+            resolve_fragments: true,
+            ..Options::default()
+        };
+        assert_eq!(resolve("#f", &base, &fragments).0, "http://h/a/b#f");
+        assert_eq!(resolve("c", &Base::none(), &options).0, "c");
+    }
+
+    #[test]
+    fn xml_base_resolves_by_the_chosen_standard() {
+        // RFC 1808 and RFC 3986 differ on `..` above the root.
+        let feed =
+            b"<feed xmlns='http://www.w3.org/2005/Atom' xml:base='../../x/'><icon>i</icon></feed>";
+        let base = Base::retrieval_url("http://h/a").unwrap();
+        let rfc3986 = Options {
+            standard: Standard::Rfc3986,
+            ..Options::default()
+        };
+        let (_, links, _) = run(feed, &base, &rfc3986);
+        assert_eq!(links[0].resolved, "http://h/x/i");
+        assert_eq!(links[0].base_from, BaseSource::XmlBase);
+        let (_, links, _) = run(feed, &base, &Options::default());
+        assert_eq!(links[0].resolved, "http://h/../../x/i");
+    }
+
+    #[test]
+    fn empty_xml_base_is_the_parents_base() {
+        let feed = b"<feed xmlns='http://www.w3.org/2005/Atom' xml:base='http://x/d/'><entry xml:base=''><icon>i</icon></entry></feed>";
+        let base = Base::retrieval_url("http://h/").unwrap();
+        let (_, links, warnings) = run(feed, &base, &Options::default());
+        assert_eq!(links[0].resolved, "http://x/d/i");
+        assert!(warnings.is_empty());
+    }
+
+    #[test]
+    fn url_text_keeps_its_form() {
+        let base = Base::retrieval_url("http://h/").unwrap();
+        let feed = b"<rss><channel><link> <![CDATA[a]]]]><![CDATA[>b]]> </link><docs>x&amp;y</docs></channel></rss>";
+        let (out, links, _) = run(feed, &base, &Options::default());
+        assert_eq!(links[0].original, "a]]>b");
+        // Across two sections the value is written as text, the sections closed before
+        // it and opened after it (left empty: the XML reads the same).
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "<rss><channel><link> <![CDATA[]]>http://h/a]]&gt;b<![CDATA[]]> </link><docs>http://h/x&amp;y</docs></channel></rss>"
+        );
+        let one = b"<rss><channel><link><![CDATA[a&b]]></link></channel></rss>";
+        let (out, _, _) = run(one, &base, &Options::default());
+        assert_eq!(
+            out,
+            b"<rss><channel><link><![CDATA[http://h/a&b]]></link></channel></rss>"
+        );
+    }
+
+    #[test]
+    fn the_rewriter_is_send() {
+        fn send<T: Send>(_: &T) {}
+        let base = Base::none();
+        let rewriter = Rewriter::new(
+            &base,
+            &Options::default(),
+            None,
+            Collected::default(),
+            |_| {},
+        );
+        send(&rewriter);
+    }
+}
