@@ -282,3 +282,26 @@ fn billion_laughs_is_never_expanded() {
     );
     assert!(done.links.iter().all(|l| !l.original.contains("lol")));
 }
+
+#[test]
+fn long_names_of_open_elements_are_bounded() {
+    let name = "n".repeat(2048);
+    let mut feed = b"<rss><channel>".to_vec();
+    for _ in 0..600 {
+        feed.extend(format!("<{name} xmlns:p='urn:x'>").bytes());
+    }
+    feed.extend(b"<link>a</link>");
+    let done = feed::rewrite(&feed, &base(), &Options::default(), None);
+    assert_eq!(done.output, feed);
+    // Each open element keeps its name and its declaration (`xmlns:p`, `urn:x`); `rss`
+    // and `channel` keep 10 bytes. The first element past the limit is refused.
+    let fitting = (feed::MAX_SCOPE_BYTES - 10) / (name.len() + 12);
+    let offset = 14 + fitting as u64 * (name.len() as u64 + 18);
+    assert_eq!(
+        done.warnings[0],
+        Warning::ScopeTooLarge {
+            offset,
+            limit: feed::MAX_SCOPE_BYTES
+        }
+    );
+}

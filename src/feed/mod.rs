@@ -59,6 +59,11 @@ pub const MAX_DEPTH: usize = 1024;
 /// ([`Warning::TokenTooLarge`]: the rest passes through unchanged).
 pub const MAX_HELD: usize = 4 << 20;
 
+/// The most bytes the open elements keep at once (their names, namespace declarations
+/// and `xml:base` URLs): 1 MiB. Past it the rest of the feed passes through unchanged
+/// with [`Warning::ScopeTooLarge`].
+pub const MAX_SCOPE_BYTES: usize = 1 << 20;
+
 /// A problem in a feed; the rewrite goes on (or passes the rest through, as each says).
 /// Each carries the byte offset in the feed where it is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -145,6 +150,17 @@ pub enum Warning {
         /// The limit.
         limit: usize,
     },
+    /// The open elements keep more than [`MAX_SCOPE_BYTES`] (names, namespace
+    /// declarations, bases): the rest passed through unchanged.
+    #[error(
+        "the open elements' names, namespaces and bases pass {limit} bytes at byte {offset}: the rest passed through unchanged"
+    )]
+    ScopeTooLarge {
+        /// The start tag's offset.
+        offset: u64,
+        /// The limit.
+        limit: usize,
+    },
     /// One token is larger than the limit ([`MAX_HELD`]): the rest passed through.
     #[error(
         "a token at byte {offset} is larger than {limit} bytes: the rest passed through unchanged"
@@ -184,6 +200,7 @@ impl Warning {
             | Warning::Mismatched { offset, .. }
             | Warning::Unclosed { offset, .. }
             | Warning::TooDeep { offset, .. }
+            | Warning::ScopeTooLarge { offset, .. }
             | Warning::TokenTooLarge { offset, .. }
             | Warning::ContentTooLarge { offset, .. } => *offset,
         }

@@ -5,7 +5,7 @@
 use super::content::{self, Piece, PieceKind};
 use super::escape::{self, Unreadable};
 use super::vocabulary::{Ns, TextType, Value, text_type, values};
-use super::{MAX_DEPTH, MAX_HELD, Warning, xhtml};
+use super::{MAX_DEPTH, MAX_HELD, MAX_SCOPE_BYTES, Warning, xhtml};
 use crate::base::{Base, BaseSource};
 use crate::html::{Collected, Options, Sink};
 use crate::links::{Kept, Link};
@@ -72,6 +72,8 @@ struct Scope {
     xhtml_children: bool,
     /// Its start tag's offset.
     offset: u64,
+    /// What it adds to `Machine::scope_bytes`.
+    cost: usize,
 }
 
 /// An element whose content is a URL or HTML, held until its end tag.
@@ -117,6 +119,8 @@ struct Machine<S: Sink, W: FnMut(Warning)> {
     limit: usize,
     resolver: NamespaceResolver,
     scopes: Vec<Scope>,
+    /// The bytes the open elements keep: names, namespace declarations, bases.
+    scope_bytes: usize,
     names: Vec<u8>,
     bases: Vec<Base>,
     held: Option<Held>,
@@ -156,6 +160,7 @@ impl<S: Sink, W: FnMut(Warning)> Rewriter<S, W> {
                 limit: MAX_HELD.min(options.max_buffer.max(1)),
                 resolver: NamespaceResolver::default(),
                 scopes: Vec::new(),
+                scope_bytes: 0,
                 names: Vec::new(),
                 bases: Vec::new(),
                 held: None,
@@ -419,6 +424,26 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
             });
             return self.pass_through();
         }
+        let content_offset = self.offset_of(window, start, pending);
+        let content_in_window = (content_offset
+            - (self.pending_start + (pending.len() - window.len()) as u64))
+            as usize;
+        self.read_attributes(start, content_in_window, window);
+        // What the open elements keep (names, namespace declarations, bases) is bounded.
+        let declarations: usize = self
+            .attrs
+            .iter()
+            .filter(|a| window[a.key.clone()].starts_with(b"xmlns"))
+            .map(|a| a.key.len() + a.value.len())
+            .sum();
+        let cost = start.name().as_ref().len() + declarations;
+        if !empty && self.scope_bytes + cost > MAX_SCOPE_BYTES {
+            (self.on_warning)(Warning::ScopeTooLarge {
+                offset: at,
+                limit: MAX_SCOPE_BYTES,
+            });
+            return self.pass_through();
+        }
         if let Err(error) = self.resolver.push(start) {
             (self.on_warning)(Warning::Malformed {
                 offset: at,
@@ -431,11 +456,6 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
             ResolveResult::Unbound => Ns::None,
             ResolveResult::Unknown(_) => Ns::Other,
         };
-        let content_offset = self.offset_of(window, start, pending);
-        let content_in_window = (content_offset
-            - (self.pending_start + (pending.len() - window.len()) as u64))
-            as usize;
-        self.read_attributes(start, content_in_window, window);
         let parent_base = self.bases.last().unwrap_or(&self.outer).clone();
         let base = self.element_base(&parent_base, window, pending);
         let qname = start.name();
@@ -477,6 +497,13 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
         let name_start = self.names.len();
         self.names.extend_from_slice(qname.as_ref());
         let pushed_base = base != parent_base;
+        let cost = cost
+            + if pushed_base {
+                base.url().map_or(0, str::len)
+            } else {
+                0
+            };
+        self.scope_bytes += cost;
         if pushed_base {
             self.bases.push(base.clone());
         }
@@ -486,6 +513,7 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
             pushed_base,
             xhtml_children,
             offset: at,
+            cost,
         });
         if let Some(kind) = hold {
             self.held = Some(Held {
@@ -666,6 +694,7 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
             self.finish(held, at, pending);
         }
         let scope = self.scopes.pop().expect("checked above");
+        self.scope_bytes -= scope.cost;
         self.names.truncate(scope.name.start);
         if scope.pushed_base {
             self.bases.pop();
