@@ -19,8 +19,9 @@ impl<W: Write> Sink for Out<W> {
         self.out.write_all(bytes)
     }
     fn link(&mut self, link: &Link) {
-        let line = serde_json::to_string(&Located::new(link)).expect("a link serializes");
-        let _ = writeln!(self.out, "{line}");
+        if serde_json::to_writer(&mut self.out, &Located::new(link)).is_ok() {
+            let _ = self.out.write_all(b"\n");
+        }
     }
     fn wants_output(&self) -> bool {
         !self.links

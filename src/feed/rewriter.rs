@@ -9,6 +9,7 @@ use super::{MAX_DEPTH, MAX_HELD, MAX_SCOPE_BYTES, Warning, xhtml};
 use crate::base::{Base, BaseSource};
 use crate::html::{Collected, Options, Sink};
 use crate::links::{Kept, Link};
+use arrayvec::ArrayVec;
 use encoding_rs::Encoding;
 use quick_xml::Reader;
 use quick_xml::errors::{Error as XmlError, SyntaxError};
@@ -68,6 +69,8 @@ struct Scope {
     local_start: usize,
     /// Whether it pushed a base onto `Machine::bases`.
     pushed_base: bool,
+    /// Whether it opened a level of the namespace resolver.
+    pushed_ns: bool,
     /// Whether its children are XHTML.
     xhtml_children: bool,
     /// Its start tag's offset.
@@ -444,7 +447,9 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
             });
             return self.pass_through();
         }
-        if let Err(error) = self.resolver.push(start) {
+        // Only a tag that declares namespaces opens a level of the resolver.
+        let pushed_ns = declarations > 0;
+        if pushed_ns && let Err(error) = self.resolver.push(start) {
             (self.on_warning)(Warning::Malformed {
                 offset: at,
                 reason: error.to_string(),
@@ -456,8 +461,9 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
             ResolveResult::Unbound => Ns::None,
             ResolveResult::Unknown(_) => Ns::Other,
         };
-        let parent_base = self.bases.last().unwrap_or(&self.outer).clone();
-        let base = self.element_base(&parent_base, window, pending);
+        let own_base = self.element_base(window, pending);
+        let pushed_base = own_base.is_some();
+        let base = own_base.unwrap_or_else(|| self.bases.last().unwrap_or(&self.outer).clone());
         let qname = start.name();
         let local = start.local_name();
         let parent = self.scopes.last();
@@ -468,7 +474,8 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
         if in_xhtml {
             self.xhtml_tag(start, content_offset, &base, window, pending);
         } else {
-            let found: Vec<Value> = values(ns, local.as_ref(), parent_local).collect();
+            let found: ArrayVec<Value, 4> =
+                values(ns, local.as_ref(), parent_local).take(4).collect();
             for value in found {
                 match value {
                     Value::Attribute(name) => {
@@ -491,12 +498,13 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
             }
         }
         if empty {
-            self.resolver.pop();
+            if pushed_ns {
+                self.resolver.pop();
+            }
             return;
         }
         let name_start = self.names.len();
         self.names.extend_from_slice(qname.as_ref());
-        let pushed_base = base != parent_base;
         let cost = cost
             + if pushed_base {
                 base.url().map_or(0, str::len)
@@ -511,6 +519,7 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
             name: name_start..self.names.len(),
             local_start: self.names.len() - local.as_ref().len(),
             pushed_base,
+            pushed_ns,
             xhtml_children,
             offset: at,
             cost,
@@ -531,6 +540,9 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
     /// Collects the attributes of the tag whose content starts at `content` in the window.
     fn read_attributes(&mut self, start: &BytesStart, content: usize, window: &[u8]) {
         self.attrs.clear();
+        if start.len() == start.name().as_ref().len() {
+            return;
+        }
         let tag = &window[content..content + start.len()];
         for attribute in start.attributes().with_checks(false) {
             let Ok(attribute) = attribute else { break };
@@ -565,31 +577,30 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
     }
 
     /// W3C XML Base §4.2: the element's base is its `xml:base` resolved against its
-    /// parent's base; without one, the parent's.
-    fn element_base(&mut self, parent: &Base, window: &[u8], pending: &[u8]) -> Base {
-        let Some(raw) = self.attr(b"xml:base", window) else {
-            return parent.clone();
-        };
+    /// parent's base; without one, the parent's (`None`: the parent's base applies).
+    fn element_base(&mut self, window: &[u8], pending: &[u8]) -> Option<Base> {
+        let raw = self.attr(b"xml:base", window)?;
         let offset = self.offset_of(window, raw, pending);
         let value = match escape::read_value(raw, self.encoding) {
             Ok(value) => value,
             Err(unreadable) => {
                 self.unreadable(unreadable, offset);
-                return parent.clone();
+                return None;
             }
         };
+        let parent = self.bases.last().unwrap_or(&self.outer);
         let mut url = String::with_capacity(parent.url().map_or(0, str::len) + value.len());
         parent.resolve_into(self.options.standard, value.trim(), &mut url);
         if parent.url() == Some(url.as_str()) {
             // `xml:base=""` (or a value naming the parent's base): the parent's base, as
             // RFC 3986 §5.2 resolves an empty reference.
-            return parent.clone();
+            return None;
         }
         match Base::absolute(&url, BaseSource::XmlBase) {
-            Ok(base) => base,
+            Ok(base) => Some(base),
             Err(_) => {
                 (self.on_warning)(Warning::UnusableBase { offset, value });
-                parent.clone()
+                None
             }
         }
     }
@@ -699,7 +710,9 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
         if scope.pushed_base {
             self.bases.pop();
         }
-        self.resolver.pop();
+        if scope.pushed_ns {
+            self.resolver.pop();
+        }
     }
 
     /// The end of a held element: its content ends at `end`.
