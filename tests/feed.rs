@@ -305,3 +305,27 @@ fn long_names_of_open_elements_are_bounded() {
         }
     );
 }
+
+#[test]
+fn bad_bang_markup_stops_the_rewrite_where_it_is() {
+    let feed = b"<rss><channel><link>a</link><!x><link>b</link></channel></rss>";
+    for chunk in [1, 5, feed.len()] {
+        let mut warnings = Vec::new();
+        let mut rewriter = Rewriter::new(
+            &base(),
+            &Options::default(),
+            None,
+            Collected::default(),
+            |w| warnings.push(w),
+        );
+        for piece in feed.chunks(chunk) {
+            rewriter.write(piece).unwrap();
+        }
+        let done = rewriter.end().unwrap();
+        assert_eq!(done.links.len(), 1);
+        assert!(
+            matches!(warnings[..], [Warning::Malformed { offset: 28, .. }]),
+            "{warnings:?}"
+        );
+    }
+}

@@ -351,7 +351,8 @@ impl<S: Sink, W: FnMut(Warning)> Machine<S, W> {
                     }
                 }
                 Err(error) => {
-                    if ending || !incomplete(&error) {
+                    let from_end = window.len() as u64 - reader.error_position();
+                    if ending || !incomplete(&error, from_end) {
                         (self.on_warning)(Warning::Malformed {
                             offset: self.processed,
                             reason: error.to_string(),
@@ -925,8 +926,12 @@ fn window_start(pending_start: u64, pending: &[u8], window: &[u8]) -> u64 {
     pending_start + (pending.len() - window.len()) as u64
 }
 
-/// Whether a tokenizer error means only that the token goes on past the window.
-fn incomplete(error: &XmlError) -> bool {
+/// Whether a tokenizer error means only that the token goes on past the window
+/// (`from_end` bytes before its end): a `<!` is told from a bad one by the next few bytes.
+fn incomplete(error: &XmlError, from_end: u64) -> bool {
+    if matches!(error, XmlError::Syntax(SyntaxError::InvalidBangMarkup)) {
+        return from_end < 16;
+    }
     matches!(
         error,
         XmlError::Syntax(
@@ -935,7 +940,6 @@ fn incomplete(error: &XmlError) -> bool {
                 | SyntaxError::UnclosedDoctype
                 | SyntaxError::UnclosedCData
                 | SyntaxError::UnclosedTag
-                | SyntaxError::InvalidBangMarkup
         )
     )
 }
