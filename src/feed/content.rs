@@ -64,6 +64,13 @@ pub(crate) struct Context<'a> {
 /// Rewrites the HTML that `pieces` of `raw` (an element's content) stand for.
 pub(crate) fn rewrite(raw: &[u8], pieces: &[Piece], context: &Context) -> Done {
     let (html_bytes, mapped) = as_html(raw, pieces, context.encoding);
+    if !may_hold_url(&html_bytes) {
+        return Done {
+            content: None,
+            links: Vec::new(),
+            warnings: Vec::new(),
+        };
+    }
     let options = Options {
         charset: Some(context.encoding),
         ..context.options.clone()
@@ -93,6 +100,17 @@ pub(crate) fn rewrite(raw: &[u8], pieces: &[Piece], context: &Context) -> Done {
         links: collected.links,
         warnings,
     }
+}
+
+/// Whether HTML may hold a URL at all: an attribute value needs a `=`, CSS a `url(` or
+/// an `@import` (in any case). Plain text (most RSS descriptions) is not parsed.
+fn may_hold_url(html_bytes: &[u8]) -> bool {
+    let has = |needle: &[u8]| {
+        html_bytes
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle))
+    };
+    memchr::memchr(b'=', html_bytes).is_some() || has(b"url(") || has(b"@import")
 }
 
 /// The HTML bytes the pieces stand for, and where each piece's bytes are in them.
@@ -320,6 +338,23 @@ mod tests {
             "&#60;p&#62;x&lt;a href=&quot;http://h/d/a.html&quot;&gt;y&lt;/a&gt;"
         );
         assert_eq!(done.links[0].resolved, "http://h/d/a.html");
+    }
+
+    #[test]
+    fn text_without_markup_is_not_parsed() {
+        assert!(!may_hold_url(b"Tom & Jerry <b>bold</b>"));
+        assert!(may_hold_url(b"<p style=x>"));
+        assert!(may_hold_url(b"<style>a{b:URL(x)}</style>"));
+        assert!(may_hold_url(b"<style>@IMPORT 'x';</style>"));
+        let base = Base::retrieval_url("http://h/d/").unwrap();
+        let options = Options::default();
+        let raw = b"<style>p{background:url(p.png)}</style>";
+        let pieces = [Piece {
+            kind: PieceKind::Text,
+            raw: 0..raw.len(),
+        }];
+        let done = rewrite(raw, &pieces, &context(&base, &options));
+        assert_eq!(done.links[0].resolved, "http://h/d/p.png");
     }
 
     #[test]
