@@ -38,6 +38,9 @@ pub enum BaseSource {
     ContentLocation,
     /// §3.2: a header of an enclosing `multipart/*` or `message/*` entity.
     Encapsulating,
+    /// §3.1 in XML: an `xml:base` attribute of the element or an ancestor (W3C XML Base),
+    /// resolved against the base outside it.
+    XmlBase,
     /// §3.3: the URL the document was retrieved from (`--url`).
     RetrievalUrl,
     /// §3.3: the retrieval URL from a saved page's "Mark of the Web" comment
@@ -65,6 +68,7 @@ impl BaseSource {
             BaseSource::ContentBase => "content-base",
             BaseSource::ContentLocation => "content-location",
             BaseSource::Encapsulating => "encapsulating",
+            BaseSource::XmlBase => "xml-base",
             BaseSource::RetrievalUrl => "retrieval-url",
             BaseSource::SavedFrom => "saved-from",
             BaseSource::SingleFile => "singlefile",

@@ -29,15 +29,19 @@ pub enum Format {
     /// A WACZ (Webrecorder's ZIP of WARC files): a ZIP whose `datapackage.json` says so;
     /// its WARC files are listed, it is never rewritten.
     Wacz,
+    /// An Atom or RSS feed: an XML document whose root is Atom's `feed`, RSS's `rss` or
+    /// RSS 1.0's `rdf:RDF` ([`feed::is_feed`](crate::feed::is_feed)), with XML Base.
+    Feed,
 }
 
 impl Format {
     /// Every format, in the order the CLI lists them.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 7] = [
         Format::Html,
         Format::Mime,
         Format::Mbox,
         Format::Css,
+        Format::Feed,
         Format::Warc,
         Format::Wacz,
     ];
@@ -51,6 +55,7 @@ impl Format {
             Format::Css => "css",
             Format::Warc => "warc",
             Format::Wacz => "wacz",
+            Format::Feed => "feed",
         }
     }
 }
@@ -93,7 +98,7 @@ impl std::str::FromStr for Format {
 /// assert_eq!(from_extension("php?id=3"), None);
 /// ```
 pub fn from_extension(extension: &str) -> Option<Format> {
-    const TABLE: [(&str, Format); 12] = [
+    const TABLE: [(&str, Format); 15] = [
         ("html", Format::Html),
         ("htm", Format::Html),
         ("xhtml", Format::Html),
@@ -106,6 +111,9 @@ pub fn from_extension(extension: &str) -> Option<Format> {
         ("mbox", Format::Mbox),
         ("warc", Format::Warc),
         ("wacz", Format::Wacz),
+        ("atom", Format::Feed),
+        ("rss", Format::Feed),
+        ("rdf", Format::Feed),
     ];
     TABLE
         .iter()
@@ -124,9 +132,9 @@ pub fn from_extension(extension: &str) -> Option<Format> {
 /// assert!(!absolve::format::is_not_a_document("aspx"));
 /// ```
 pub fn is_not_a_document(extension: &str) -> bool {
-    const TYPES: [&str; 20] = [
+    const TYPES: [&str; 18] = [
         "txt", "text", "md", "markdown", "rst", "csv", "tsv", "log", "js", "mjs", "cjs", "json",
-        "map", "xml", "xsl", "rss", "atom", "svg", "ics", "vcf",
+        "map", "xml", "xsl", "svg", "ics", "vcf",
     ];
     TYPES.iter().any(|t| t.eq_ignore_ascii_case(extension))
 }
@@ -154,7 +162,8 @@ pub fn sniff(head: &[u8]) -> Option<Format> {
         return Some(Format::Html);
     }
     match detect(head) {
-        Format::Html => None,
+        // A ZIP is a WACZ only by its name or its datapackage.json, not its first bytes.
+        Format::Html | Format::Wacz => None,
         other => Some(other),
     }
 }
@@ -217,6 +226,9 @@ pub fn detect(head: &[u8]) -> Format {
     }
     if crate::wacz::is_zip(head) {
         return Format::Wacz;
+    }
+    if crate::feed::is_feed(head) {
+        return Format::Feed;
     }
     if is_mbox(head) {
         return Format::Mbox;
@@ -329,7 +341,9 @@ mod tests {
         assert_eq!(sniff(b"\x0C\r\n<br>"), Some(Format::Html));
         // Only a space or `>` terminates a tag name in the standard's patterns.
         assert_eq!(sniff(b"<a\nhref=x>"), None);
-        assert_eq!(sniff(b"<?xml version=\"1.0\"?><rss>"), None);
+        assert_eq!(sniff(b"<?xml version=\"1.0\"?><rss>"), Some(Format::Feed));
+        assert_eq!(sniff(b"<?xml version=\"1.0\"?><svg>"), None);
+        assert_eq!(sniff(b"PK\x03\x04\x14\0"), None);
         assert_eq!(sniff(b"<abbr>x</abbr>"), None);
         assert_eq!(sniff(b""), None);
     }

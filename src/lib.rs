@@ -56,6 +56,7 @@ pub mod base;
 pub mod compress;
 pub mod css;
 pub mod document;
+pub mod feed;
 pub mod format;
 pub mod html;
 pub mod links;

@@ -253,6 +253,7 @@ fn run_source(
     match format {
         Format::Html => document(Kind::Html, source.into_body(), &outer, &html, &mut tally)?,
         Format::Css => document(Kind::Css, source.into_body(), &outer, &html, &mut tally)?,
+        Format::Feed => document(Kind::Feed, source.into_body(), &outer, &html, &mut tally)?,
         Format::Mime => message(source, &outer, &html, &mut tally)?,
         Format::Mbox => mbox(source, &outer, &html, &mut tally)?,
         Format::Warc | Format::Wacz => unreachable!("archives are read above"),
@@ -506,6 +507,8 @@ pub(crate) enum Kind {
     Html,
     /// A CSS stylesheet.
     Css,
+    /// An Atom or RSS feed.
+    Feed,
 }
 
 /// Rewrites (or lists) one document of kind `kind` against `base` (its outer base: a
@@ -521,7 +524,32 @@ pub(crate) fn document(
     match kind {
         Kind::Html => html_document(body, base, options, sink),
         Kind::Css => stylesheet(body, base, options, sink),
+        Kind::Feed => feed_document(body, base, options, sink),
     }
+}
+
+/// A feed, streaming ([`feed::Rewriter`](crate::feed::Rewriter)): each element's base its
+/// `xml:base` against its parent's, the outermost `base`; `options.charset` the
+/// transport's.
+fn feed_document(
+    body: Body<'_>,
+    base: &Base,
+    options: &html::Options,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
+    let mut rewriter = crate::feed::Rewriter::new(base, options, options.charset, sink);
+    match body {
+        Body::Memory(bytes) => {
+            for chunk in bytes.chunks(CHUNK) {
+                rewriter.write(chunk)?;
+            }
+        }
+        Body::Stream { head, rest, .. } => {
+            rewriter.write(head)?;
+            copy_chunks(rest, |chunk| rewriter.write(chunk))?;
+        }
+    }
+    rewriter.end().map(drop)
 }
 
 /// An HTML document. In memory, its `<base href>` (§3.1) is waited for wherever it is.

@@ -46,6 +46,9 @@ pub enum Problem {
     /// About a WARC record (it names the record) or the framing between records.
     #[error(transparent)]
     Warc(warc::Warning),
+    /// About a feed (it gives the byte offset).
+    #[error(transparent)]
+    Feed(crate::feed::Warning),
     /// Relative references were left as they are for want of any base (RFC 1808 §3.4):
     /// no retrieval URL was given and the document names none.
     #[error("no base URL: links left relative")]

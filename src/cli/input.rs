@@ -15,8 +15,10 @@ use std::path::{Path, PathBuf};
 #[value(rename_all = "lower")]
 pub enum Format {
     /// Tell them apart by content: `WARC/` (plain or in a gzip member) is a WARC file; a
+    /// ZIP, a WACZ; an XML document whose root is Atom's feed, rss or rdf:RDF, a feed; a
     /// From_ line then a header block, an mbox; a header block with a mail or MIME field,
-    /// a message; anything else, HTML. A stylesheet only by its `.css` name.
+    /// a message; anything else, HTML. A stylesheet only by its `.css` name. Compressed
+    /// input (gzip, bzip2, xz, zstd) is looked inside.
     Auto,
     /// An HTML document.
     Html,
@@ -31,6 +33,9 @@ pub enum Format {
     /// A WACZ (a ZIP of WARC files, as Webrecorder and Browsertrix save crawls): `links`
     /// lists its WARC files' links; `rewrite` refuses it.
     Wacz,
+    /// An Atom or RSS feed (.atom, .rss, .rdf, and .xml files whose root is a feed's): its
+    /// URLs and the HTML inside it, each against its xml:base.
+    Feed,
 }
 
 impl Format {
@@ -44,6 +49,7 @@ impl Format {
             Format::Css => Some(format::Format::Css),
             Format::Warc => Some(format::Format::Warc),
             Format::Wacz => Some(format::Format::Wacz),
+            Format::Feed => Some(format::Format::Feed),
         }
     }
 }

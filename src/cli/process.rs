@@ -63,7 +63,7 @@ pub struct RewriteArgs {
   base        the effective base; null when there is none (RFC 1808 §3.4)
   base_from   where that base came from: base-element, base-header, content-base,
               content-location, encapsulating, retrieval-url, saved-from, singlefile,
-              httrack, origin-xattr, none
+              httrack, origin-xattr, xml-base, none
   offset      the byte offset of the value in its document
   srcdoc      how deep in <iframe srcdoc> documents (0 in the document itself)
   kept        \"local\" when --keep-local kept it as written, else null

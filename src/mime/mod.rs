@@ -232,7 +232,7 @@ struct MessageRewrite<'m, 's> {
 
 impl walk::Visitor for MessageRewrite<'_, '_> {
     fn part(&mut self, part: Part) {
-        let Some(kind) = kind_of(&part).filter(|_| self.error.is_none()) else {
+        let Some(kind) = kind_of(&part, self.message).filter(|_| self.error.is_none()) else {
             return;
         };
         let gap = &self.message[self.cursor..part.body.start];
@@ -270,11 +270,18 @@ fn located(number: usize, warning: Warning) -> crate::Warning {
     }
 }
 
-/// The kind of document a part is, if absolve rewrites it.
-fn kind_of(part: &Part) -> Option<Kind> {
+/// The kind of document a part is, if absolve rewrites it (an XML part is a feed when
+/// its root element is a feed's).
+fn kind_of(part: &Part, message: &[u8]) -> Option<Kind> {
     match part.mime_type.as_str() {
         "text/html" | "application/xhtml+xml" => Some(Kind::Html),
         "text/css" => Some(Kind::Css),
+        "application/atom+xml" | "application/rss+xml" | "application/rdf+xml" => Some(Kind::Feed),
+        "text/xml" | "application/xml" => {
+            // Sniffed on its encoded bytes: a base64 body is not looked into.
+            let body = &message[part.body.clone()];
+            crate::feed::is_feed(&body[..body.len().min(4096)]).then_some(Kind::Feed)
+        }
         _ => None,
     }
 }

@@ -1,7 +1,7 @@
 //! [`Links`]: the links of a WARC file, record by record.
 
 use super::framing::Framing;
-use super::payload::{self, Analysis, DocKind};
+use super::payload::{self, Analysis};
 use super::{Error, Options, Warning};
 use crate::Event;
 use crate::links::{Link, Location};
@@ -89,7 +89,7 @@ impl Pending {
         let mut links = self.header_links;
         if let Some(kind) = analysis.document
             && let Some(body) = payload::payload(analysis, &mut warn)
-            && (kind != DocKind::Untyped || payload::sniffs_as_html(&body))
+            && payload::is_document(kind, &body)
         {
             links.extend(payload::process(analysis, kind, &body, options, false, &mut warn).links);
         }

@@ -163,6 +163,14 @@ pub enum Warning {
         /// What the HTML rewriter said.
         warning: crate::html::Warning,
     },
+    /// A warning from the feed rewriter about the record's payload.
+    #[error("{record}: {warning}")]
+    Feed {
+        /// The record.
+        record: RecordRef,
+        /// What the feed rewriter said.
+        warning: crate::feed::Warning,
+    },
     /// `rewrite`: a record's changes could not be written (it shares a gzip member with
     /// other records being copied, or its digest algorithm is not known): copied as it was.
     #[error("{record}: {reason}: copied unchanged")]

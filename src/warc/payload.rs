@@ -18,6 +18,9 @@ use std::io::{self, BufRead, Read};
 pub(crate) enum DocKind {
     Html,
     Css,
+    Feed,
+    /// `text/xml` or `application/xml`: a feed if its root element is a feed's.
+    Xml,
     /// No `Content-Type`: HTML if it sniffs as HTML.
     Untyped,
 }
@@ -72,6 +75,10 @@ fn doc_kind(content_type: Option<&str>) -> Option<DocKind> {
     match media_type(content_type).as_str() {
         "text/html" | "application/xhtml+xml" => Some(DocKind::Html),
         "text/css" => Some(DocKind::Css),
+        "application/atom+xml" | "application/rss+xml" | "application/rdf+xml" => {
+            Some(DocKind::Feed)
+        }
+        "text/xml" | "application/xml" => Some(DocKind::Xml),
         "" => Some(DocKind::Untyped),
         _ => None,
     }
@@ -318,6 +325,16 @@ pub(crate) fn payload<'a>(
     }
 }
 
+/// Whether a payload of kind `kind` is a document absolve reads: an untyped one if it
+/// sniffs as HTML, an XML one if its root element is a feed's.
+pub(crate) fn is_document(kind: DocKind, body: &[u8]) -> bool {
+    match kind {
+        DocKind::Untyped => sniffs_as_html(body),
+        DocKind::Xml => crate::feed::is_feed(&body[..body.len().min(SNIFF_LEN * 4)]),
+        DocKind::Html | DocKind::Css | DocKind::Feed => true,
+    }
+}
+
 /// The WHATWG MIME sniffing signatures of HTML (MIME Sniffing §7.1), after whitespace.
 const HTML_SIGNATURES: [&[u8]; 17] = [
     b"<!doctype html",
@@ -417,6 +434,7 @@ pub(crate) fn process(
     };
     let kind = match kind {
         DocKind::Css => Kind::Css,
+        DocKind::Feed | DocKind::Xml => Kind::Feed,
         DocKind::Html | DocKind::Untyped => Kind::Html,
     };
     let mut sink = Collected {
@@ -438,6 +456,10 @@ pub(crate) fn process(
                 warning,
             },
             Problem::Warc(warning) => warning,
+            Problem::Feed(warning) => Warning::Feed {
+                record: record.clone(),
+                warning,
+            },
             other => Warning::Html {
                 record: record.clone(),
                 warning: html::Warning::ParserStopped {

@@ -391,7 +391,7 @@ fn rewritten_block(
     warn: &mut dyn FnMut(Warning),
 ) -> Option<Vec<u8>> {
     let body = payload::payload(analysis, warn)?;
-    if kind == DocKind::Untyped && !payload::sniffs_as_html(&body) {
+    if !payload::is_document(kind, &body) {
         return None;
     }
     let done = payload::process(analysis, kind, &body, options, true, warn);

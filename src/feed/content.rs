@@ -1,0 +1,431 @@
+//! HTML held in a feed element's text, escaped (`&lt;p&gt;`) or in CDATA sections:
+//! read as the HTML it stands for, rewritten by the HTML rewriter, and written back in
+//! the form it came in.
+//!
+//! Every byte outside the changed stretch comes back as it was: the HTML before the
+//! first change and after the last one is copied from the feed's own bytes; only the
+//! stretch between is written anew, escaped as the original escaped (`&`, `<`, and `>`
+//! or quotes where the original wrote them as references), or as CDATA where it lies in
+//! one CDATA section (a `]]>` split so that it never ends the section).
+
+use super::escape::{self, TextEscapes};
+use crate::base::Base;
+use crate::html::{self, Collected, Options};
+use crate::links::Link;
+use encoding_rs::Encoding;
+use std::ops::Range;
+
+/// What a piece of an element's content is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PieceKind {
+    /// Character data, escaped.
+    Text,
+    /// A reference `&name;`.
+    Reference,
+    /// The inside of a CDATA section.
+    CData,
+}
+
+/// One piece of content: its kind and its bytes' range in the content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Piece {
+    pub kind: PieceKind,
+    pub raw: Range<usize>,
+}
+
+/// A piece with the range of the HTML bytes it stands for.
+struct Mapped {
+    kind: PieceKind,
+    raw: Range<usize>,
+    html: Range<usize>,
+}
+
+/// The result of rewriting one element's HTML.
+pub(crate) struct Done {
+    /// The new content bytes, or `None` when nothing changed.
+    pub content: Option<Vec<u8>>,
+    /// The links found (offsets not yet set).
+    pub links: Vec<Link>,
+    /// The HTML rewriter's warnings, offsets in the feed's bytes.
+    pub warnings: Vec<html::Warning>,
+}
+
+/// What the rewrite needs besides the content.
+pub(crate) struct Context<'a> {
+    pub base: &'a Base,
+    pub options: &'a Options,
+    pub encoding: &'static Encoding,
+    pub wants_output: bool,
+    pub wants_links: bool,
+    /// The content's offset in the feed.
+    pub offset: u64,
+}
+
+/// Rewrites the HTML that `pieces` of `raw` (an element's content) stand for.
+pub(crate) fn rewrite(raw: &[u8], pieces: &[Piece], context: &Context) -> Done {
+    let (html_bytes, mapped) = as_html(raw, pieces, context.encoding);
+    if !may_hold_url(&html_bytes) {
+        return Done {
+            content: None,
+            links: Vec::new(),
+            warnings: Vec::new(),
+        };
+    }
+    let options = Options {
+        charset: Some(context.encoding),
+        ..context.options.clone()
+    };
+    let collected = Collected {
+        keep_links: context.wants_links,
+        keep_output: context.wants_output,
+        ..Collected::default()
+    };
+    // The element's base is the document base: a `<base>` inside does not reach across
+    // the feed.
+    let mut rewriter =
+        html::Rewriter::with_document_base(context.base, context.base, &options, collected);
+    // Writing to memory cannot fail.
+    let _ = rewriter.write(&html_bytes);
+    let collected = rewriter.end().unwrap_or_default();
+    let to_feed = |at: u64| context.offset + raw_offset(&mapped, at as usize, raw.len()) as u64;
+    let warnings = collected
+        .warnings
+        .into_iter()
+        .filter_map(|w| match w.problem {
+            crate::Problem::Html(warning) => Some(shifted(warning, &to_feed)),
+            _ => None,
+        })
+        .collect();
+    let content = (context.wants_output && collected.output != html_bytes)
+        .then(|| written_back(raw, &mapped, &html_bytes, &collected.output));
+    Done {
+        content,
+        links: collected.links,
+        warnings,
+    }
+}
+
+/// Whether HTML may hold a URL at all: an attribute value needs a `=`, CSS a `url(` or
+/// an `@import` (in any case). Plain text (most RSS descriptions) is not parsed.
+fn may_hold_url(html_bytes: &[u8]) -> bool {
+    let has = |needle: &[u8]| {
+        html_bytes
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle))
+    };
+    memchr::memchr(b'=', html_bytes).is_some() || has(b"url(") || has(b"@import")
+}
+
+/// The HTML bytes the pieces stand for, and where each piece's bytes are in them.
+fn as_html(raw: &[u8], pieces: &[Piece], encoding: &'static Encoding) -> (Vec<u8>, Vec<Mapped>) {
+    let mut html_bytes = Vec::with_capacity(raw.len());
+    let mut mapped = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        let bytes = &raw[piece.raw.clone()];
+        let start = html_bytes.len();
+        match piece.kind {
+            PieceKind::Reference => {
+                let name = &bytes[1..bytes.len().saturating_sub(1).max(1)];
+                match escape::reference(name, encoding) {
+                    Some(stands_for) => html_bytes.extend_from_slice(&stands_for),
+                    // Another entity (`&nbsp;`): HTML reads it as it is written.
+                    None => html_bytes.extend_from_slice(bytes),
+                }
+            }
+            PieceKind::Text | PieceKind::CData => html_bytes.extend_from_slice(bytes),
+        }
+        mapped.push(Mapped {
+            kind: piece.kind,
+            raw: piece.raw.clone(),
+            html: start..html_bytes.len(),
+        });
+    }
+    (html_bytes, mapped)
+}
+
+/// The content offset of HTML offset `at`: within a text or CDATA piece byte for byte,
+/// a reference's start for anything in what it stands for.
+fn raw_offset(mapped: &[Mapped], at: usize, raw_len: usize) -> usize {
+    match mapped.iter().find(|m| m.html.contains(&at)) {
+        Some(m) if m.kind == PieceKind::Reference => m.raw.start,
+        Some(m) => m.raw.start + (at - m.html.start),
+        None => mapped.last().map_or(raw_len, |m| m.raw.end),
+    }
+}
+
+/// The content with the HTML between the first and the last change replaced: `old` is the
+/// HTML the content stood for, `new` what the rewriter made of it.
+fn written_back(raw: &[u8], mapped: &[Mapped], old: &[u8], new: &[u8]) -> Vec<u8> {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let max_suffix = old.len().min(new.len()) - prefix;
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(max_suffix)
+        .take_while(|(a, b)| a == b)
+        .count();
+    // A change never starts or ends inside what a reference stands for.
+    let (start, start_piece) = change_start(mapped, prefix);
+    let (end, end_piece) = change_end(mapped, old.len() - suffix);
+    let middle = &new[start.html..new.len() - (old.len() - end.html)];
+    let mut out = Vec::with_capacity(raw.len() + middle.len());
+    out.extend_from_slice(&raw[..start.raw]);
+    let in_cdata = |piece: Option<usize>| piece.is_some_and(|i| mapped[i].kind == PieceKind::CData);
+    if in_cdata(start_piece) && start_piece == end_piece {
+        escape::cdata_bytes(middle, &mut out);
+    } else {
+        if in_cdata(start_piece) {
+            out.extend_from_slice(b"]]>");
+        }
+        escape::text_bytes(middle, escapes_of(raw, mapped), &mut out);
+        if in_cdata(end_piece) {
+            out.extend_from_slice(b"<![CDATA[");
+        }
+    }
+    out.extend_from_slice(&raw[end.raw..]);
+    out
+}
+
+/// A position in both the HTML and the content.
+#[derive(Debug, Clone, Copy)]
+struct At {
+    html: usize,
+    raw: usize,
+}
+
+/// Where a change starting at HTML offset `at` starts, moved back to the start of a
+/// reference it falls in, and the piece it starts in.
+fn change_start(mapped: &[Mapped], at: usize) -> (At, Option<usize>) {
+    match mapped.iter().position(|m| m.html.contains(&at)) {
+        Some(i) => {
+            let m = &mapped[i];
+            let at = match m.kind {
+                PieceKind::Reference => At {
+                    html: m.html.start,
+                    raw: m.raw.start,
+                },
+                _ => At {
+                    html: at,
+                    raw: m.raw.start + (at - m.html.start),
+                },
+            };
+            (at, Some(i))
+        }
+        None => {
+            let raw = mapped.last().map_or(0, |m| m.raw.end);
+            (At { html: at, raw }, mapped.len().checked_sub(1))
+        }
+    }
+}
+
+/// Where a change ending at HTML offset `at` ends, moved on to the end of a reference it
+/// falls in, and the piece it ends in.
+fn change_end(mapped: &[Mapped], at: usize) -> (At, Option<usize>) {
+    match mapped
+        .iter()
+        .position(|m| m.html.start < at && at <= m.html.end)
+    {
+        Some(i) => {
+            let m = &mapped[i];
+            let at = match m.kind {
+                PieceKind::Reference => At {
+                    html: m.html.end,
+                    raw: m.raw.end,
+                },
+                _ => At {
+                    html: at,
+                    raw: m.raw.start + (at - m.html.start),
+                },
+            };
+            (at, Some(i))
+        }
+        None => {
+            let raw = mapped.first().map_or(0, |m| m.raw.start);
+            (At { html: at, raw }, (!mapped.is_empty()).then_some(0))
+        }
+    }
+}
+
+/// How the original text escaped `>` and quotes: as references where it did so more often
+/// than not.
+fn escapes_of(raw: &[u8], mapped: &[Mapped]) -> TextEscapes {
+    let count = |written: &[u8], plain: u8| {
+        let mut references = 0usize;
+        let mut plains = 0usize;
+        for m in mapped {
+            let bytes = &raw[m.raw.clone()];
+            match m.kind {
+                PieceKind::Reference => references += usize::from(bytes == written),
+                PieceKind::Text => plains += memchr::memchr_iter(plain, bytes).count(),
+                PieceKind::CData => {}
+            }
+        }
+        (references, plains)
+    };
+    let (gt_refs, gt_plain) = count(b"&gt;", b'>');
+    let (quot_refs, quot_plain) = count(b"&quot;", b'"');
+    let (apos_refs, apos_plain) = count(b"&apos;", b'\'');
+    TextEscapes {
+        greater: gt_refs >= gt_plain,
+        quot: quot_refs > quot_plain,
+        apos: apos_refs > apos_plain,
+    }
+}
+
+/// An HTML warning with its offset in the feed.
+fn shifted(warning: html::Warning, to_feed: &dyn Fn(u64) -> u64) -> html::Warning {
+    use html::Warning as W;
+    match warning {
+        W::LateBase(at) => W::LateBase(to_feed(at)),
+        W::Undecodable(at, charset) => W::Undecodable(to_feed(at), charset),
+        W::ParserStopped { offset, reason } => W::ParserStopped {
+            offset: to_feed(offset),
+            reason,
+        },
+        W::RegionTooLarge(at) => W::RegionTooLarge(to_feed(at)),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pieces_of(raw: &[u8]) -> Vec<Piece> {
+        // Test helper: text and references of an escaped string without CDATA.
+        let mut pieces = Vec::new();
+        let mut i = 0;
+        while i < raw.len() {
+            if raw[i] == b'&' {
+                let end = raw[i..].iter().position(|&b| b == b';').unwrap() + i + 1;
+                pieces.push(Piece {
+                    kind: PieceKind::Reference,
+                    raw: i..end,
+                });
+                i = end;
+            } else {
+                let end = raw[i..]
+                    .iter()
+                    .position(|&b| b == b'&')
+                    .map_or(raw.len(), |p| p + i);
+                pieces.push(Piece {
+                    kind: PieceKind::Text,
+                    raw: i..end,
+                });
+                i = end;
+            }
+        }
+        pieces
+    }
+
+    fn context<'a>(base: &'a Base, options: &'a Options) -> Context<'a> {
+        Context {
+            base,
+            options,
+            encoding: encoding_rs::UTF_8,
+            wants_output: true,
+            wants_links: true,
+            offset: 100,
+        }
+    }
+
+    #[test]
+    fn escaped_html_stays_escaped_and_the_rest_byte_identical() {
+        let base = Base::retrieval_url("http://h/d/").unwrap();
+        let options = Options::default();
+        let raw = b"&#60;p&#62;x&lt;a href=&quot;a.html&quot;&gt;y&lt;/a&gt;";
+        let done = rewrite(raw, &pieces_of(raw), &context(&base, &options));
+        assert_eq!(
+            String::from_utf8(done.content.unwrap()).unwrap(),
+            "&#60;p&#62;x&lt;a href=&quot;http://h/d/a.html&quot;&gt;y&lt;/a&gt;"
+        );
+        assert_eq!(done.links[0].resolved, "http://h/d/a.html");
+    }
+
+    #[test]
+    fn text_without_markup_is_not_parsed() {
+        assert!(!may_hold_url(b"Tom & Jerry <b>bold</b>"));
+        assert!(may_hold_url(b"<p style=x>"));
+        assert!(may_hold_url(b"<style>a{b:URL(x)}</style>"));
+        assert!(may_hold_url(b"<style>@IMPORT 'x';</style>"));
+        let base = Base::retrieval_url("http://h/d/").unwrap();
+        let options = Options::default();
+        let raw = b"<style>p{background:url(p.png)}</style>";
+        let pieces = [Piece {
+            kind: PieceKind::Text,
+            raw: 0..raw.len(),
+        }];
+        let done = rewrite(raw, &pieces, &context(&base, &options));
+        assert_eq!(done.links[0].resolved, "http://h/d/p.png");
+    }
+
+    #[test]
+    fn unchanged_html_gives_nothing() {
+        let base = Base::retrieval_url("http://h/d/").unwrap();
+        let options = Options::default();
+        let raw = b"&lt;a href=&quot;http://x/&quot;&gt;";
+        let done = rewrite(raw, &pieces_of(raw), &context(&base, &options));
+        assert_eq!(done.content, None);
+        assert_eq!(done.links.len(), 1);
+    }
+
+    #[test]
+    fn cdata_stays_cdata_and_never_holds_its_end() {
+        let base = Base::retrieval_url("http://h/d/").unwrap();
+        let options = Options::default();
+        let raw = b"<![CDATA[<a href=\"x]]]]><![CDATA[>y\">z</a>]]>";
+        let split = memchr::memmem::find(raw, b"]]]]>").unwrap() + 2;
+        let pieces = [
+            Piece {
+                kind: PieceKind::CData,
+                raw: 9..split,
+            },
+            Piece {
+                kind: PieceKind::CData,
+                raw: split + 12..raw.len() - 3,
+            },
+        ];
+        let done = rewrite(raw, &pieces, &context(&base, &options));
+        assert_eq!(done.links[0].original, "x]]>y");
+        // Only `http://h/d/` is new: inserted inside the first section.
+        assert_eq!(
+            String::from_utf8(done.content.unwrap()).unwrap(),
+            "<![CDATA[<a href=\"http://h/d/x]]]]><![CDATA[>y\">z</a>]]>"
+        );
+    }
+
+    #[test]
+    fn a_change_across_sections_is_written_as_text_between_them() {
+        let base = Base::retrieval_url("http://h/d/").unwrap();
+        let options = Options::default();
+        let raw = b"<![CDATA[<a href=\"a]]>&amp;b<![CDATA[\">]]>";
+        let pieces = [
+            Piece {
+                kind: PieceKind::CData,
+                raw: 9..19,
+            },
+            Piece {
+                kind: PieceKind::Reference,
+                raw: 22..27,
+            },
+            Piece {
+                kind: PieceKind::Text,
+                raw: 27..28,
+            },
+            Piece {
+                kind: PieceKind::CData,
+                raw: 37..39,
+            },
+        ];
+        let done = rewrite(raw, &pieces, &context(&base, &options));
+        assert_eq!(done.links[0].original, "a&b");
+        // The HTML is now `href="http://h/d/a&amp;b"` (the rewriter escapes `&`): the
+        // changed stretch starts in the first section and ends in the reference, so it
+        // is written as text after the section is closed.
+        assert_eq!(
+            String::from_utf8(done.content.unwrap()).unwrap(),
+            "<![CDATA[<a href=\"]]>http://h/d/a&amp;amp;b<![CDATA[\">]]>"
+        );
+    }
+}

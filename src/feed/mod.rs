@@ -1,0 +1,274 @@
+//! Feeds: Atom 1.0 and 0.3, RSS 0.9x, 2.0 and 1.0, with W3C XML Base.
+//!
+//! A feed carries its own base, element by element: each element's base is its
+//! `xml:base` resolved against its parent's base (XML Base §4.2,
+//! <https://www.w3.org/TR/xmlbase/#resolution>), the RFC 1808 §3.1 "base within the
+//! document" of XML; the outermost base is the document's, which the caller gives (§3.2:
+//! the enclosing MIME part or WARC record, §3.3: the retrieval URL, §3.4: none).
+//!
+//! What is rewritten:
+//! - the feed's own URLs ([`vocabulary`]: Atom `link/@href`, `content/@src`, `icon`,
+//!   `logo`, person `uri`, `generator/@uri`; RSS `link`, `comments`, `docs`,
+//!   `enclosure/@url`, `source/@url`, `image/url`; `wfw:`, `media:`, `itunes:` ones),
+//!   spliced into the original bytes: every byte outside a changed URL passes through
+//!   unchanged, and rewriting twice changes nothing;
+//! - the HTML inside (Atom text constructs of `type="html"` or `"xhtml"`, RSS
+//!   `description`, `content:encoded`, `xhtml:body`), by the HTML rewriter with the
+//!   element's base, written back in the form it came in: escaped text stays escaped,
+//!   CDATA stays CDATA, inline XHTML stays inline.
+//!
+//! The charset is the BOM's, else the transport's (the `charset` parameter), else the
+//! XML declaration's `encoding`, else UTF-8; a charset that is not ASCII-compatible
+//! (UTF-16) passes the feed through with a warning. No entity but XML's five and
+//! character references is ever expanded, and no DTD is fetched.
+//!
+//! Entry points:
+//! - [`Rewriter`]: streaming, `write(chunk)` then `end()`, into an [`html::Sink`];
+//! - [`rewrite`] and [`links`]: a whole feed in memory;
+//! - [`is_feed`]: telling a feed from other XML by its first bytes.
+//!
+//! Links are reported as HTML links are: `element` the XML element's local name (or the
+//! HTML element for a URL in HTML content), `attribute` the attribute or `None` for the
+//! element's text, `offset` the value's byte offset in the feed (for escaped or CDATA
+//! HTML content, the offset of the content's first byte), `base_from` `xml-base` under
+//! an `xml:base`.
+
+mod content;
+mod detect;
+mod escape;
+mod rewriter;
+pub mod vocabulary;
+mod xhtml;
+
+pub use detect::is_feed;
+pub use rewriter::Rewriter;
+
+use crate::base::Base;
+use crate::html::{Collected, Options};
+use encoding_rs::Encoding;
+
+/// How deep elements may nest: deeper, the rest of the feed passes through unchanged
+/// with [`Warning::TooDeep`] (the stack of bases stays bounded).
+pub const MAX_DEPTH: usize = 1024;
+
+/// The most bytes held at once for one token (a tag, a comment, a CDATA section) or the
+/// content of one element whose text is a URL or HTML: 4 MiB, or
+/// [`Options::max_buffer`] if that is smaller. A larger content passes through unchanged
+/// with [`Warning::ContentTooLarge`]; a larger token ends the rewrite there
+/// ([`Warning::TokenTooLarge`]: the rest passes through unchanged).
+pub const MAX_HELD: usize = 4 << 20;
+
+/// The most bytes the open elements keep at once (their names, namespace declarations
+/// and `xml:base` URLs): 1 MiB. Past it the rest of the feed passes through unchanged
+/// with [`Warning::ScopeTooLarge`].
+pub const MAX_SCOPE_BYTES: usize = 1 << 20;
+
+/// A problem in a feed; the rewrite goes on (or passes the rest through, as each says).
+/// Each carries the byte offset in the feed where it is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Warning {
+    /// The feed's charset cannot be tokenized as ASCII (UTF-16): passed through.
+    #[error("feeds in {charset} are not supported: passed through unchanged (byte {offset})")]
+    UnsupportedCharset {
+        /// Where (0: the feed's start).
+        offset: u64,
+        /// The charset's name.
+        charset: &'static str,
+    },
+    /// The DOCTYPE declares entities: they are not expanded (XML's five and character
+    /// references only), and values using them are left as written.
+    #[error("the DOCTYPE at byte {offset} declares entities: they are not expanded")]
+    EntityDeclarations {
+        /// The DOCTYPE's offset.
+        offset: u64,
+    },
+    /// A value refers to an entity other than XML's five, or a bad reference: left as
+    /// written.
+    #[error(
+        "the value at byte {offset} has a reference that is not expanded ({reason}): left unchanged"
+    )]
+    Entity {
+        /// The value's offset.
+        offset: u64,
+        /// Which reference, or what is wrong with it.
+        reason: String,
+    },
+    /// A value's bytes are not valid in the feed's charset: left as written.
+    #[error("the value at byte {offset} is not valid {charset}: left unchanged")]
+    Undecodable {
+        /// The value's offset.
+        offset: u64,
+        /// The charset's name.
+        charset: &'static str,
+    },
+    /// An `xml:base` gives no usable absolute URL: the parent's base is kept.
+    #[error(
+        "xml:base={value:?} at byte {offset} gives no usable absolute URL: the parent's base is used"
+    )]
+    UnusableBase {
+        /// The attribute value's offset.
+        offset: u64,
+        /// Its value.
+        value: String,
+    },
+    /// The XML is malformed: the rest passed through unchanged.
+    #[error("malformed XML at byte {offset} ({reason}): the rest passed through unchanged")]
+    Malformed {
+        /// Where the tokenizer stopped.
+        offset: u64,
+        /// What it said.
+        reason: String,
+    },
+    /// An end tag that does not close the open element: the rest passed through.
+    #[error("the end tag </{found}> at byte {offset} does not close {}: the rest passed through unchanged", expected.as_deref().map_or("any open element".to_owned(), |e| format!("<{e}>")))]
+    Mismatched {
+        /// The end tag's offset.
+        offset: u64,
+        /// The open element's name, if any is open.
+        expected: Option<String>,
+        /// The end tag's name.
+        found: String,
+    },
+    /// The feed ended with elements open.
+    #[error("the feed ends with {open} element(s) open, the innermost <{name}> at byte {offset}")]
+    Unclosed {
+        /// The innermost open element's start tag offset.
+        offset: u64,
+        /// How many are open.
+        open: usize,
+        /// Its name.
+        name: String,
+    },
+    /// Elements nest deeper than [`MAX_DEPTH`]: the rest passed through unchanged.
+    #[error(
+        "elements nest deeper than {limit} at byte {offset}: the rest passed through unchanged"
+    )]
+    TooDeep {
+        /// The start tag's offset.
+        offset: u64,
+        /// The limit.
+        limit: usize,
+    },
+    /// The open elements keep more than [`MAX_SCOPE_BYTES`] (names, namespace
+    /// declarations, bases): the rest passed through unchanged.
+    #[error(
+        "the open elements' names, namespaces and bases pass {limit} bytes at byte {offset}: the rest passed through unchanged"
+    )]
+    ScopeTooLarge {
+        /// The start tag's offset.
+        offset: u64,
+        /// The limit.
+        limit: usize,
+    },
+    /// One token is larger than the limit ([`MAX_HELD`]): the rest passed through.
+    #[error(
+        "a token at byte {offset} is larger than {limit} bytes: the rest passed through unchanged"
+    )]
+    TokenTooLarge {
+        /// The token's offset.
+        offset: u64,
+        /// The limit.
+        limit: usize,
+    },
+    /// A URL or HTML content larger than the limit ([`MAX_HELD`]): passed through
+    /// unchanged.
+    #[error("the content at byte {offset} is larger than {limit} bytes: passed through unchanged")]
+    ContentTooLarge {
+        /// The content's offset.
+        offset: u64,
+        /// The limit.
+        limit: usize,
+    },
+}
+
+impl Warning {
+    /// The byte offset in the feed the warning is about.
+    ///
+    /// ```
+    /// let warning = absolve::feed::Warning::EntityDeclarations { offset: 22 };
+    /// assert_eq!(warning.offset(), 22);
+    /// ```
+    pub fn offset(&self) -> u64 {
+        match self {
+            Warning::UnsupportedCharset { offset, .. }
+            | Warning::EntityDeclarations { offset }
+            | Warning::Entity { offset, .. }
+            | Warning::Undecodable { offset, .. }
+            | Warning::UnusableBase { offset, .. }
+            | Warning::Malformed { offset, .. }
+            | Warning::Mismatched { offset, .. }
+            | Warning::Unclosed { offset, .. }
+            | Warning::TooDeep { offset, .. }
+            | Warning::ScopeTooLarge { offset, .. }
+            | Warning::TokenTooLarge { offset, .. }
+            | Warning::ContentTooLarge { offset, .. } => *offset,
+        }
+    }
+}
+
+/// Rewrites a whole feed in memory and lists its links, in one pass.
+///
+/// ```
+/// use absolve::base::{Base, BaseSource};
+/// use absolve::html::Options;
+///
+/// let feed = br#"<feed xmlns="http://www.w3.org/2005/Atom" xml:base="http://example.org/blog/">
+///   <entry xml:base="2024/01/"><link href="post.html"/>
+///     <content type="html">&lt;img src="x.png"&gt;</content></entry></feed>"#;
+/// let base = Base::retrieval_url("http://feeds.example.com/feed.xml")?;
+/// let done = absolve::feed::rewrite(feed, &base, &Options::default(), None);
+/// let out = String::from_utf8(done.output).unwrap();
+/// assert!(out.contains(r#"<link href="http://example.org/blog/2024/01/post.html"/>"#));
+/// assert!(out.contains(r#"&lt;img src="http://example.org/blog/2024/01/x.png"&gt;"#));
+/// assert_eq!(done.links[0].base_from, BaseSource::XmlBase);
+/// assert_eq!(done.links[1].element, "img");
+/// # Ok::<(), absolve::base::NotAbsolute>(())
+/// ```
+pub fn rewrite(
+    feed: &[u8],
+    base: &Base,
+    options: &Options,
+    charset: Option<&'static Encoding>,
+) -> Collected {
+    let mut collected = Collected::default();
+    collected.output.reserve(feed.len() + feed.len() / 8);
+    in_memory(feed, base, options, charset, collected)
+}
+
+/// The links of a whole feed in memory, and its warnings (the output is not built).
+///
+/// ```
+/// use absolve::base::Base;
+/// use absolve::html::Options;
+///
+/// let feed = b"<rss version='2.0'><channel><item><enclosure url='a.mp3'/></item></channel></rss>";
+/// let base = Base::retrieval_url("http://h/podcast/feed.rss")?;
+/// let found = absolve::feed::links(feed, &base, &Options::default(), None);
+/// assert_eq!(found.links[0].resolved, "http://h/podcast/a.mp3");
+/// assert_eq!(found.links[0].attribute.as_deref(), Some("url"));
+/// assert!(found.output.is_empty());
+/// # Ok::<(), absolve::base::NotAbsolute>(())
+/// ```
+pub fn links(
+    feed: &[u8],
+    base: &Base,
+    options: &Options,
+    charset: Option<&'static Encoding>,
+) -> Collected {
+    in_memory(feed, base, options, charset, Collected::links_only())
+}
+
+fn in_memory(
+    feed: &[u8],
+    base: &Base,
+    options: &Options,
+    charset: Option<&'static Encoding>,
+    collected: Collected,
+) -> Collected {
+    let mut rewriter = Rewriter::new(base, options, charset, collected);
+    // Writing to memory cannot fail. Chunks keep the window small.
+    for chunk in feed.chunks(64 * 1024) {
+        let _ = rewriter.write(chunk);
+    }
+    rewriter.end().unwrap_or_default()
+}

@@ -1,0 +1,1089 @@
+//! The streaming feed rewriter: quick-xml as a tokenizer over a bounded window of the
+//! input, the base of each element from `xml:base` (W3C XML Base), URLs spliced into the
+//! original bytes.
+
+use super::content::{self, Piece, PieceKind};
+use super::escape::{self, Unreadable};
+use super::vocabulary::{Ns, TextType, Value, text_type, values};
+use super::{MAX_DEPTH, MAX_HELD, MAX_SCOPE_BYTES, Warning, xhtml};
+use crate::base::{Base, BaseSource};
+use crate::html::{Collected, Options, Sink};
+use crate::links::{Kept, Link};
+use arrayvec::ArrayVec;
+use encoding_rs::Encoding;
+use quick_xml::Reader;
+use quick_xml::errors::{Error as XmlError, SyntaxError};
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::name::{NamespaceResolver, QName, ResolveResult};
+use std::borrow::Cow;
+use std::io;
+use std::ops::Range;
+
+/// The streaming feed rewriter: feed it chunks with [`write`](Self::write), finish with
+/// [`end`](Self::end). The rewritten bytes, the links and the HTML rewriter's warnings go
+/// to the [`Sink`]; feed warnings ([`Warning`]) too, as [`Problem::Feed`](crate::Problem::Feed).
+///
+/// Memory is bounded whatever the feed's size: it holds one token at a time (a tag, a
+/// comment, a text piece), and the content of one element whose text is a URL or HTML,
+/// each at most [`MAX_HELD`] bytes (or [`Options::max_buffer`] if smaller); past that
+/// the content (or, for a tag, the rest of the feed) passes through unchanged with a
+/// warning. Elements nest at most [`MAX_DEPTH`] deep.
+///
+/// ```
+/// use absolve::base::Base;
+/// use absolve::feed::Rewriter;
+/// use absolve::html::{Collected, Options};
+///
+/// let base = Base::retrieval_url("http://h/feed.xml").unwrap();
+/// let mut warnings = Vec::new();
+/// let mut rewriter = Rewriter::new(&base, &Options::default(), None, Collected::default(), |w| warnings.push(w));
+/// for chunk in [&b"<rss><channel><link>/ho"[..], b"me</link></channel></rss>"] {
+///     rewriter.write(chunk)?;
+/// }
+/// let done = rewriter.end()?;
+/// assert_eq!(done.output, b"<rss><channel><link>http://h/home</link></channel></rss>");
+/// assert_eq!((done.links[0].element.as_str(), done.links[0].offset), ("link", 20));
+/// assert!(warnings.is_empty());
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub struct Rewriter<S: Sink> {
+    /// The input not yet written out; `pending[0]` is at `machine.pending_start`.
+    pending: Vec<u8>,
+    machine: Machine<S>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// The charset is not known yet (a BOM or an XML declaration may still come).
+    Starting,
+    Running,
+    /// Everything from here passes through as it is.
+    PassThrough,
+}
+
+/// An open element.
+struct Scope {
+    /// Its qualified name's range in `Machine::names`.
+    name: Range<usize>,
+    /// Where its local name starts in `Machine::names`.
+    local_start: usize,
+    /// Whether it pushed a base onto `Machine::bases`.
+    pushed_base: bool,
+    /// Whether it opened a level of the namespace resolver.
+    pushed_ns: bool,
+    /// Whether its children are XHTML.
+    xhtml_children: bool,
+    /// Its start tag's offset.
+    offset: u64,
+    /// What it adds to `Machine::scope_bytes`.
+    cost: usize,
+}
+
+/// An element whose content is a URL or HTML, held until its end tag.
+struct Held {
+    kind: HeldKind,
+    /// How many scopes are open with it (its own included).
+    depth: usize,
+    content_start: u64,
+    pieces: Vec<Piece>,
+    element: String,
+    base: Base,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HeldKind {
+    Url,
+    Html,
+}
+
+/// An attribute of the tag being read: ranges in the current window.
+#[derive(Debug, Clone)]
+struct Attr {
+    key: Range<usize>,
+    value: Range<usize>,
+    quote: u8,
+}
+
+struct Machine<S: Sink> {
+    sink: S,
+    options: Options,
+    transport: Option<&'static Encoding>,
+    outer: Base,
+    encoding: &'static Encoding,
+    state: State,
+    /// The offset of `pending[0]`: everything before it is written out.
+    pending_start: u64,
+    /// How far the tokens are handled.
+    processed: u64,
+    read: u64,
+    /// How far output has been written (original bytes or their replacements).
+    emitted: u64,
+    limit: usize,
+    resolver: NamespaceResolver,
+    scopes: Vec<Scope>,
+    /// The bytes the open elements keep: names, namespace declarations, bases.
+    scope_bytes: usize,
+    names: Vec<u8>,
+    bases: Vec<Base>,
+    held: Option<Held>,
+    attrs: Vec<Attr>,
+    wants_output: bool,
+    wants_links: bool,
+    error: Option<io::Error>,
+}
+
+impl<S: Sink> Rewriter<S> {
+    /// A rewriter of a feed whose outermost base is `base` (the document's: RFC 1808
+    /// §3.2-3.4), with the transport's charset if there is one (`charset`: a MIME part's,
+    /// an HTTP `Content-Type`'s, `--charset`); [`Options::charset`] is not read.
+    pub fn new(
+        base: &Base,
+        options: &Options,
+        charset: Option<&'static Encoding>,
+        sink: S,
+    ) -> Self {
+        let wants_output = sink.wants_output();
+        let wants_links = sink.wants_links();
+        Rewriter {
+            pending: Vec::new(),
+            machine: Machine {
+                sink,
+                options: options.clone(),
+                transport: charset,
+                outer: base.clone(),
+                encoding: encoding_rs::UTF_8,
+                state: State::Starting,
+                pending_start: 0,
+                processed: 0,
+                read: 0,
+                emitted: 0,
+                limit: MAX_HELD.min(options.max_buffer.max(1)),
+                resolver: NamespaceResolver::default(),
+                scopes: Vec::new(),
+                scope_bytes: 0,
+                names: Vec::new(),
+                bases: Vec::new(),
+                held: None,
+                attrs: Vec::new(),
+                wants_output,
+                wants_links,
+                error: None,
+            },
+        }
+    }
+
+    /// Feeds the next chunk of the feed; writes out what is settled.
+    pub fn write(&mut self, chunk: &[u8]) -> io::Result<()> {
+        self.pending.extend_from_slice(chunk);
+        self.machine.read += chunk.len() as u64;
+        self.pump(false);
+        self.machine.error.take().map_or(Ok(()), Err)
+    }
+
+    /// Ends the feed: writes out everything left and returns the sink.
+    pub fn end(mut self) -> io::Result<S> {
+        self.pump(true);
+        let m = &mut self.machine;
+        if m.state == State::Running
+            && let Some(innermost) = m.scopes.last()
+        {
+            let name = String::from_utf8_lossy(&m.names[innermost.name.clone()]).into_owned();
+            m.warn(Warning::Unclosed {
+                offset: innermost.offset,
+                open: m.scopes.len(),
+                name,
+            });
+        }
+        m.held = None;
+        m.state = State::PassThrough;
+        m.flush(&self.pending);
+        match self.machine.error.take() {
+            Some(error) => Err(error),
+            None => Ok(self.machine.sink),
+        }
+    }
+
+    /// Handles every complete token in the window, writes out what is settled, and keeps
+    /// the window within the limit.
+    fn pump(&mut self, ending: bool) {
+        let m = &mut self.machine;
+        if m.state == State::Starting && !m.start(&self.pending, ending) {
+            return;
+        }
+        if m.state == State::Running {
+            m.tokens(&self.pending, ending);
+        }
+        m.flush(&self.pending);
+        self.compact();
+        let m = &mut self.machine;
+        if self.pending.len() > m.limit && !ending {
+            match m.held.take() {
+                Some(held) => m.warn(Warning::ContentTooLarge {
+                    offset: held.content_start,
+                    limit: m.limit,
+                }),
+                None if m.state == State::Running => {
+                    m.warn(Warning::TokenTooLarge {
+                        offset: m.processed,
+                        limit: m.limit,
+                    });
+                    m.pass_through();
+                }
+                None => {}
+            }
+            m.flush(&self.pending);
+            self.compact();
+        }
+    }
+
+    /// Drops the bytes already written out.
+    fn compact(&mut self) {
+        let m = &mut self.machine;
+        let done = (m.emitted - m.pending_start) as usize;
+        if done > 0 {
+            self.pending.drain(..done);
+            m.pending_start = m.emitted;
+        }
+    }
+}
+
+/// A token of the window, with its range there.
+struct Token<'a> {
+    event: Event<'a>,
+    range: Range<usize>,
+}
+
+impl<S: Sink> Machine<S> {
+    /// A feed problem, to the sink with every other warning.
+    fn warn(&mut self, warning: Warning) {
+        self.sink
+            .warning(crate::Warning::new(crate::Problem::Feed(warning)));
+    }
+
+    /// The charset: a BOM, else the transport's, else the XML declaration's `encoding`,
+    /// else UTF-8 (XML 1.0 §4.3.3 and Appendix F, RFC 7303 §3). Returns whether it is
+    /// known (an XML declaration may still be arriving).
+    fn start(&mut self, pending: &[u8], ending: bool) -> bool {
+        if pending.len() < 3 && !ending {
+            return false;
+        }
+        if let Some((encoding, bom)) = Encoding::for_bom(pending) {
+            self.processed = bom as u64;
+            return self.use_encoding(encoding, 0);
+        }
+        if let Some(encoding) = self.transport {
+            return self.use_encoding(encoding, 0);
+        }
+        let declaration_may_follow = pending.starts_with(b"<?xml") || b"<?xml".starts_with(pending);
+        if declaration_may_follow
+            && memchr::memmem::find(pending, b"?>").is_none()
+            && pending.len() < 1024
+            && !ending
+        {
+            return false;
+        }
+        let declared = declared_encoding(pending);
+        // A declaration read as ASCII cannot be UTF-16's: the document is not UTF-16
+        // (as HTML's rule for `<meta charset=utf-16>`), so it is read as UTF-8.
+        let encoding = match declared {
+            Some(e) if e == encoding_rs::UTF_16LE || e == encoding_rs::UTF_16BE => {
+                encoding_rs::UTF_8
+            }
+            Some(e) => e,
+            None => encoding_rs::UTF_8,
+        };
+        self.use_encoding(encoding, 0)
+    }
+
+    /// Starts reading in `encoding`, or passes the feed through if it is not
+    /// ASCII-compatible (the tokenizer reads bytes as ASCII).
+    fn use_encoding(&mut self, encoding: &'static Encoding, offset: u64) -> bool {
+        self.encoding = encoding;
+        if encoding.is_ascii_compatible() {
+            self.state = State::Running;
+        } else {
+            self.warn(Warning::UnsupportedCharset {
+                offset,
+                charset: encoding.name(),
+            });
+            self.pass_through();
+        }
+        true
+    }
+
+    fn pass_through(&mut self) {
+        self.state = State::PassThrough;
+        self.held = None;
+    }
+
+    /// Handles the tokens of the window from `processed` on.
+    fn tokens(&mut self, pending: &[u8], ending: bool) {
+        let from = (self.processed - self.pending_start) as usize;
+        let window = &pending[from..];
+        let mut reader = Reader::from_reader(window);
+        let config = reader.config_mut();
+        config.allow_dangling_amp = true;
+        config.allow_unmatched_ends = true;
+        config.check_end_names = false;
+        config.expand_empty_elements = false;
+        config.trim_text(false);
+        while self.state == State::Running {
+            let before = reader.buffer_position() as usize;
+            if before == window.len() {
+                break;
+            }
+            let event = reader.read_event();
+            let after = reader.buffer_position() as usize;
+            match event {
+                Ok(Event::Eof) => break,
+                // Text at the end of the window may go on in the next chunk.
+                Ok(Event::Text(_)) if after == window.len() && !ending => {
+                    if self.held.is_none() {
+                        self.processed += (after - before) as u64;
+                    }
+                    break;
+                }
+                Ok(event) => {
+                    let token = Token {
+                        event,
+                        range: before..after,
+                    };
+                    self.token(token, window, pending);
+                    if self.state == State::Running {
+                        self.processed = self.pending_start + (from + after) as u64;
+                    }
+                }
+                Err(error) => {
+                    let from_end = window.len() as u64 - reader.error_position();
+                    if ending || !incomplete(&error, from_end) {
+                        self.warn(Warning::Malformed {
+                            offset: self.processed,
+                            reason: error.to_string(),
+                        });
+                        self.pass_through();
+                    }
+                    break;
+                }
+            }
+        }
+    }
+
+    /// The offset in the feed of `inner`, a slice of the window.
+    fn offset_of(&self, window: &[u8], inner: &[u8], pending: &[u8]) -> u64 {
+        let window_start = self.pending_start + (pending.len() - window.len()) as u64;
+        window_start + (inner.as_ptr() as usize - window.as_ptr() as usize) as u64
+    }
+
+    fn token(&mut self, token: Token, window: &[u8], pending: &[u8]) {
+        let window_start = self.pending_start + (pending.len() - window.len()) as u64;
+        let at = window_start + token.range.start as u64;
+        match &token.event {
+            Event::Start(start) => self.open(start, at, false, window, pending),
+            Event::Empty(start) => self.open(start, at, true, window, pending),
+            Event::End(end) => self.close(end.name(), at, pending),
+            Event::Text(text) => self.piece(PieceKind::Text, text, window, pending),
+            Event::GeneralRef(_) => {
+                let bytes = &window[token.range.clone()];
+                self.piece(PieceKind::Reference, bytes, window, pending);
+            }
+            Event::CData(cdata) => self.piece(PieceKind::CData, cdata, window, pending),
+            Event::DocType(doctype) => {
+                // XML 1.0 §4.2: entities a DTD declares are never expanded (no
+                // "billion laughs"), and no external DTD is fetched.
+                if memchr::memmem::find(doctype, b"<!ENTITY").is_some() {
+                    self.warn(Warning::EntityDeclarations { offset: at });
+                }
+            }
+            Event::Decl(_) | Event::PI(_) | Event::Comment(_) | Event::Eof => {}
+        }
+    }
+
+    /// A piece of the held element's content.
+    fn piece(&mut self, kind: PieceKind, bytes: &[u8], window: &[u8], pending: &[u8]) {
+        let start = self.offset_of(window, bytes, pending);
+        if let Some(held) = &mut self.held {
+            let from = (start - held.content_start) as usize;
+            held.pieces.push(Piece {
+                kind,
+                raw: from..from + bytes.len(),
+            });
+        }
+    }
+
+    /// A start tag (or an empty element).
+    fn open(&mut self, start: &BytesStart, at: u64, empty: bool, window: &[u8], pending: &[u8]) {
+        if self.held.is_some() {
+            // An element inside a URL or escaped HTML: the content is not text, and
+            // passes through as it is.
+            self.held = None;
+        }
+        if start.name().as_ref().is_empty() {
+            self.warn(Warning::Malformed {
+                offset: at,
+                reason: "a tag without a name".to_owned(),
+            });
+            return self.pass_through();
+        }
+        if !empty && self.scopes.len() >= MAX_DEPTH {
+            self.warn(Warning::TooDeep {
+                offset: at,
+                limit: MAX_DEPTH,
+            });
+            return self.pass_through();
+        }
+        let content_offset = self.offset_of(window, start, pending);
+        let content_in_window = (content_offset
+            - (self.pending_start + (pending.len() - window.len()) as u64))
+            as usize;
+        self.read_attributes(start, content_in_window, window);
+        // What the open elements keep (names, namespace declarations, bases) is bounded.
+        let declarations: usize = self
+            .attrs
+            .iter()
+            .filter(|a| window[a.key.clone()].starts_with(b"xmlns"))
+            .map(|a| a.key.len() + a.value.len())
+            .sum();
+        let cost = start.name().as_ref().len() + declarations;
+        if !empty && self.scope_bytes + cost > MAX_SCOPE_BYTES {
+            self.warn(Warning::ScopeTooLarge {
+                offset: at,
+                limit: MAX_SCOPE_BYTES,
+            });
+            return self.pass_through();
+        }
+        // Only a tag that declares namespaces opens a level of the resolver.
+        let pushed_ns = declarations > 0;
+        if pushed_ns && let Err(error) = self.resolver.push(start) {
+            self.warn(Warning::Malformed {
+                offset: at,
+                reason: error.to_string(),
+            });
+            return self.pass_through();
+        }
+        let ns = match self.resolver.resolve_element(start.name()).0 {
+            ResolveResult::Bound(uri) => Ns::from_uri(uri.as_ref()),
+            ResolveResult::Unbound => Ns::None,
+            ResolveResult::Unknown(_) => Ns::Other,
+        };
+        let own_base = self.element_base(window, pending);
+        let pushed_base = own_base.is_some();
+        let base = own_base.unwrap_or_else(|| self.bases.last().unwrap_or(&self.outer).clone());
+        let qname = start.name();
+        let local = start.local_name();
+        let parent = self.scopes.last();
+        let parent_local = parent.map_or(&b""[..], |p| &self.names[p.local_start..p.name.end]);
+        let in_xhtml = parent.is_some_and(|p| p.xhtml_children);
+        let mut xhtml_children = in_xhtml;
+        let mut hold = None;
+        if in_xhtml {
+            self.xhtml_tag(start, content_offset, &base, window, pending);
+        } else {
+            let found: ArrayVec<Value, 4> =
+                values(ns, local.as_ref(), parent_local).take(4).collect();
+            for value in found {
+                match value {
+                    Value::Attribute(name) => {
+                        self.url_attribute(name, local.as_ref(), &base, window, pending)
+                    }
+                    Value::Text => hold = Some(HeldKind::Url),
+                    Value::Html => hold = Some(HeldKind::Html),
+                    Value::TextConstruct => {
+                        match text_type(self.attr(b"type", window), self.attr(b"mode", window)) {
+                            TextType::Html => hold = Some(HeldKind::Html),
+                            TextType::Xhtml => xhtml_children = true,
+                            TextType::Text => {}
+                        }
+                    }
+                    Value::XhtmlBody => {
+                        self.xhtml_tag(start, content_offset, &base, window, pending);
+                        xhtml_children = true;
+                    }
+                }
+            }
+        }
+        if empty {
+            if pushed_ns {
+                self.resolver.pop();
+            }
+            return;
+        }
+        let name_start = self.names.len();
+        self.names.extend_from_slice(qname.as_ref());
+        let cost = cost
+            + if pushed_base {
+                base.url().map_or(0, str::len)
+            } else {
+                0
+            };
+        self.scope_bytes += cost;
+        if pushed_base {
+            self.bases.push(base.clone());
+        }
+        self.scopes.push(Scope {
+            name: name_start..self.names.len(),
+            local_start: self.names.len() - local.as_ref().len(),
+            pushed_base,
+            pushed_ns,
+            xhtml_children,
+            offset: at,
+            cost,
+        });
+        if let Some(kind) = hold {
+            self.held = Some(Held {
+                kind,
+                depth: self.scopes.len(),
+                content_start: window_start(self.pending_start, pending, window)
+                    + (content_in_window + start.len() + 1) as u64,
+                pieces: Vec::new(),
+                element: String::from_utf8_lossy(local.as_ref()).into_owned(),
+                base,
+            });
+        }
+    }
+
+    /// Collects the attributes of the tag whose content starts at `content` in the window.
+    fn read_attributes(&mut self, start: &BytesStart, content: usize, window: &[u8]) {
+        self.attrs.clear();
+        if start.len() == start.name().as_ref().len() {
+            return;
+        }
+        let tag = &window[content..content + start.len()];
+        for attribute in start.attributes().with_checks(false) {
+            let Ok(attribute) = attribute else { break };
+            let Cow::Borrowed(value) = attribute.value else {
+                continue;
+            };
+            let key = attribute.key.as_ref();
+            let key_at = key.as_ptr() as usize - window.as_ptr() as usize;
+            let value_at = value.as_ptr() as usize - window.as_ptr() as usize;
+            if key_at < content || value_at > content + tag.len() {
+                continue;
+            }
+            let quote = window
+                .get(value_at.wrapping_sub(1))
+                .copied()
+                .filter(|q| *q == b'"' || *q == b'\'')
+                .unwrap_or(b'"');
+            self.attrs.push(Attr {
+                key: key_at..key_at + key.len(),
+                value: value_at..value_at + value.len(),
+                quote,
+            });
+        }
+    }
+
+    /// The raw value of the attribute named `key` (as written) of the current tag.
+    fn attr<'w>(&self, key: &[u8], window: &'w [u8]) -> Option<&'w [u8]> {
+        self.attrs
+            .iter()
+            .find(|a| &window[a.key.clone()] == key)
+            .map(|a| &window[a.value.clone()])
+    }
+
+    /// W3C XML Base §4.2: the element's base is its `xml:base` resolved against its
+    /// parent's base; without one, the parent's (`None`: the parent's base applies).
+    fn element_base(&mut self, window: &[u8], pending: &[u8]) -> Option<Base> {
+        let raw = self.attr(b"xml:base", window)?;
+        let offset = self.offset_of(window, raw, pending);
+        let value = match escape::read_value(raw, self.encoding) {
+            Ok(value) => value,
+            Err(unreadable) => {
+                self.unreadable(unreadable, offset);
+                return None;
+            }
+        };
+        let parent = self.bases.last().unwrap_or(&self.outer);
+        let mut url = String::with_capacity(parent.url().map_or(0, str::len) + value.len());
+        parent.resolve_into(self.options.standard, value.trim(), &mut url);
+        if parent.url() == Some(url.as_str()) {
+            // `xml:base=""` (or a value naming the parent's base): the parent's base, as
+            // RFC 3986 §5.2 resolves an empty reference.
+            return None;
+        }
+        match Base::absolute(&url, BaseSource::XmlBase) {
+            Ok(base) => Some(base),
+            Err(_) => {
+                self.warn(Warning::UnusableBase { offset, value });
+                None
+            }
+        }
+    }
+
+    /// A feed URL in attribute `name` of element `element`.
+    fn url_attribute(
+        &mut self,
+        name: &str,
+        element: &[u8],
+        base: &Base,
+        window: &[u8],
+        pending: &[u8],
+    ) {
+        let Some(attr) = self
+            .attrs
+            .iter()
+            .find(|a| &window[a.key.clone()] == name.as_bytes())
+            .cloned()
+        else {
+            return;
+        };
+        let raw = &window[attr.value.clone()];
+        let offset = self.offset_of(window, raw, pending);
+        let original = match escape::read_value(raw, self.encoding) {
+            Ok(value) => value,
+            Err(unreadable) => return self.unreadable(unreadable, offset),
+        };
+        let (resolved, kept) = resolve(&original, base, &self.options);
+        if resolved != original && self.wants_output {
+            let written = escape::encode(&escape::attribute(&resolved, attr.quote), self.encoding);
+            self.splice(offset..offset + raw.len() as u64, &written, pending);
+        }
+        let resolved = resolved.into_owned();
+        self.report(element, Some(name), original, resolved, base, offset, kept);
+    }
+
+    /// An XHTML start tag whose content (name and attributes) is at `offset`.
+    fn xhtml_tag(
+        &mut self,
+        start: &BytesStart,
+        offset: u64,
+        base: &Base,
+        window: &[u8],
+        pending: &[u8],
+    ) {
+        if !self
+            .attrs
+            .iter()
+            .any(|a| xhtml::may_hold_url(&window[a.key.clone()]))
+        {
+            return;
+        }
+        let tag = xhtml::Tag {
+            content: start,
+            qname_len: start.name().as_ref().len(),
+            local: start.local_name().into_inner(),
+            offset,
+        };
+        let collected = Collected {
+            keep_links: self.wants_links,
+            keep_output: self.wants_output,
+            ..Collected::default()
+        };
+        let done = xhtml::rewrite(&tag, base, &self.options, self.encoding, collected);
+        if let Some(attributes) = done.attributes {
+            let from = offset + tag.qname_len as u64;
+            self.splice(from..offset + start.len() as u64, &attributes, pending);
+        }
+        for link in done.links {
+            self.sink.link(link);
+        }
+        for warning in done.warnings {
+            self.sink.warning(warning.into());
+        }
+    }
+
+    /// An end tag at `at`.
+    fn close(&mut self, name: QName, at: u64, pending: &[u8]) {
+        let Some(scope) = self.scopes.last() else {
+            self.warn(Warning::Mismatched {
+                offset: at,
+                expected: None,
+                found: String::from_utf8_lossy(name.as_ref()).into_owned(),
+            });
+            return self.pass_through();
+        };
+        let open = &self.names[scope.name.clone()];
+        if open != name.as_ref() {
+            self.warn(Warning::Mismatched {
+                offset: at,
+                expected: Some(String::from_utf8_lossy(open).into_owned()),
+                found: String::from_utf8_lossy(name.as_ref()).into_owned(),
+            });
+            return self.pass_through();
+        }
+        if self
+            .held
+            .as_ref()
+            .is_some_and(|h| h.depth == self.scopes.len())
+        {
+            let held = self.held.take().expect("checked above");
+            self.finish(held, at, pending);
+        }
+        let scope = self.scopes.pop().expect("checked above");
+        self.scope_bytes -= scope.cost;
+        self.names.truncate(scope.name.start);
+        if scope.pushed_base {
+            self.bases.pop();
+        }
+        if scope.pushed_ns {
+            self.resolver.pop();
+        }
+    }
+
+    /// The end of a held element: its content ends at `end`.
+    fn finish(&mut self, held: Held, end: u64, pending: &[u8]) {
+        let from = (held.content_start - self.pending_start) as usize;
+        let raw = &pending[from..(end - self.pending_start) as usize];
+        match held.kind {
+            HeldKind::Url => self.url_text(&held, raw, pending),
+            HeldKind::Html => self.html_text(&held, raw, end, pending),
+        }
+    }
+
+    /// An element whose text is a URL: XML whitespace around it is no part of it.
+    fn url_text(&mut self, held: &Held, raw: &[u8], pending: &[u8]) {
+        let mut value = Vec::with_capacity(raw.len());
+        let mut starts = Vec::with_capacity(held.pieces.len());
+        for piece in &held.pieces {
+            let bytes = &raw[piece.raw.clone()];
+            starts.push(value.len());
+            match piece.kind {
+                PieceKind::Reference => {
+                    let name = &bytes[1..bytes.len().saturating_sub(1).max(1)];
+                    match escape::reference(name, self.encoding) {
+                        Some(stands_for) => value.extend_from_slice(&stands_for),
+                        None => {
+                            let offset = held.content_start + piece.raw.start as u64;
+                            let name = String::from_utf8_lossy(name).into_owned();
+                            return self.unreadable(Unreadable::Entity(name), offset);
+                        }
+                    }
+                }
+                PieceKind::Text | PieceKind::CData => value.extend_from_slice(bytes),
+            }
+        }
+        let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+        let Some(first) = value.iter().position(|b| !is_space(b)) else {
+            return;
+        };
+        let last = value
+            .iter()
+            .rposition(|b| !is_space(b))
+            .expect("a first one")
+            + 1;
+        let piece_of = |at: usize| starts.partition_point(|&s| s <= at) - 1;
+        let (first_piece, last_piece) = (piece_of(first), piece_of(last - 1));
+        let raw_at = |piece: usize, at: usize, end: bool| {
+            let p = &held.pieces[piece];
+            match p.kind {
+                PieceKind::Reference if end => p.raw.end,
+                PieceKind::Reference => p.raw.start,
+                _ => p.raw.start + (at - starts[piece]),
+            }
+        };
+        let mut range = raw_at(first_piece, first, false)..raw_at(last_piece, last - 1, true);
+        if held.pieces[last_piece].kind != PieceKind::Reference {
+            range.end += 1;
+        }
+        let offset = held.content_start + range.start as u64;
+        let original = match escape::decode(&value[first..last], self.encoding) {
+            Some(text) => text.into_owned(),
+            None => return self.unreadable(Unreadable::Undecodable, offset),
+        };
+        let (resolved, kept) = resolve(&original, &held.base, &self.options);
+        if resolved != original && self.wants_output {
+            let url = escape::encode(&resolved, self.encoding);
+            let one_cdata =
+                first_piece == last_piece && held.pieces[first_piece].kind == PieceKind::CData;
+            let mut written = Vec::with_capacity(url.len() + 16);
+            if one_cdata {
+                escape::cdata_bytes(&url, &mut written);
+            } else {
+                // Written as text: a CDATA section the value starts or ends in is
+                // closed before it or opened after it.
+                if held.pieces[first_piece].kind == PieceKind::CData {
+                    written.extend_from_slice(b"]]>");
+                }
+                escape::text_bytes(&url, escape::TextEscapes::default(), &mut written);
+                if held.pieces[last_piece].kind == PieceKind::CData {
+                    written.extend_from_slice(b"<![CDATA[");
+                }
+            }
+            let start = held.content_start;
+            self.splice(
+                start + range.start as u64..start + range.end as u64,
+                &written,
+                pending,
+            );
+        }
+        let resolved = resolved.into_owned();
+        let element = held.element.clone();
+        self.report(
+            element.as_bytes(),
+            None,
+            original,
+            resolved,
+            &held.base,
+            offset,
+            kept,
+        );
+    }
+
+    /// An element whose text is HTML.
+    fn html_text(&mut self, held: &Held, raw: &[u8], end: u64, pending: &[u8]) {
+        let context = content::Context {
+            base: &held.base,
+            options: &self.options,
+            encoding: self.encoding,
+            wants_output: self.wants_output,
+            wants_links: self.wants_links,
+            offset: held.content_start,
+        };
+        let done = content::rewrite(raw, &held.pieces, &context);
+        if let Some(content) = done.content {
+            self.splice(held.content_start..end, &content, pending);
+        }
+        for mut link in done.links {
+            link.offset = held.content_start;
+            self.sink.link(link);
+        }
+        for warning in done.warnings {
+            self.sink.warning(warning.into());
+        }
+    }
+
+    /// Reports a feed URL.
+    #[allow(clippy::too_many_arguments)]
+    fn report(
+        &mut self,
+        element: &[u8],
+        attribute: Option<&str>,
+        original: String,
+        resolved: String,
+        base: &Base,
+        offset: u64,
+        kept: Option<Kept>,
+    ) {
+        if !self.wants_links {
+            return;
+        }
+        self.sink.link(Link {
+            location: Default::default(),
+            element: String::from_utf8_lossy(element).into_owned(),
+            attribute: attribute.map(str::to_owned),
+            original,
+            resolved,
+            base: base.shared_url(),
+            base_from: base.source(),
+            offset,
+            srcdoc: 0,
+            kept,
+        });
+    }
+
+    fn unreadable(&mut self, unreadable: Unreadable, offset: u64) {
+        let warning = match unreadable {
+            Unreadable::Undecodable => Warning::Undecodable {
+                offset,
+                charset: self.encoding.name(),
+            },
+            Unreadable::Entity(reason) => Warning::Entity { offset, reason },
+        };
+        self.warn(warning);
+    }
+
+    /// Writes the original bytes up to `range.start`, then `bytes` in place of the range.
+    fn splice(&mut self, range: Range<u64>, bytes: &[u8], pending: &[u8]) {
+        if range.start < self.emitted {
+            return;
+        }
+        self.write_through(range.start, pending);
+        self.output(bytes);
+        self.emitted = range.end;
+    }
+
+    /// Writes out the original bytes up to `to`.
+    fn write_through(&mut self, to: u64, pending: &[u8]) {
+        if to > self.emitted {
+            let from = (self.emitted - self.pending_start) as usize;
+            let to_index = (to - self.pending_start) as usize;
+            let bytes = &pending[from..to_index];
+            self.output(bytes);
+            self.emitted = to;
+        }
+    }
+
+    fn output(&mut self, bytes: &[u8]) {
+        if self.wants_output
+            && self.error.is_none()
+            && let Err(error) = self.sink.output(bytes)
+        {
+            self.error = Some(error);
+        }
+    }
+
+    /// Writes out what is settled: up to the tokens handled, not into a held content.
+    fn flush(&mut self, pending: &[u8]) {
+        let limit = match (&self.held, self.state) {
+            (_, State::PassThrough) => self.pending_start + pending.len() as u64,
+            (Some(held), _) => held.content_start,
+            (None, _) => self.processed,
+        };
+        self.write_through(limit, pending);
+        if self.state == State::PassThrough {
+            self.processed = self.emitted;
+        }
+    }
+}
+
+/// The offset of the window's start.
+fn window_start(pending_start: u64, pending: &[u8], window: &[u8]) -> u64 {
+    pending_start + (pending.len() - window.len()) as u64
+}
+
+/// Whether a tokenizer error means only that the token goes on past the window
+/// (`from_end` bytes before its end): a `<!` is told from a bad one by the next few bytes.
+fn incomplete(error: &XmlError, from_end: u64) -> bool {
+    if matches!(error, XmlError::Syntax(SyntaxError::InvalidBangMarkup)) {
+        return from_end < 16;
+    }
+    matches!(
+        error,
+        XmlError::Syntax(
+            SyntaxError::UnclosedPIOrXmlDecl
+                | SyntaxError::UnclosedComment
+                | SyntaxError::UnclosedDoctype
+                | SyntaxError::UnclosedCData
+                | SyntaxError::UnclosedTag
+        )
+    )
+}
+
+/// The charset an XML declaration at the start of `bytes` names, if known.
+fn declared_encoding(bytes: &[u8]) -> Option<&'static Encoding> {
+    let mut reader = Reader::from_reader(bytes);
+    match reader.read_event() {
+        Ok(Event::Decl(decl)) => match decl.encoding() {
+            Some(Ok(label)) => Encoding::for_label(label.trim_ascii()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The resolved form of a reference, as the HTML rewriter resolves one (WHATWG URL
+/// parser's trimming; a scheme, an empty or fragment-only reference, or no base leaves
+/// it as it is), and why it was kept if the caller's test kept it.
+fn resolve<'a>(reference: &'a str, base: &Base, options: &Options) -> (Cow<'a, str>, Option<Kept>) {
+    let trimmed = reference.trim_matches(|c: char| c <= ' ');
+    let cleaned: Cow<str> = if trimmed.contains(['\t', '\n', '\r']) {
+        Cow::Owned(trimmed.replace(['\t', '\n', '\r'], ""))
+    } else {
+        Cow::Borrowed(trimmed)
+    };
+    let keep = cleaned.is_empty()
+        || (!options.resolve_fragments && cleaned.starts_with('#'))
+        || crate::url::has_scheme(&cleaned)
+        || base.url().is_none();
+    if keep {
+        return (Cow::Borrowed(reference), None);
+    }
+    if options
+        .keep_reference
+        .as_ref()
+        .is_some_and(|keep| keep(&cleaned))
+    {
+        return (Cow::Borrowed(reference), Some(Kept::Local));
+    }
+    let mut out = String::with_capacity(cleaned.len() + 64);
+    base.resolve_into(options.standard, &cleaned, &mut out);
+    if out.bytes().any(|b| b.is_ascii_whitespace()) {
+        // RFC 1738 §2.2: a space is unsafe; tabs and newlines are dropped by URL parsers.
+        out = out
+            .replace(' ', "%20")
+            .replace('\x0C', "%0C")
+            .replace(['\t', '\n', '\r'], "");
+    }
+    (Cow::Owned(out), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::url::Standard;
+
+    fn run(feed: &[u8], base: &Base, options: &Options) -> (Vec<u8>, Vec<Link>, Vec<Warning>) {
+        let mut warnings = Vec::new();
+        let mut rewriter = Rewriter::new(base, options, None, Collected::default(), |w| {
+            warnings.push(w)
+        });
+        rewriter.write(feed).unwrap();
+        let done = rewriter.end().unwrap();
+        (done.output, done.links, warnings)
+    }
+
+    #[test]
+    fn references_are_resolved_as_the_html_rewriter_resolves_them() {
+        let base = Base::retrieval_url("http://h/a/b").unwrap();
+        let options = Options::default();
+        assert_eq!(resolve(" c\n", &base, &options).0, "http://h/a/c");
+        assert_eq!(resolve("#f", &base, &options).0, "#f");
+        assert_eq!(resolve("mailto:x@y", &base, &options).0, "mailto:x@y");
+        assert_eq!(resolve("a b", &base, &options).0, "http://h/a/a%20b");
+        let fragments = Options {
+            resolve_fragments: true,
+            ..Options::default()
+        };
+        assert_eq!(resolve("#f", &base, &fragments).0, "http://h/a/b#f");
+        assert_eq!(resolve("c", &Base::none(), &options).0, "c");
+    }
+
+    #[test]
+    fn xml_base_resolves_by_the_chosen_standard() {
+        // RFC 1808 and RFC 3986 differ on `..` above the root.
+        let feed =
+            b"<feed xmlns='http://www.w3.org/2005/Atom' xml:base='../../x/'><icon>i</icon></feed>";
+        let base = Base::retrieval_url("http://h/a").unwrap();
+        let rfc3986 = Options {
+            standard: Standard::Rfc3986,
+            ..Options::default()
+        };
+        let (_, links, _) = run(feed, &base, &rfc3986);
+        assert_eq!(links[0].resolved, "http://h/x/i");
+        assert_eq!(links[0].base_from, BaseSource::XmlBase);
+        let (_, links, _) = run(feed, &base, &Options::default());
+        assert_eq!(links[0].resolved, "http://h/../../x/i");
+    }
+
+    #[test]
+    fn empty_xml_base_is_the_parents_base() {
+        let feed = b"<feed xmlns='http://www.w3.org/2005/Atom' xml:base='http://x/d/'><entry xml:base=''><icon>i</icon></entry></feed>";
+        let base = Base::retrieval_url("http://h/").unwrap();
+        let (_, links, warnings) = run(feed, &base, &Options::default());
+        assert_eq!(links[0].resolved, "http://x/d/i");
+        assert!(warnings.is_empty());
+    }
+
+    #[test]
+    fn url_text_keeps_its_form() {
+        let base = Base::retrieval_url("http://h/").unwrap();
+        let feed = b"<rss><channel><link> <![CDATA[a]]]]><![CDATA[>b]]> </link><docs>x&amp;y</docs></channel></rss>";
+        let (out, links, _) = run(feed, &base, &Options::default());
+        assert_eq!(links[0].original, "a]]>b");
+        // Across two sections the value is written as text, the sections closed before
+        // it and opened after it (left empty: the XML reads the same).
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "<rss><channel><link> <![CDATA[]]>http://h/a]]&gt;b<![CDATA[]]> </link><docs>http://h/x&amp;y</docs></channel></rss>"
+        );
+        let one = b"<rss><channel><link><![CDATA[a&b]]></link></channel></rss>";
+        let (out, _, _) = run(one, &base, &Options::default());
+        assert_eq!(
+            out,
+            b"<rss><channel><link><![CDATA[http://h/a&b]]></link></channel></rss>"
+        );
+    }
+
+    #[test]
+    fn the_rewriter_is_send() {
+        fn send<T: Send>(_: &T) {}
+        let base = Base::none();
+        let rewriter = Rewriter::new(
+            &base,
+            &Options::default(),
+            None,
+            Collected::default(),
+            |_| {},
+        );
+        send(&rewriter);
+    }
+}

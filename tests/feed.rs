@@ -1,0 +1,331 @@
+//! Feeds (issue 21): snapshots of the rewrite and the links of every fixture in
+//! fixtures/feed/, with the retrieval URL `http://feeds.example.com/dir/feed.xml`
+//! (RFC 1808 §3.3) as the outermost base; each URL is what XML Base gives. Each fixture
+//! is also rewritten in small chunks (the same bytes), rewritten twice (nothing changes
+//! the second time) and listed without output (the same links). Then damaged input:
+//! deep nesting, huge text, huge tags, a DOCTYPE with entities.
+
+use absolve::base::Base;
+use absolve::feed::{self, Rewriter, Warning};
+use absolve::html::{Collected, Options, Sink};
+use absolve::links::Located;
+use std::io;
+
+const URL: &str = "http://feeds.example.com/dir/feed.xml";
+
+fn base() -> Base {
+    Base::retrieval_url(URL).unwrap()
+}
+
+/// The feed rewritten by the streaming rewriter, `chunk` bytes at a time.
+fn in_chunks(feed: &[u8], chunk: usize) -> (Vec<u8>, Vec<Warning>) {
+    let mut warnings = Vec::new();
+    let mut rewriter = Rewriter::new(
+        &base(),
+        &Options::default(),
+        None,
+        Collected::default(),
+        |w| warnings.push(w),
+    );
+    for piece in feed.chunks(chunk) {
+        rewriter.write(piece).unwrap();
+    }
+    let output = rewriter.end().unwrap().output;
+    (output, warnings)
+}
+
+/// The bytes as text for a snapshot: UTF-8, else windows-1252 (the non-UTF-8 fixtures).
+fn text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => encoding_rs::WINDOWS_1252.decode(bytes).0.into_owned(),
+    }
+}
+
+#[test]
+fn rewrite_and_links_of_every_feed_fixture() {
+    insta::glob!("../fixtures/feed", "*.*", |path| {
+        let feed = std::fs::read(path).unwrap();
+        let done = feed::rewrite(&feed, &base(), &Options::default(), None);
+        let mut lines = String::new();
+        for link in &done.links {
+            lines += &serde_json::to_string(&Located::new(link)).unwrap();
+            lines.push('\n');
+        }
+        for warning in &done.warnings {
+            lines += &format!("feed warning: {warning}\n");
+        }
+        for warning in &done.html_warnings {
+            lines += &format!("html warning: {warning}\n");
+        }
+        insta::assert_snapshot!("rewrite", text(&done.output));
+        insta::assert_snapshot!("links", lines);
+
+        // Each offset points at the value, or for HTML content at the content's start.
+        for link in &done.links {
+            let at = link.offset as usize;
+            if link.original.is_ascii() && !link.original.contains('&') {
+                assert!(
+                    feed[at..].starts_with(link.original.trim().as_bytes())
+                        || feed[..at].ends_with(b">"),
+                    "{}: {link:?}",
+                    path.display()
+                );
+            }
+        }
+        // Streaming in small chunks gives the same bytes and warnings.
+        for chunk in [1, 7, 4096] {
+            let (output, warnings) = in_chunks(&feed, chunk);
+            assert_eq!(
+                text(&output),
+                text(&done.output),
+                "{} in chunks of {chunk}",
+                path.display()
+            );
+            assert_eq!(
+                warnings,
+                done.warnings,
+                "{} in chunks of {chunk}",
+                path.display()
+            );
+        }
+        // Rewriting twice changes nothing.
+        let again = feed::rewrite(&done.output, &base(), &Options::default(), None);
+        assert_eq!(
+            text(&again.output),
+            text(&done.output),
+            "{} twice",
+            path.display()
+        );
+        // Listing alone finds the same links.
+        let listed = feed::links(&feed, &base(), &Options::default(), None);
+        assert_eq!(listed.links, done.links);
+        assert!(listed.output.is_empty());
+        // Every fixture starts as a feed, the damaged ones too.
+        assert!(feed::is_feed(&feed), "{}", path.display());
+    });
+}
+
+#[test]
+fn bytes_outside_changed_urls_are_kept_exactly() {
+    let feed = b"<rss version='2.0'>\r\n<channel ><link >\n\tx.html\n</link ><description>&#60;a  href=x.html&#62;&lt;b&gt;&#x26;&lt;/b></description></channel></rss >";
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    assert_eq!(
+        String::from_utf8(done.output).unwrap(),
+        "<rss version='2.0'>\r\n<channel ><link >\n\thttp://feeds.example.com/dir/x.html\n</link ><description>&#60;a  href=http://feeds.example.com/dir/x.html&#62;&lt;b&gt;&#x26;&lt;/b></description></channel></rss >"
+    );
+    // The text link's offset is its first byte; the HTML's, the content's first byte.
+    assert_eq!(done.links[0].offset, 40);
+    assert_eq!(&feed[40..46], b"x.html");
+    let content = feed
+        .windows(13)
+        .position(|w| w == b"<description>")
+        .unwrap()
+        + 13;
+    assert_eq!(done.links[1].offset, content as u64);
+    assert_eq!(done.links[1].element, "a");
+}
+
+#[test]
+fn the_transport_charset_wins_over_the_declaration_and_a_bom_over_both() {
+    let feed = b"<?xml version='1.0' encoding='utf-8'?><rss><channel><link>caf\xe9.html</link></channel></rss>";
+    let latin1 = encoding_rs::Encoding::for_label(b"iso-8859-1");
+    let done = feed::rewrite(feed, &base(), &Options::default(), latin1);
+    assert_eq!(done.links[0].original, "caf\u{e9}.html");
+    assert!(
+        done.output
+            .ends_with(b"<link>http://feeds.example.com/dir/caf\xe9.html</link></channel></rss>")
+    );
+    // Read as the declared UTF-8, the byte is not valid: left as it is, with a warning.
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    assert_eq!(done.output, feed);
+    assert!(matches!(
+        done.warnings[0],
+        Warning::Undecodable { offset: 58, .. }
+    ));
+    // A UTF-16 BOM: the feed passes through with a warning.
+    let utf16 = b"\xFF\xFE<\0r\0s\0s\0>\0";
+    let done = feed::rewrite(utf16, &base(), &Options::default(), latin1);
+    assert_eq!(done.output, utf16);
+    assert!(matches!(
+        done.warnings[0],
+        Warning::UnsupportedCharset { .. }
+    ));
+}
+
+#[test]
+fn relative_xml_base_without_an_outer_base_is_no_base() {
+    let feed = b"<feed xmlns='http://www.w3.org/2005/Atom' xml:base='rel/'><link href='a'/></feed>";
+    let done = feed::rewrite(feed, &Base::none(), &Options::default(), None);
+    assert_eq!(done.output, feed);
+    assert!(matches!(&done.warnings[0], Warning::UnusableBase { value, .. } if value == "rel/"));
+    assert_eq!(done.links[0].resolved, "a");
+}
+
+/// A sink that counts the output and keeps nothing.
+#[derive(Default)]
+struct Counter {
+    bytes: u64,
+    links: usize,
+}
+
+impl Sink for Counter {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.bytes += bytes.len() as u64;
+        Ok(())
+    }
+    fn link(&mut self, _link: &absolve::links::Link) {
+        self.links += 1;
+    }
+}
+
+#[test]
+fn a_million_deep_nesting_passes_through_with_a_warning() {
+    let depth = 1_000_000;
+    let mut feed = b"<rss><channel><link>a.html</link>".to_vec();
+    feed.extend(b"<x>".repeat(depth));
+    feed.extend(b"<link>never.html</link>");
+    feed.extend(b"</x>".repeat(depth));
+    feed.extend(b"</channel></rss>");
+    let done = feed::rewrite(&feed, &base(), &Options::default(), None);
+    assert_eq!(
+        done.output.len(),
+        feed.len() + "http://feeds.example.com/dir/".len()
+    );
+    assert_eq!(done.links.len(), 1);
+    let too_deep = done.warnings.iter().find_map(|w| match w {
+        Warning::TooDeep { offset, limit } => Some((*offset, *limit)),
+        _ => None,
+    });
+    let first_too_deep = 33 + 3 * (feed::MAX_DEPTH - 2) as u64;
+    assert_eq!(too_deep, Some((first_too_deep, feed::MAX_DEPTH)));
+}
+
+#[test]
+fn a_100_mb_text_node_streams_through_in_bounded_memory() {
+    let mut warnings = Vec::new();
+    let mut rewriter = Rewriter::new(
+        &base(),
+        &Options::default(),
+        None,
+        Counter::default(),
+        |w| warnings.push(w),
+    );
+    rewriter
+        .write(b"<rss><channel><description>&lt;a href=x&gt;")
+        .unwrap();
+    let chunk = vec![b'y'; 1 << 20];
+    for _ in 0..100 {
+        rewriter.write(&chunk).unwrap();
+    }
+    rewriter.write(b"</description><title>").unwrap();
+    for _ in 0..100 {
+        rewriter.write(&chunk).unwrap();
+    }
+    rewriter
+        .write(b"</title><link>after.html</link></channel></rss>")
+        .unwrap();
+    let counter = rewriter.end().unwrap();
+    // The description passed through unchanged; the link after it was rewritten.
+    let total = 44 + 200 * (1 << 20) + 21 + 46 + "http://feeds.example.com/dir/".len() as u64;
+    assert_eq!(counter.bytes, total);
+    assert_eq!(counter.links, 1);
+    assert_eq!(
+        warnings,
+        [Warning::ContentTooLarge {
+            offset: 27,
+            limit: feed::MAX_HELD
+        }]
+    );
+}
+
+#[test]
+fn a_huge_tag_passes_the_rest_through() {
+    let options = Options {
+        max_buffer: 1000,
+        ..Options::default()
+    };
+    let mut feed = b"<rss><channel><link>a</link><item x='".to_vec();
+    feed.extend(vec![b'z'; 5000]);
+    feed.extend(b"'><link>b</link></item></channel></rss>");
+    let mut warnings = Vec::new();
+    let mut rewriter = Rewriter::new(&base(), &options, None, Collected::default(), |w| {
+        warnings.push(w)
+    });
+    for piece in feed.chunks(100) {
+        rewriter.write(piece).unwrap();
+    }
+    let done = rewriter.end().unwrap();
+    assert_eq!(done.links.len(), 1);
+    assert_eq!(
+        done.output.len(),
+        feed.len() + "http://feeds.example.com/dir/".len()
+    );
+    assert_eq!(
+        warnings,
+        [Warning::TokenTooLarge {
+            offset: 28,
+            limit: 1000
+        }]
+    );
+}
+
+#[test]
+fn billion_laughs_is_never_expanded() {
+    let feed = std::fs::read("fixtures/feed/damaged-entities.rss").unwrap();
+    let done = feed::rewrite(&feed, &base(), &Options::default(), None);
+    assert!(done.output.len() < feed.len() + 200);
+    assert!(
+        done.warnings
+            .iter()
+            .any(|w| matches!(w, Warning::EntityDeclarations { offset: 22 }))
+    );
+    assert!(done.links.iter().all(|l| !l.original.contains("lol")));
+}
+
+#[test]
+fn long_names_of_open_elements_are_bounded() {
+    let name = "n".repeat(2048);
+    let mut feed = b"<rss><channel>".to_vec();
+    for _ in 0..600 {
+        feed.extend(format!("<{name} xmlns:p='urn:x'>").bytes());
+    }
+    feed.extend(b"<link>a</link>");
+    let done = feed::rewrite(&feed, &base(), &Options::default(), None);
+    assert_eq!(done.output, feed);
+    // Each open element keeps its name and its declaration (`xmlns:p`, `urn:x`); `rss`
+    // and `channel` keep 10 bytes. The first element past the limit is refused.
+    let fitting = (feed::MAX_SCOPE_BYTES - 10) / (name.len() + 12);
+    let offset = 14 + fitting as u64 * (name.len() as u64 + 18);
+    assert_eq!(
+        done.warnings[0],
+        Warning::ScopeTooLarge {
+            offset,
+            limit: feed::MAX_SCOPE_BYTES
+        }
+    );
+}
+
+#[test]
+fn bad_bang_markup_stops_the_rewrite_where_it_is() {
+    let feed = b"<rss><channel><link>a</link><!x><link>b</link></channel></rss>";
+    for chunk in [1, 5, feed.len()] {
+        let mut warnings = Vec::new();
+        let mut rewriter = Rewriter::new(
+            &base(),
+            &Options::default(),
+            None,
+            Collected::default(),
+            |w| warnings.push(w),
+        );
+        for piece in feed.chunks(chunk) {
+            rewriter.write(piece).unwrap();
+        }
+        let done = rewriter.end().unwrap();
+        assert_eq!(done.links.len(), 1);
+        assert!(
+            matches!(warnings[..], [Warning::Malformed { offset: 28, .. }]),
+            "{warnings:?}"
+        );
+    }
+}
