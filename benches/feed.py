@@ -3,8 +3,8 @@
 content, against `feedparser.parse` on the same bytes (goal: >= 50x), and the peak RSS
 of a streaming rewrite of much larger feeds read from a pipe (goal: < 16 MiB).
 
-    cargo build --release --example feed_rewrite
-    python3 benches/feed.py target/release/examples/feed_rewrite [--sizes 100,1000]
+    cargo build --release
+    python3 benches/feed.py target/release/absolve [--sizes 100,1000]
 
 Needs feedparser (`pip install feedparser`) and GNU time at /usr/bin/time.
 """
@@ -70,10 +70,10 @@ def throughput(binary):
 
     data = feed(2000)
     links = subprocess.run(
-        [binary, URL, "--links"], input=data, capture_output=True, check=True
+        [binary, "links", "--format", "feed", "--url", URL], input=data, capture_output=True, check=True
     ).stdout.count(b"\n")
     def run():
-        subprocess.run([binary, URL, "--links"], input=data, capture_output=True, check=True)
+        subprocess.run([binary, "links", "--format", "feed", "--url", URL], input=data, capture_output=True, check=True)
 
     def parse():
         feedparser.parse(data, response_headers={"content-location": URL})
@@ -93,7 +93,7 @@ def throughput(binary):
 def peak_rss(binary, megabytes):
     """Peak RSS of a rewrite of a feed of about `megabytes` MB streamed through a pipe."""
     entries_per_mb = 2000
-    command = ["/usr/bin/time", "-v", binary, URL]
+    command = ["/usr/bin/time", "-v", binary, "rewrite", "--format", "feed", "--url", URL]
     process = subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )

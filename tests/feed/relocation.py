@@ -1,16 +1,15 @@
 #!/usr/bin/env python3
-"""Relocation test of the feed rewriter with a real feed parser (issue 21).
+"""Relocation test of the feed rewriter with a real feed parser.
 
 feedparser (PyPI) parses each fixture at its own URL, and absolve's rewrite of it (made
 against that URL) at an unrelated URL: every URL feedparser resolves must be the same
 in both (links, enclosures, images, the hrefs and srcs of the HTML it keeps; it drops
 `srcset` and some attributes when sanitizing, on both sides alike).
 
-    python3 tests/feed/relocation.py target/debug/examples/feed_rewrite [fixtures/feed]
+    python3 tests/feed/relocation.py target/debug/absolve [fixtures/feed]
 
-The binary is `cargo build --example feed_rewrite` (it reads the feed on standard input,
-takes the URL as its argument and writes the rewrite to standard output). Exit status 0
-when every URL matches.
+It runs `absolve rewrite --format feed --url URL` on each fixture. Exit status 0 when
+every URL matches.
 """
 
 import html.parser
@@ -78,7 +77,10 @@ def parse(data, url):
 def relocate(binary, path):
     original = path.read_bytes()
     rewritten = subprocess.run(
-        [binary, ORIGINAL_URL], input=original, capture_output=True, check=True
+        [binary, "rewrite", "--format", "feed", "--url", ORIGINAL_URL],
+        input=original,
+        capture_output=True,
+        check=True,
     ).stdout
     before = urls(parse(original, ORIGINAL_URL))
     after = urls(parse(rewritten, UNRELATED_URL))
