@@ -6,8 +6,8 @@
 //! Run with `cargo run --example stream_response`.
 
 use absolve::base::Base;
-use absolve::html::{Options, Rewriter, Sink, Warning};
-use absolve::links::Link;
+use absolve::html::{Options, Rewriter};
+use absolve::{Link, Sink, Warning};
 use std::io;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -27,7 +27,7 @@ impl Sink for Forward {
             .send(bytes.to_vec())
             .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "client went away"))
     }
-    fn link(&mut self, _link: &Link) {
+    fn link(&mut self, _link: Link) {
         self.links += 1;
     }
     fn warning(&mut self, warning: Warning) {

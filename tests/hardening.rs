@@ -4,8 +4,9 @@
 //! full-size runs with measured peak memory are in benches/scale.sh).
 
 use absolve::base::Base;
-use absolve::html::{Collected, Options, Rewriter, rewrite};
-use absolve::mime::{self, Report};
+use absolve::html::{Options, Rewriter, rewrite};
+use absolve::mime;
+use absolve::{Collected, Problem, Sink};
 use proptest::prelude::*;
 
 /// One piece of a generated document. Every relative URL is `rel/N`, so a rewrite against
@@ -78,9 +79,8 @@ proptest! {
             rewriter.write(piece).unwrap();
         }
         prop_assert_eq!(rewriter.end().unwrap().output, bytes.clone());
-        struct Quiet;
-        impl Report for Quiet {}
-        let out = mime::rewrite_message(&bytes, &Base::none(), &Options::default(), &mut Quiet);
+        let mut quiet = Collected::links_only();
+        let out = mime::rewrite_message(&bytes, 1, &Base::none(), &Options::default(), &mut quiet);
         prop_assert_eq!(out, bytes);
     }
 }
@@ -131,7 +131,10 @@ fn a_million_nested_elements() {
     assert!(
         matches!(
             &out.warnings[..],
-            [absolve::html::Warning::BaseLookaheadExceeded(_)]
+            [absolve::Warning {
+                problem: Problem::Html(absolve::html::Warning::BaseLookaheadExceeded(_)),
+                ..
+            }]
         ),
         "{:?}",
         out.warnings
@@ -155,7 +158,10 @@ fn a_million_nested_svg_elements() {
     assert!(
         matches!(
             &out.warnings[..],
-            [absolve::html::Warning::ParserStopped { .. }]
+            [absolve::Warning {
+                problem: Problem::Html(absolve::html::Warning::ParserStopped { .. }),
+                ..
+            }]
         ),
         "{:?}",
         out.warnings
@@ -179,16 +185,21 @@ fn a_multipart_with_100_000_parts_and_one_that_never_closes() {
             .extend(format!("--b\r\nContent-Type: text/html\r\n\r\n<a href={i}>\r\n").as_bytes());
     }
     struct Count(usize, usize);
-    impl Report for Count {
-        fn link(&mut self, _: &mime::Part, _: &absolve::links::Link) {
+    impl Sink for Count {
+        fn output(&mut self, _: &[u8]) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn link(&mut self, _: absolve::Link) {
             self.0 += 1;
         }
-        fn warning(&mut self, _: mime::Warning) {
+        fn warning(&mut self, warning: absolve::Warning) {
+            // Every warning about a message is a MIME one (its HTML ones name their part).
+            assert!(matches!(warning.problem, Problem::Mime(_)), "{warning:?}");
             self.1 += 1;
         }
     }
     let mut count = Count(0, 0);
-    let out = mime::rewrite_message(&message, &Base::none(), &Options::default(), &mut count);
+    let out = mime::rewrite_message(&message, 1, &Base::none(), &Options::default(), &mut count);
     assert_eq!(count.0, 100_000, "every part's link is found");
     assert_eq!(count.1, 1, "the last part, never closed, is left as it is");
     assert!(

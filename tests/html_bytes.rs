@@ -1,7 +1,8 @@
 //! Byte-for-byte properties of the HTML rewriter, where text snapshots cannot see.
 
 use absolve::base::{Base, BaseSource};
-use absolve::html::{Collected, Options, Rewriter, Warning, rewrite, rewrite_and_list};
+use absolve::html::{Options, Rewriter, Warning, rewrite, rewrite_and_list};
+use absolve::{Collected, Problem};
 
 fn base() -> Base {
     Base::retrieval_url("http://h/d/p.html").unwrap()
@@ -58,7 +59,13 @@ fn bytes_invalid_in_the_charset_pass_through_with_a_warning() {
         b"<p>\xff\xfe</p><a href=\"\xff.html\">x</a><a href=http://h/d/ok.html>"
     );
     assert!(
-        matches!(out.warnings[..], [Warning::Undecodable(18, "UTF-8")]),
+        matches!(
+            out.warnings[..],
+            [absolve::Warning {
+                problem: Problem::Html(Warning::Undecodable(18, "UTF-8")),
+                ..
+            }]
+        ),
         "{:?}",
         out.warnings
     );
@@ -79,7 +86,10 @@ fn utf16_passes_through_with_a_warning() {
     let input = b"\xFF\xFE<\0a\0 \0h\0r\0e\0f\0=\0x\0>\0";
     let out = rewrite(input, &base(), &Options::default());
     assert_eq!(out.output, input);
-    assert_eq!(out.warnings, [Warning::UnsupportedCharset("UTF-16LE")]);
+    assert_eq!(
+        out.warnings,
+        [Warning::UnsupportedCharset("UTF-16LE")].map(absolve::Warning::from)
+    );
 }
 
 #[test]
@@ -135,7 +145,7 @@ fn a_base_past_the_lookahead_is_not_used_and_both_are_warned_about() {
     );
     assert_eq!(
         out.warnings,
-        [Warning::BaseLookaheadExceeded(16), Warning::LateBase(20)]
+        [Warning::BaseLookaheadExceeded(16), Warning::LateBase(20)].map(absolve::Warning::from)
     );
 }
 
@@ -158,7 +168,13 @@ fn a_tag_larger_than_the_buffer_passes_through_and_the_rest_is_kept() {
     assert_eq!(out.output.len(), input.len() + "http://h/d/".len());
     assert!(out.output.ends_with(b"<a href=b.html>"));
     assert!(
-        matches!(out.warnings[..], [Warning::ParserStopped { .. }]),
+        matches!(
+            out.warnings[..],
+            [absolve::Warning {
+                problem: Problem::Html(Warning::ParserStopped { .. }),
+                ..
+            }]
+        ),
         "{:?}",
         out.warnings
     );

@@ -191,7 +191,11 @@ fn a_meta_naming_a_charset_that_is_not_ascii_compatible_is_refused() {
             let mut expected = b"<a href=http://h/a/p>".to_vec();
             expected.extend_from_slice(&input);
             assert_eq!(out.output, expected, "{meta}");
-            assert_eq!(out.warnings, [Warning::UnsupportedCharset(name)], "{meta}");
+            assert_eq!(
+                out.warnings,
+                [absolve::Warning::from(Warning::UnsupportedCharset(name))],
+                "{meta}"
+            );
             assert_eq!(
                 out.links.len(),
                 1,

@@ -1,21 +1,35 @@
 //! Byte-level properties of the MIME rewrite: what must change, and what must not.
 
 use absolve::base::Base;
-use absolve::mime::{self, Report, Warning};
+use absolve::mime::{self, Warning};
+use absolve::{Problem, Sink};
 use std::process::Command;
 
+/// Keeps the MIME warnings (every warning about a message is one); drops the rest.
 #[derive(Default)]
 struct Warnings(Vec<Warning>);
 
-impl Report for Warnings {
-    fn warning(&mut self, warning: Warning) {
-        self.0.push(warning);
+impl Sink for Warnings {
+    fn output(&mut self, _: &[u8]) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn warning(&mut self, warning: absolve::Warning) {
+        match warning.problem {
+            Problem::Mime(warning) => self.0.push(warning),
+            problem => panic!("not a MIME warning: {problem:?}"),
+        }
     }
 }
 
 fn rewrite(message: &[u8]) -> (Vec<u8>, Vec<Warning>) {
     let mut warnings = Warnings::default();
-    let out = mime::rewrite_message(message, &Base::none(), &Default::default(), &mut warnings);
+    let out = mime::rewrite_message(
+        message,
+        1,
+        &Base::none(),
+        &Default::default(),
+        &mut warnings,
+    );
     (out, warnings.0)
 }
 
@@ -154,7 +168,13 @@ fn a_part_without_charset_uses_the_callers_and_one_with_an_unknown_charset_is_ke
         charset: Some(encoding_rs::WINDOWS_1252),
         ..Default::default()
     };
-    let out = mime::rewrite_message(message, &Base::none(), &options, &mut Warnings::default());
+    let out = mime::rewrite_message(
+        message,
+        1,
+        &Base::none(),
+        &options,
+        &mut Warnings::default(),
+    );
     assert!(out.ends_with(b"<a href=\"http://h/caf\xe9\">\n"));
     let unknown =
         b"Content-Type: text/html; charset=x-klingon\nContent-Location: http://h/\n\n<a href=x>\n";

@@ -5,9 +5,9 @@
 
 use crate::common::alternating;
 use absolve::base::Base;
-use absolve::links::Link;
 use absolve::mime::walk::MAX_DEPTH;
-use absolve::mime::{self, Part, Report, Warning};
+use absolve::mime::{self, Warning};
+use absolve::{Link, Problem, Sink};
 use std::io;
 
 /// Everything a walk reports, in order.
@@ -20,17 +20,25 @@ struct Recorded {
     out_at_link: Vec<usize>,
 }
 
-impl Report for Recorded {
+impl Sink for Recorded {
     fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.output.extend_from_slice(bytes);
         Ok(())
     }
-    fn link(&mut self, part: &Part, link: &Link) {
-        self.links.push((part.path.clone(), link.resolved.clone()));
+    fn link(&mut self, link: Link) {
+        let part = link
+            .location
+            .part
+            .as_deref()
+            .expect("a link in a message names its part");
+        self.links.push((part.to_owned(), link.resolved));
         self.out_at_link.push(self.output.len());
     }
-    fn warning(&mut self, warning: Warning) {
-        self.warnings.push(warning);
+    fn warning(&mut self, warning: absolve::Warning) {
+        match warning.problem {
+            Problem::Mime(warning) => self.warnings.push(warning),
+            problem => panic!("not a MIME warning: {problem:?}"),
+        }
     }
 }
 
@@ -40,7 +48,7 @@ fn base() -> Base {
 
 fn write(message: &[u8]) -> Recorded {
     let mut recorded = Recorded::default();
-    mime::write_message(message, &base(), &Default::default(), &mut recorded).unwrap();
+    mime::write_message(message, 1, &base(), &Default::default(), &mut recorded).unwrap();
     recorded
 }
 
@@ -208,6 +216,7 @@ fn links_are_reported_as_they_are_found() {
     );
     let in_memory = mime::rewrite_message(
         message.as_bytes(),
+        1,
         &base(),
         &Default::default(),
         &mut Recorded::default(),

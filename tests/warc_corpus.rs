@@ -2,7 +2,8 @@
 //! from warcio, jwarc, ia-web-commons and resiliparse), and Common Crawl's WAT generator's
 //! link-extraction test (ia-web-commons `ExtractingParseObserverTest`) against ours.
 
-use absolve::warc::{Links, Options, Warning};
+use absolve::warc::{Links, Warning};
+use absolve::{Event, Link, Options, Problem};
 use std::fs::File;
 use std::path::Path;
 use std::process::Command;
@@ -89,11 +90,26 @@ fn every_corpus_file() {
     assert_eq!(seen, 35, "files in the corpus");
 }
 
-fn library_links(name: &str) -> (Vec<absolve::warc::RecordLink>, Vec<Warning>) {
+/// The links of a WARC file of the corpus, and its warnings (every one a WARC one).
+fn library_links(name: &str) -> (Vec<Link>, Vec<Warning>) {
     let file = File::open(Path::new(CORPUS).join(name)).unwrap();
-    let mut links = Links::new(file, Options::default());
-    let found: Vec<_> = links.by_ref().collect::<Result<_, _>>().unwrap();
-    (found, links.take_warnings())
+    split(Links::new(file, Options::default()).map(Result::unwrap))
+}
+
+/// Events parted into links and WARC warnings (a warning of another kind is a failure).
+fn split(events: impl Iterator<Item = Event>) -> (Vec<Link>, Vec<Warning>) {
+    let (mut links, mut warnings) = (Vec::new(), Vec::new());
+    for event in events {
+        match event {
+            Event::Link(link) => links.push(link),
+            Event::Warning(absolve::Warning {
+                problem: Problem::Warc(warning),
+                ..
+            }) => warnings.push(warning),
+            Event::Warning(other) => panic!("not a WARC warning: {other:?}"),
+        }
+    }
+    (links, warnings)
 }
 
 /// The damaged files give warnings that name the record, and their links all the same.
@@ -140,7 +156,7 @@ fn damaged_files_warn_and_go_on() {
     assert!(
         links
             .iter()
-            .any(|l| l.link.resolved == "http://www.iana.org/domains/example")
+            .any(|l| l.resolved == "http://www.iana.org/domains/example")
     );
     // One gzip stream for the whole file (warcio refuses it): read all the same.
     let (links, warnings) = library_links("warcio/example-bad.warc.gz.bad");
@@ -156,8 +172,11 @@ fn damaged_files_warn_and_go_on() {
 fn wget_target_uris_lose_their_brackets() {
     let (links, warnings) = library_links("warcio/example-wget-bad-target-uri.warc.gz");
     assert!(warnings.is_empty());
-    assert_eq!(links[0].target_uri.as_deref(), Some("http://example.com/"));
-    assert_eq!(links[0].link.base.as_deref(), Some("http://example.com/"));
+    assert_eq!(
+        links[0].location.target_uri.as_deref(),
+        Some("http://example.com/")
+    );
+    assert_eq!(links[0].base.as_deref(), Some("http://example.com/"));
 }
 
 /// Common Crawl stores bodies decoded and renames the headers `X-Crawler-...`; its `Link:`
@@ -172,13 +191,8 @@ fn common_crawl_records() {
     assert!(warnings.is_empty(), "{warnings:?}");
     let http: Vec<_> = links
         .iter()
-        .filter(|l| l.link.element == "http")
-        .map(|l| {
-            (
-                l.link.attribute.as_deref().unwrap(),
-                l.link.resolved.as_str(),
-            )
-        })
+        .filter(|l| l.element == "http")
+        .map(|l| (l.attribute.as_deref().unwrap(), l.resolved.as_str()))
         .collect();
     assert_eq!(
         http,
@@ -339,7 +353,7 @@ fn wat_link_extraction_expectations_are_among_ours() {
     for (target, base, expected) in WAT_EXPECTED {
         let ours: Vec<_> = links
             .iter()
-            .filter(|l| l.target_uri.as_deref() == Some(target))
+            .filter(|l| l.location.target_uri.as_deref() == Some(target))
             .collect();
         for (url, element, attribute) in expected {
             let resolved = if *element == "base" || url.starts_with('#') {
@@ -348,10 +362,10 @@ fn wat_link_extraction_expectations_are_among_ours() {
                 absolve::resolve(base, url)
             };
             assert!(
-                ours.iter().any(|l| l.link.element == *element
-                    && l.link.attribute.as_deref() == Some(attribute)
-                    && l.link.original == *url
-                    && l.link.resolved == resolved),
+                ours.iter().any(|l| l.element == *element
+                    && l.attribute.as_deref() == Some(attribute)
+                    && l.original == *url
+                    && l.resolved == resolved),
                 "{target}: {element}@{attribute} {url} -> {resolved} not found"
             );
         }
@@ -369,10 +383,8 @@ fn the_first_base_wins() {
          Content-Type: application/http\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n",
         http.len()
     );
-    let links: Vec<_> = Links::new(warc.as_bytes(), Options::default())
-        .map(Result::unwrap)
-        .collect();
-    let a = links.iter().find(|l| l.link.element == "a").unwrap();
-    assert_eq!(a.link.resolved, "http://first.example/x");
-    assert_eq!(a.record, None, "no WARC-Record-ID");
+    let (links, _) = split(Links::new(warc.as_bytes(), Options::default()).map(Result::unwrap));
+    let a = links.iter().find(|l| l.element == "a").unwrap();
+    assert_eq!(a.resolved, "http://first.example/x");
+    assert_eq!(a.location.record, None, "no WARC-Record-ID");
 }

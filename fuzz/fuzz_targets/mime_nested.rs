@@ -8,15 +8,19 @@
 #![no_main]
 
 use absolve::base::Base;
-use absolve::mime::{self, Report};
+use absolve::mime;
+use absolve::{Sink, Warning};
 use base64::Engine;
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 
 /// Warnings seen, and nothing else.
 struct Warned(bool);
-impl Report for Warned {
-    fn warning(&mut self, _: mime::Warning) {
+impl Sink for Warned {
+    fn output(&mut self, _: &[u8]) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn warning(&mut self, _: Warning) {
         self.0 = true;
     }
 }
@@ -209,7 +213,7 @@ fuzz_target!(|data: &[u8]| {
     let options = Default::default();
     // With no base anywhere, nothing can change: every byte comes out as it went in.
     if let Ok(message) = generate(data, false) {
-        let out = mime::rewrite_message(&message, &Base::none(), &options, &mut Warned(false));
+        let out = mime::rewrite_message(&message, 1, &Base::none(), &options, &mut Warned(false));
         assert!(out == message, "a message with no base changed");
     }
     let Ok(message) = generate(data, true) else {
@@ -217,10 +221,10 @@ fuzz_target!(|data: &[u8]| {
     };
     let base = Base::retrieval_url("http://h/a/b").unwrap();
     let mut warned = Warned(false);
-    let once = mime::rewrite_message(&message, &base, &options, &mut warned);
+    let once = mime::rewrite_message(&message, 1, &base, &options, &mut warned);
     let _ = mime::parts(&message, &base);
     if !warned.0 {
-        let twice = mime::rewrite_message(&once, &base, &options, &mut Warned(false));
+        let twice = mime::rewrite_message(&once, 1, &base, &options, &mut Warned(false));
         assert!(twice == once, "a warning-free rewrite is not stable");
     }
     let mut archive = b"From a@b Mon Jan  1 00:00:00 2024\n".to_vec();
@@ -228,6 +232,7 @@ fuzz_target!(|data: &[u8]| {
     archive.extend_from_slice(b"\n\nFrom c@d Mon Jan  1 00:00:00 2024\nSubject: next\n\nx\n");
     for entry in mime::mbox::Messages::new(&archive[..]) {
         let entry = entry.unwrap();
-        let _ = mime::rewrite_message(&entry.message, &base, &options, &mut Warned(false));
+        let number = entry.number.unwrap_or(1);
+        let _ = mime::rewrite_message(&entry.message, number, &base, &options, &mut Warned(false));
     }
 });
