@@ -1002,12 +1002,17 @@ mod tests {
     use crate::url::Standard;
 
     fn run(feed: &[u8], base: &Base, options: &Options) -> (Vec<u8>, Vec<Link>, Vec<Warning>) {
-        let mut warnings = Vec::new();
-        let mut rewriter = Rewriter::new(base, options, None, Collected::default(), |w| {
-            warnings.push(w)
-        });
+        let mut rewriter = Rewriter::new(base, options, None, Collected::default());
         rewriter.write(feed).unwrap();
         let done = rewriter.end().unwrap();
+        let warnings = done
+            .warnings
+            .into_iter()
+            .filter_map(|w| match w.problem {
+                crate::Problem::Feed(warning) => Some(warning),
+                _ => None,
+            })
+            .collect();
         (done.output, done.links, warnings)
     }
 
@@ -1082,7 +1087,6 @@ mod tests {
             &Options::default(),
             None,
             Collected::default(),
-            |_| {},
         );
         send(&rewriter);
     }
