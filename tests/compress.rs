@@ -1,10 +1,9 @@
-//! Compressed input (issue 22): a gzipped, bzip2, xz and zstd mbox give the records the
+//! Compressed input: a gzipped, bzip2, xz and zstd mbox give the records the
 //! plain mbox gives; a rewrite in the same compression decompresses to the plain rewrite;
 //! a truncated gzip keeps everything before the damage, and the rest is copied raw.
 
-use absolve::base::Base;
 use absolve::compress::{ALL, Compression, DamageReason, Decoder, Encoder, rewrite};
-use absolve::document::{self, Options};
+use absolve::{Options, document};
 use std::io::{Read, Write};
 
 const MBOX: &str = "fixtures/mime/archive-two-messages.mbox";
@@ -16,11 +15,11 @@ fn compressed(c: Compression, data: &[u8]) -> Vec<u8> {
 }
 
 fn resolved(bytes: &[u8]) -> Vec<(String, String)> {
-    let found = document::links(bytes, None, &Base::none(), &Options::default()).unwrap();
+    let found = document::links(bytes, &Options::default()).unwrap();
     found
         .links
         .iter()
-        .map(|l| (l.link.original.to_string(), l.link.resolved.to_string()))
+        .map(|l| (l.original.to_string(), l.resolved.to_string()))
         .collect()
 }
 
@@ -71,18 +70,15 @@ fn the_system_tools_streams_are_read() {
 #[test]
 fn a_rewritten_compressed_mbox_decompresses_to_the_plain_rewrite() {
     let plain = std::fs::read(MBOX).unwrap();
-    let base = Base::retrieval_url("http://example.com/list/").unwrap();
-    let expected = document::rewrite(&plain, None, &base, &Options::default())
-        .unwrap()
-        .output;
+    let options = Options::new().with_url("http://example.com/list/").unwrap();
+    let expected = document::rewrite(&plain, &options).unwrap().output;
     for c in ALL {
         let bytes = compressed(c, &plain);
         let mut out = Vec::new();
         let damage = rewrite(c, &bytes[..], &mut out, |decoded, encoder| {
             let mut text = Vec::new();
             decoded.read_to_end(&mut text)?;
-            let done = document::rewrite(&text, None, &base, &Options::default())
-                .map_err(std::io::Error::other)?;
+            let done = document::rewrite(&text, &options).map_err(std::io::Error::other)?;
             encoder.write_all(&done.output)
         })
         .unwrap();

@@ -1,4 +1,4 @@
-//! Feeds (issue 21): snapshots of the rewrite and the links of every fixture in
+//! Feeds: snapshots of the rewrite and the links of every fixture in
 //! fixtures/feed/, with the retrieval URL `http://feeds.example.com/dir/feed.xml`
 //! (RFC 1808 §3.3) as the outermost base; each URL is what XML Base gives. Each fixture
 //! is also rewritten in small chunks (the same bytes), rewritten twice (nothing changes
@@ -7,8 +7,8 @@
 
 use absolve::base::Base;
 use absolve::feed::{self, Rewriter, Warning};
-use absolve::html::{Collected, Options, Sink};
-use absolve::links::Located;
+use absolve::html::Options;
+use absolve::{Collected, Link, Problem, Sink};
 use std::io;
 
 const URL: &str = "http://feeds.example.com/dir/feed.xml";
@@ -17,21 +17,42 @@ fn base() -> Base {
     Base::retrieval_url(URL).unwrap()
 }
 
-/// The feed rewritten by the streaming rewriter, `chunk` bytes at a time.
-fn in_chunks(feed: &[u8], chunk: usize) -> (Vec<u8>, Vec<Warning>) {
-    let mut warnings = Vec::new();
-    let mut rewriter = Rewriter::new(
-        &base(),
-        &Options::default(),
-        None,
-        Collected::default(),
-        |w| warnings.push(w),
-    );
+/// The feed problems among `warnings` (the sink's: HTML problems come there too).
+fn feed_warnings(warnings: &[absolve::Warning]) -> Vec<Warning> {
+    warnings
+        .iter()
+        .filter_map(|w| match &w.problem {
+            Problem::Feed(warning) => Some(warning.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The HTML problems among `warnings`.
+fn html_warnings(warnings: &[absolve::Warning]) -> Vec<absolve::html::Warning> {
+    warnings
+        .iter()
+        .filter_map(|w| match &w.problem {
+            Problem::Html(warning) => Some(warning.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The feed rewritten by the streaming rewriter `chunk` bytes at a time, with `options`:
+/// what the sink collected.
+fn in_chunks_with(feed: &[u8], chunk: usize, options: &Options) -> Collected {
+    let mut rewriter = Rewriter::new(&base(), options, None, Collected::default());
     for piece in feed.chunks(chunk) {
         rewriter.write(piece).unwrap();
     }
-    let output = rewriter.end().unwrap().output;
-    (output, warnings)
+    rewriter.end().unwrap()
+}
+
+/// The feed rewritten by the streaming rewriter, `chunk` bytes at a time.
+fn in_chunks(feed: &[u8], chunk: usize) -> (Vec<u8>, Vec<Warning>) {
+    let done = in_chunks_with(feed, chunk, &Options::default());
+    (done.output, feed_warnings(&done.warnings))
 }
 
 /// The bytes as text for a snapshot: UTF-8, else windows-1252 (the non-UTF-8 fixtures).
@@ -49,13 +70,13 @@ fn rewrite_and_links_of_every_feed_fixture() {
         let done = feed::rewrite(&feed, &base(), &Options::default(), None);
         let mut lines = String::new();
         for link in &done.links {
-            lines += &serde_json::to_string(&Located::new(link)).unwrap();
+            lines += &serde_json::to_string(link).unwrap();
             lines.push('\n');
         }
-        for warning in &done.warnings {
+        for warning in feed_warnings(&done.warnings) {
             lines += &format!("feed warning: {warning}\n");
         }
-        for warning in &done.html_warnings {
+        for warning in html_warnings(&done.warnings) {
             lines += &format!("html warning: {warning}\n");
         }
         insta::assert_snapshot!("rewrite", text(&done.output));
@@ -84,7 +105,7 @@ fn rewrite_and_links_of_every_feed_fixture() {
             );
             assert_eq!(
                 warnings,
-                done.warnings,
+                feed_warnings(&done.warnings),
                 "{} in chunks of {chunk}",
                 path.display()
             );
@@ -140,7 +161,7 @@ fn the_transport_charset_wins_over_the_declaration_and_a_bom_over_both() {
     let done = feed::rewrite(feed, &base(), &Options::default(), None);
     assert_eq!(done.output, feed);
     assert!(matches!(
-        done.warnings[0],
+        feed_warnings(&done.warnings)[0],
         Warning::Undecodable { offset: 58, .. }
     ));
     // A UTF-16 BOM: the feed passes through with a warning.
@@ -148,7 +169,7 @@ fn the_transport_charset_wins_over_the_declaration_and_a_bom_over_both() {
     let done = feed::rewrite(utf16, &base(), &Options::default(), latin1);
     assert_eq!(done.output, utf16);
     assert!(matches!(
-        done.warnings[0],
+        feed_warnings(&done.warnings)[0],
         Warning::UnsupportedCharset { .. }
     ));
 }
@@ -158,15 +179,18 @@ fn relative_xml_base_without_an_outer_base_is_no_base() {
     let feed = b"<feed xmlns='http://www.w3.org/2005/Atom' xml:base='rel/'><link href='a'/></feed>";
     let done = feed::rewrite(feed, &Base::none(), &Options::default(), None);
     assert_eq!(done.output, feed);
-    assert!(matches!(&done.warnings[0], Warning::UnusableBase { value, .. } if value == "rel/"));
+    assert!(
+        matches!(&feed_warnings(&done.warnings)[0], Warning::UnusableBase { value, .. } if value == "rel/")
+    );
     assert_eq!(done.links[0].resolved, "a");
 }
 
-/// A sink that counts the output and keeps nothing.
+/// A sink that counts the output and the links, and keeps only the warnings.
 #[derive(Default)]
 struct Counter {
     bytes: u64,
     links: usize,
+    warnings: Vec<absolve::Warning>,
 }
 
 impl Sink for Counter {
@@ -174,8 +198,11 @@ impl Sink for Counter {
         self.bytes += bytes.len() as u64;
         Ok(())
     }
-    fn link(&mut self, _link: &absolve::links::Link) {
+    fn link(&mut self, _link: Link) {
         self.links += 1;
+    }
+    fn warning(&mut self, warning: absolve::Warning) {
+        self.warnings.push(warning);
     }
 }
 
@@ -193,7 +220,7 @@ fn a_million_deep_nesting_passes_through_with_a_warning() {
         feed.len() + "http://feeds.example.com/dir/".len()
     );
     assert_eq!(done.links.len(), 1);
-    let too_deep = done.warnings.iter().find_map(|w| match w {
+    let too_deep = feed_warnings(&done.warnings).iter().find_map(|w| match w {
         Warning::TooDeep { offset, limit } => Some((*offset, *limit)),
         _ => None,
     });
@@ -203,14 +230,7 @@ fn a_million_deep_nesting_passes_through_with_a_warning() {
 
 #[test]
 fn a_100_mb_text_node_streams_through_in_bounded_memory() {
-    let mut warnings = Vec::new();
-    let mut rewriter = Rewriter::new(
-        &base(),
-        &Options::default(),
-        None,
-        Counter::default(),
-        |w| warnings.push(w),
-    );
+    let mut rewriter = Rewriter::new(&base(), &Options::default(), None, Counter::default());
     rewriter
         .write(b"<rss><channel><description>&lt;a href=x&gt;")
         .unwrap();
@@ -231,7 +251,7 @@ fn a_100_mb_text_node_streams_through_in_bounded_memory() {
     assert_eq!(counter.bytes, total);
     assert_eq!(counter.links, 1);
     assert_eq!(
-        warnings,
+        feed_warnings(&counter.warnings),
         [Warning::ContentTooLarge {
             offset: 27,
             limit: feed::MAX_HELD
@@ -248,21 +268,14 @@ fn a_huge_tag_passes_the_rest_through() {
     let mut feed = b"<rss><channel><link>a</link><item x='".to_vec();
     feed.extend(vec![b'z'; 5000]);
     feed.extend(b"'><link>b</link></item></channel></rss>");
-    let mut warnings = Vec::new();
-    let mut rewriter = Rewriter::new(&base(), &options, None, Collected::default(), |w| {
-        warnings.push(w)
-    });
-    for piece in feed.chunks(100) {
-        rewriter.write(piece).unwrap();
-    }
-    let done = rewriter.end().unwrap();
+    let done = in_chunks_with(&feed, 100, &options);
     assert_eq!(done.links.len(), 1);
     assert_eq!(
         done.output.len(),
         feed.len() + "http://feeds.example.com/dir/".len()
     );
     assert_eq!(
-        warnings,
+        feed_warnings(&done.warnings),
         [Warning::TokenTooLarge {
             offset: 28,
             limit: 1000
@@ -276,7 +289,7 @@ fn billion_laughs_is_never_expanded() {
     let done = feed::rewrite(&feed, &base(), &Options::default(), None);
     assert!(done.output.len() < feed.len() + 200);
     assert!(
-        done.warnings
+        feed_warnings(&done.warnings)
             .iter()
             .any(|w| matches!(w, Warning::EntityDeclarations { offset: 22 }))
     );
@@ -298,7 +311,7 @@ fn long_names_of_open_elements_are_bounded() {
     let fitting = (feed::MAX_SCOPE_BYTES - 10) / (name.len() + 12);
     let offset = 14 + fitting as u64 * (name.len() as u64 + 18);
     assert_eq!(
-        done.warnings[0],
+        feed_warnings(&done.warnings)[0],
         Warning::ScopeTooLarge {
             offset,
             limit: feed::MAX_SCOPE_BYTES
@@ -310,18 +323,8 @@ fn long_names_of_open_elements_are_bounded() {
 fn bad_bang_markup_stops_the_rewrite_where_it_is() {
     let feed = b"<rss><channel><link>a</link><!x><link>b</link></channel></rss>";
     for chunk in [1, 5, feed.len()] {
-        let mut warnings = Vec::new();
-        let mut rewriter = Rewriter::new(
-            &base(),
-            &Options::default(),
-            None,
-            Collected::default(),
-            |w| warnings.push(w),
-        );
-        for piece in feed.chunks(chunk) {
-            rewriter.write(piece).unwrap();
-        }
-        let done = rewriter.end().unwrap();
+        let done = in_chunks_with(feed, chunk, &Options::default());
+        let warnings = feed_warnings(&done.warnings);
         assert_eq!(done.links.len(), 1);
         assert!(
             matches!(warnings[..], [Warning::Malformed { offset: 28, .. }]),

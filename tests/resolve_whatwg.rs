@@ -1,12 +1,10 @@
-//! Issue 20: `Standard::Whatwg` against `fixtures/whatwg/references.tsv` (the URL Standard's
-//! answers, checked with Node's `URL` by `tests/whatwg/node-check.mjs`), and
-//! `absolve resolve --spec whatwg`.
+//! Resolution by the URL Standard: `Standard::Whatwg` against
+//! `fixtures/whatwg/references.tsv` (the URL Standard's answers, checked with Node's `URL`
+//! by `tests/whatwg/node-check.mjs`), and `absolve resolve --spec whatwg`.
 
-mod common;
-
+use crate::common::{absolve, stderr};
 use absolve::Standard;
 use absolve::url::whatwg::{parse_base, resolve_whatwg};
-use common::{absolve, stderr};
 use std::path::Path;
 use std::process::Command;
 

@@ -1,4 +1,4 @@
-//! WACZ (issue 22): the WARC members of a WACZ made by py-wacz from the repo's own WARCs
+//! WACZ: the WARC members of a WACZ made by py-wacz from the repo's own WARCs
 //! (fixtures/wacz/README.md) give, streamed from the ZIP, the records their WARCs give.
 
 use absolve::wacz::{Wacz, is_wacz, is_zip, member_label};
@@ -10,14 +10,22 @@ const FIXTURE: &str = "fixtures/wacz/small.wacz";
 /// Each link as (record id, target URI, original, resolved).
 fn records(reader: impl Read) -> Vec<(String, String, String, String)> {
     absolve::warc::Links::new(reader, Default::default())
-        .map(|link| {
-            let link = link.expect("a readable WARC");
-            (
-                link.record.as_deref().unwrap_or_default().to_owned(),
-                link.target_uri.as_deref().unwrap_or_default().to_owned(),
-                link.link.original.to_string(),
-                link.link.resolved.to_string(),
-            )
+        .filter_map(|event| match event.expect("a readable WARC") {
+            absolve::Event::Link(link) => Some((
+                link.location
+                    .record
+                    .as_deref()
+                    .unwrap_or_default()
+                    .to_owned(),
+                link.location
+                    .target_uri
+                    .as_deref()
+                    .unwrap_or_default()
+                    .to_owned(),
+                link.original.to_string(),
+                link.resolved.to_string(),
+            )),
+            absolve::Event::Warning(_) => None,
         })
         .collect()
 }
