@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Throughput of the newer ways in, each as a ratio against its peer in the same run:
+
+- `links --spec whatwg` against the default RFC 1808 mode, on the real pages of
+  ../shared/corpus/html/ (goal: >= 0.8x);
+- `links` on a gzipped mbox against `zcat | absolve links` (goal: >= 0.9x);
+- `links` on a WACZ against `unzip -p | absolve links` over its WARC members (>= 0.9x).
+
+    cargo build --release && python3 benches/formats.py [ROUNDS]
+
+Inputs are made in a temporary directory from the corpus and the repository's fixtures
+(the mbox: the MIME corpus's mboxes and the fixture mbox, concatenated to ~20 MB; the
+WACZ: fixtures/warc/*.warc repeated to ~20 MB, zipped by the `zip` module as py-wacz
+does, stored). Each figure is the best of ROUNDS (default 5) runs, by CPU time (user +
+system of the processes: the fairer measure on a shared machine) and by wall time.
+"""
+
+import gzip
+import json
+import pathlib
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+
+ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+REPO = pathlib.Path(__file__).resolve().parents[1]
+ABSOLVE = str(REPO / "target" / "release" / "absolve")
+CORPUS = REPO.parent / "shared" / "corpus"
+
+
+def best(command, *, shell=False):
+    """Best CPU and wall seconds of a command (output to a pipe that is drained)."""
+    cpu, wall = [], []
+    for _ in range(ROUNDS):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run(command, shell=shell, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        wall.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+        assert done.returncode == 0, command
+        lines = done.stdout.count(b"\n")
+    return min(cpu), min(wall), lines
+
+
+def report(name, ours, peer, goal, same_lines=True):
+    if same_lines:
+        assert ours[2] == peer[2], f"{name}: {ours[2]} lines, the peer {peer[2]}"
+    cpu_ratio, wall_ratio = peer[0] / ours[0], peer[1] / ours[1]
+    print(f"{name}: {ours[2]} lines; ours {ours[0]:.3f} s CPU, {ours[1]:.3f} s wall; "
+          f"peer {peer[0]:.3f} s CPU, {peer[1]:.3f} s wall; "
+          f"throughput ratio {cpu_ratio:.2f}x CPU, {wall_ratio:.2f}x wall (goal >= {goal}x)")
+
+
+def whatwg(tmp):
+    pages = sorted((CORPUS / "html").glob("*.html"))
+    if not pages:
+        print("whatwg: skipped: ../shared/corpus/html not found")
+        return
+    page = tmp / "pages.html"
+    with page.open("wb") as out:
+        for _ in range(20):
+            for path in pages:
+                out.write(path.read_bytes())
+    url = ["--url", "https://example.com/a/b.html"]
+    default = best([ABSOLVE, "links", *url, str(page)])
+    browser = best([ABSOLVE, "links", "--spec", "whatwg", *url, str(page)])
+    report("links --spec whatwg vs rfc1808", browser, default, 0.8, same_lines=False)
+
+
+def gzipped_mbox(tmp):
+    parts = sorted((CORPUS / "mime").glob("*.mbox")) + [REPO / "fixtures/mime/archive-two-messages.mbox"]
+    one = b"".join(p.read_bytes().rstrip(b"\n") + b"\n\n" for p in parts if p.exists())
+    plain = tmp / "archive.mbox"
+    plain.write_bytes(one * max(1, 20_000_000 // len(one)))
+    packed = tmp / "archive.mbox.gz"
+    with open(plain, "rb") as source, gzip.open(packed, "wb", compresslevel=6) as out:
+        shutil.copyfileobj(source, out)
+    url = "--url https://lists.example.org/archive/"
+    ours = best([ABSOLVE, "links", *url.split(), str(packed)])
+    peer = best(f"zcat {packed} | {ABSOLVE} links --format mbox {url}", shell=True)
+    report("links x.mbox.gz vs zcat | links", ours, peer, 0.9)
+
+
+def wacz(tmp):
+    warcs = sorted((REPO / "fixtures" / "warc").glob("*.warc"))
+    body = b"".join(p.read_bytes() for p in warcs)
+    data = body * max(1, 20_000_000 // len(body))
+    archive = tmp / "crawl.wacz"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("datapackage.json", json.dumps({"profile": "data-package", "wacz_version": "1.1.1",
+                                                    "resources": [{"path": "archive/data.warc"}]}))
+        z.writestr("archive/data.warc", data)
+    ours = best([ABSOLVE, "links", str(archive)])
+    peer = best(f"unzip -p {archive} archive/data.warc | {ABSOLVE} links --format warc", shell=True)
+    report("links x.wacz vs unzip -p | links", ours, peer, 0.9)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        whatwg(tmp)
+        gzipped_mbox(tmp)
+        if shutil.which("unzip"):
+            wacz(tmp)
+        else:
+            print("wacz: skipped: unzip not found (apt-get install unzip)")
+
+
+main()
