@@ -5,6 +5,7 @@
 mod common;
 
 mod browser;
+mod cli_archives;
 mod cli_files;
 mod cli_files_root;
 mod cli_mime;
