@@ -1082,12 +1082,7 @@ mod tests {
     fn the_rewriter_is_send() {
         fn send<T: Send>(_: &T) {}
         let base = Base::none();
-        let rewriter = Rewriter::new(
-            &base,
-            &Options::default(),
-            None,
-            Collected::default(),
-        );
+        let rewriter = Rewriter::new(&base, &Options::default(), None, Collected::default());
         send(&rewriter);
     }
 }
