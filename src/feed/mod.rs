@@ -23,7 +23,7 @@
 //! character references is ever expanded, and no DTD is fetched.
 //!
 //! Entry points:
-//! - [`Rewriter`]: streaming, `write(chunk)` then `end()`, into an [`html::Sink`];
+//! - [`Rewriter`]: streaming, `write(chunk)` then `end()`, into a [`Sink`](crate::Sink);
 //! - [`rewrite`] and [`links`]: a whole feed in memory;
 //! - [`is_feed`]: telling a feed from other XML by its first bytes.
 //!

@@ -11,7 +11,7 @@
 //!   control or space" and "all ASCII tab or newline from *input*", so a reference with a
 //!   newline inside (an attribute value broken over two lines) resolves as a browser reads
 //!   it: [`resolve_whatwg`].
-//! - [Failure][basic URL parser]: the basic URL parser "return[s] failure" for a reference
+//! - [Failure][basic URL parser]: the basic URL parser "return\[s\] failure" for a reference
 //!   it cannot read: a [host] that is not one (`http://a b/`: "If asciiDomain contains a
 //!   forbidden domain code point, domain-invalid-code-point validation error, return
 //!   failure"; `https://exa%mple/`, the same after percent-decoding), an [IPv6 address]
@@ -19,12 +19,12 @@
 //!   validation error, return failure"), a port above 65535, or a relative reference with
 //!   no base ("If *base* is null, or *base* has an opaque path and c is not U+0023 (#),
 //!   missing-scheme-non-relative-URL validation error, return failure"). HTML then uses
-//!   the attribute value as it is (`element.href` "return[s] this element's href content
+//!   the attribute value as it is (`element.href` "return\[s\] this element's href content
 //!   attribute's value" when "*url* is failure"): [`resolve_whatwg`] appends the reference
 //!   unchanged and returns the reason as a [`WhatwgError`].
 //! - [Encoding][query state]: "If *encoding* is not UTF-8 and one of the following is true:
 //!   *url* is not special; *url*'s scheme is "ws" or "wss", then set *encoding* to UTF-8",
-//!   then the query is "percent-encode[d] after encoding, with *encoding*"
+//!   then the query is "percent-encode\[d\] after encoding, with *encoding*"
 //!   ([percent-encode after encoding]); the rest of the URL is always UTF-8. HTML's
 //!   [encoding-parse a URL] passes "*environment*'s character encoding" (the document's):
 //!   a `windows-1251` page's `?q=тест` becomes `?q=%F2%E5%F1%F2`. The [`url`] crate applies
@@ -198,7 +198,7 @@ pub fn resolve_whatwg(
 /// The bytes of a piece of query in `encoding`, for the [`url`] crate to percent-encode
 /// with the (special-)query percent-encode set: the
 /// [percent-encode after encoding](https://url.spec.whatwg.org/#string-percent-encode-after-encoding)
-/// steps, where a code point the encoding cannot represent "append[s] "%26%23", followed
+/// steps, where a code point the encoding cannot represent "append\[s\] "%26%23", followed
 /// by the shortest sequence of ASCII digits representing *potentialError* in base ten,
 /// followed by "%3B"" (`%` is in no query set, so these pass through as written).
 ///
