@@ -35,15 +35,14 @@ use std::ops::Range;
 /// use absolve::html::{Collected, Options};
 ///
 /// let base = Base::retrieval_url("http://h/feed.xml").unwrap();
-/// let mut warnings = Vec::new();
-/// let mut rewriter = Rewriter::new(&base, &Options::default(), None, Collected::default(), |w| warnings.push(w));
+/// let mut rewriter = Rewriter::new(&base, &Options::default(), None, Collected::default());
 /// for chunk in [&b"<rss><channel><link>/ho"[..], b"me</link></channel></rss>"] {
 ///     rewriter.write(chunk)?;
 /// }
 /// let done = rewriter.end()?;
 /// assert_eq!(done.output, b"<rss><channel><link>http://h/home</link></channel></rss>");
 /// assert_eq!((done.links[0].element.as_str(), done.links[0].offset), ("link", 20));
-/// assert!(warnings.is_empty());
+/// assert!(done.warnings.is_empty());
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub struct Rewriter<S: Sink> {
