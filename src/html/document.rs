@@ -535,7 +535,8 @@ impl Document {
     }
 
     /// Whether a single-URL value is left as it is whatever the base, judged on its raw
-    /// bytes: a fragment-only reference that is kept, or a reference with a scheme. The
+    /// bytes: a fragment-only reference that is kept, or (by the RFCs) a reference with a
+    /// scheme. The
     /// delimiters involved are ASCII, which no character reference can spell before them.
     fn cannot_change(&self, range: &Range<u64>, namespace: Namespace) -> bool {
         let raw = self.bytes(range.clone());
@@ -546,6 +547,11 @@ impl Document {
         let raw = &raw[start..];
         let keeps_fragments = !self.options.resolve_fragments || namespace != Namespace::Html;
         let kept_fragment = keeps_fragments && raw.first() == Some(&b'#');
+        // By the URL Standard an absolute URL is parsed and serialized too (`HTTP://H`
+        // is `http://h/`): only by the RFCs is one returned as it is.
+        if self.options.standard == crate::url::Standard::Whatwg {
+            return kept_fragment;
+        }
         let scheme = raw
             .iter()
             .position(|&b| !(b.is_ascii_alphanumeric() || b"+.-".contains(&b)));

@@ -95,7 +95,8 @@ fn write_attribute(
             CssIn::Raw,
             encoding_rs::UTF_8,
             |url, _, _| {
-                let resolved = resolve(url, &base, &doc.options, FragmentRule::Keep, doc.encoding);
+                let utf8 = encoding_rs::UTF_8;
+                let resolved = resolve(url, &base, &doc.options, FragmentRule::Keep, utf8);
                 rejected.extend(resolved.failure.map(|reason| (url.to_owned(), reason)));
                 settle(url, resolved.text, resolved.kept)
             },
@@ -317,7 +318,9 @@ fn rewrite_css_held(
         if !decodable {
             on_warning(Warning::Undecodable(offset, encoding.name()));
         }
-        let resolved = resolve(url, base, options, FragmentRule::Keep, encoding);
+        // CSS URLs are parsed with UTF-8, whatever the stylesheet's or page's encoding
+        // (CSS Values 4 §4.5.1: "parse a URL ... with UTF-8"; what Chromium fetches).
+        let resolved = resolve(url, base, options, FragmentRule::Keep, encoding_rs::UTF_8);
         if let Some(reason) = resolved.failure {
             let reference = url.to_owned();
             on_warning(Warning::Unparsable {
