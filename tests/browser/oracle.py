@@ -278,7 +278,7 @@ def compare(original, rewrite):
     ours = {r[0]: r for r in rewrite['records']}
     theirs = {r[0]: r for r in original['records']}
     out = []
-    for key, tag, _attr, raw, resolved, kind in original['records']:
+    for key, tag, _attr, raw, resolved, kind, *_ in original['records']:
         r = ours.get(key)
         if r is None:
             out.append((key, tag, resolved or raw, '(missing)', 'lost'))
@@ -303,6 +303,78 @@ def compare(original, rewrite):
         r = ours[key]
         out.append((key, r[1], '(absent)', r[3], 'added'))
     return out, len(original['records'])
+
+
+# Schemes whose values absolve leaves as written whatever the standard: a script and a
+# document in the URL itself, which have no base to be resolved against.
+LEFT_SCHEMES = ('javascript:', 'data:')
+
+# What an exact comparison expects of one value, by kind: the browser's URL, or the value
+# as written (and why), with the word the summary counts it under.
+EXPECTATIONS = {
+    'url': 'as the browser resolves them',
+    'fragment': 'fragments kept',
+    'empty': 'empty values kept',
+    'unparsed': 'values the browser could not parse kept',
+    'scheme': 'javascript:/data: values kept',
+    'computed': 'computed CSS URLs',
+}
+
+
+def expectation(record, resolve_fragments):
+    """What the rewrite must hold for one value of the original, in exact mode:
+    (category, expected value). The browser's resolution, except where absolve
+    deliberately writes the value as it is (GUIDE.md, "Which standard"):
+    - an empty value that means "no resource" (`<img src="">`);
+    - a fragment-only reference (`#x`), unless --resolve-fragments, and always in SVG and
+      MathML attributes and in CSS (CSS Values 4 §4.5.1: `url(#x)` always points into the
+      document; SVG 2 §5.3.2 same-document references), which absolve never resolves;
+    - a value the browser's URL parser rejected (URL Standard "basic URL parser" failure):
+      left as written, as the standard's parse gives nothing to write;
+    - javascript: and data: URLs."""
+    _key, _tag, _attr, raw, resolved, kind, context, parsed = record
+    if kind == 'computed':
+        return 'computed', resolved
+    if kind == 'empty':
+        return 'empty', raw
+    if kind == 'fragment' and not (resolve_fragments and context == 'html'):
+        return 'fragment', raw
+    if not parsed or resolved is None:
+        return 'unparsed', raw
+    if resolved.startswith(LEFT_SCHEMES):
+        return 'scheme', raw
+    return 'url', resolved
+
+
+def compare_exact(original, rewrite, resolve_fragments):
+    """Mismatches as (key, tag, expected, written, why): each value of the rewrite, as
+    written (character references and CSS escapes decoded, not resolved again), against
+    the browser's resolution of the original; and the count of each category."""
+    ours = {r[0]: r for r in rewrite['records']}
+    theirs = {r[0]: r for r in original['records']}
+    out = []
+    counts = dict.fromkeys(EXPECTATIONS, 0)
+    for record in original['records']:
+        key, tag = record[0], record[1]
+        category, expected = expectation(record, resolve_fragments)
+        counts[category] += 1
+        r = ours.get(key)
+        if r is None:
+            out.append((key, tag, expected, '(missing)', 'lost'))
+        elif r[1] != tag:
+            out.append((key, tag, expected, r[1], 'element changed'))
+        elif category == 'computed':
+            if r[4] != expected:
+                out.append((key, tag, expected, r[4], 'CSS read differently'))
+        elif r[3] != expected:
+            why = {'url': 'not the browser\'s URL', 'fragment': 'fragment changed',
+                   'empty': 'empty value filled', 'unparsed': 'unparsable value changed',
+                   'scheme': 'javascript:/data: value changed'}[category]
+            out.append((key, tag, expected, r[3], why))
+    for key in ours.keys() - theirs.keys():
+        r = ours[key]
+        out.append((key, r[1], '(absent)', r[3], 'added'))
+    return out, counts
 
 
 def content_changes(a, b):
@@ -357,7 +429,12 @@ def run(args):
         for name, data in (('original', original), ('rewrite', rewrite)):
             with open(os.path.join(args.dump, name + '.json'), 'w') as f:
                 json.dump(data, f, indent=1)
-    mismatches, compared = compare(original, rewrite)
+    if args.exact:
+        mismatches, counts = compare_exact(original, rewrite, args.resolve_fragments)
+        compared = len(original['records'])
+        print('oracle: exact: ' + ', '.join('%d %s' % (counts[c], EXPECTATIONS[c]) for c in EXPECTATIONS))
+    else:
+        mismatches, compared = compare(original, rewrite)
     for m in mismatches:
         print('\t'.join(clean(x) for x in m))
     changes = content_changes(original['content'], rewrite['content'])
@@ -377,6 +454,12 @@ def main():
     ap.add_argument('--timeout', type=float, default=120, help='seconds per browser step (default 120)')
     ap.add_argument('--charset', help='charset parameter sent with both pages (default none: a BOM, '
                     '<meta charset> or the browser\'s default decides; absolve\'s default is UTF-8)')
+    ap.add_argument('--exact', action='store_true',
+                    help='compare each value of the rewrite, as written, to the browser\'s resolution of '
+                    'the original (for `absolve rewrite --spec whatwg`), not relocation invariance')
+    ap.add_argument('--resolve-fragments', action='store_true',
+                    help='with --exact: the rewrite was made with --resolve-fragments (HTML `#x` '
+                    'values are expected resolved)')
     ap.add_argument('--dump', help='write what the browser listed as JSON into this directory')
     ap.add_argument('--deadline', type=int, default=600, help='seconds for the whole run (default 600)')
     args = ap.parse_args()
