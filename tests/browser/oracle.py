@@ -377,6 +377,42 @@ def compare_exact(original, rewrite, resolve_fragments):
     return out, counts
 
 
+def known_differences(path, page):
+    """The entries of the ledger at path (JSON Lines, `#` lines are comments) for the page
+    named page: {(original, chromium, absolve): cause}. In the values, `{origin}` stands
+    for the retrieval URL's origin (its port is chosen anew at each run)."""
+    known = {}
+    with open(path, encoding='utf-8') as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip() or line.lstrip().startswith('#'):
+                continue
+            try:
+                entry = json.loads(line)
+                if entry['page'] == page:
+                    known[(entry['original'], entry['chromium'], entry['absolve'])] = entry['cause']
+            except (ValueError, KeyError, TypeError) as e:
+                raise Failure('%s line %d: not a ledger entry (%s)' % (path, number, e))
+    return known
+
+
+def apart_known(mismatches, original, origin, known):
+    """Splits exact mismatches into those the ledger names (same original value, same
+    Chromium value, same absolve value) and the others; and returns the ledger entries
+    that no mismatch matched (stale: the difference is gone, the entry must go too)."""
+    raw = {r[0]: r[3] for r in original['records']}
+    generic = lambda v: v.replace(origin, '{origin}') if isinstance(v, str) else v
+    seen, left, matched = set(), [], []
+    for m in mismatches:
+        entry = (generic(raw.get(m[0])), generic(m[2]), generic(m[3]))
+        if m[4] == "not the browser's URL" and entry in known:
+            seen.add(entry)
+            matched.append(m + (known[entry],))
+        else:
+            left.append(m)
+    stale = [entry for entry in known if entry not in seen]
+    return matched, left, stale
+
+
 def content_changes(a, b):
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
     return [(i1, a[i1:i2], b[j1:j2]) for op, i1, i2, j1, j2 in sm.get_opcodes() if op != 'equal']
@@ -433,6 +469,18 @@ def run(args):
         mismatches, counts = compare_exact(original, rewrite, args.resolve_fragments)
         compared = len(original['records'])
         print('oracle: exact: ' + ', '.join('%d %s' % (counts[c], EXPECTATIONS[c]) for c in EXPECTATIONS))
+        if args.known:
+            origin = url[:url.index('/', len('http://'))]
+            known = known_differences(args.known, os.path.basename(args.page))
+            matched, mismatches, stale = apart_known(mismatches, original, origin, known)
+            for m in matched:
+                print('known\t' + '\t'.join(clean(x) for x in m))
+            for entry in stale:
+                print('stale\t' + '\t'.join(clean(x) for x in entry))
+            print('oracle: exact: %d known differences (%s), %d ledger entries not seen' % (
+                len(matched), os.path.basename(args.known), len(stale)))
+            mismatches += [('(ledger)', '', e[1], e[2], 'known difference not seen: remove it from the ledger')
+                           for e in stale]
     else:
         mismatches, compared = compare(original, rewrite)
     for m in mismatches:
@@ -460,6 +508,9 @@ def main():
     ap.add_argument('--resolve-fragments', action='store_true',
                     help='with --exact: the rewrite was made with --resolve-fragments (HTML `#x` '
                     'values are expected resolved)')
+    ap.add_argument('--known', help='with --exact: a ledger of known differences (JSON Lines: page, '
+                    'original, chromium, absolve, cause); those found are listed, not counted, and an '
+                    'entry of this page not found is a mismatch')
     ap.add_argument('--dump', help='write what the browser listed as JSON into this directory')
     ap.add_argument('--deadline', type=int, default=600, help='seconds for the whole run (default 600)')
     args = ap.parse_args()
