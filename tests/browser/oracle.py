@@ -404,7 +404,7 @@ def apart_known(mismatches, original, origin, known):
     seen, left, matched = set(), [], []
     for m in mismatches:
         entry = (generic(raw.get(m[0])), generic(m[2]), generic(m[3]))
-        if m[4] == "not the browser's URL" and entry in known:
+        if m[4] not in ('lost', 'added', 'element changed') and entry in known:
             seen.add(entry)
             matched.append(m + (known[entry],))
         else:
