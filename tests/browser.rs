@@ -9,6 +9,12 @@
 //! everything that is not a URL must be unchanged. The oracle's summary line for each page
 //! (`N urls compared, M mismatches`) is printed: `cargo test --test tests browser -- --nocapture`.
 //!
+//! The exact mode (issue 20; `kitchen_sink_exact` and the other `*_exact` tests) judges
+//! `rewrite --spec whatwg --resolve-fragments` by another rule: each value written must be,
+//! byte for byte, what Chromium resolves for the original page at its retrieval URL (see
+//! the section "Exact mode" below, and `tests/browser/exact-known.jsonl` for the known
+//! differences and their causes).
+//!
 //! One Chromium at a time (a lock), on OS-chosen loopback ports; the oracle stops its
 //! browser and removes its temporary profile however it ends.
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""A headless-Chromium judge for absolve's HTML rewrite (relocation invariance).
+"""A headless-Chromium judge for absolve's HTML rewrite (relocation invariance, or exactness).
 
     oracle.py PAGE RETRIEVAL_PATH [--rewritten FILE] [--charset CS] [--timeout S] [--dump DIR]
+              [--exact [--resolve-fragments] [--known LEDGER]]
 
 PAGE is served as it is at its retrieval URL, http://127.0.0.1:PORT/RETRIEVAL_PATH (PORT
 chosen by the OS). The oracle prints that URL on its first line,
@@ -14,8 +15,20 @@ it parsed. Each URL of the original, resolved as the browser resolves it, must e
 same value of the rewrite resolved against an unrelated https base: every link leads
 where it led, on its own. Everything that is not a URL must be unchanged.
 
-Output: one tab-separated line per mismatch (KEY TAG ORIGINAL REWRITTEN WHY), one line
-per changed content item, then
+With --exact (for `absolve rewrite --spec whatwg`), each value of the rewrite is taken as
+written (character references and CSS escapes decoded, not resolved again) and must equal,
+byte for byte, the browser's resolution of the same value of the original at its retrieval
+URL. Values absolve deliberately writes as they are must be unchanged instead (see
+expectation()): empty values meaning "no resource"; fragment-only references, except in
+HTML attributes when the rewrite was made with --resolve-fragments (say so with
+--resolve-fragments here too); values the browser's URL parser rejected; javascript: and
+data: URLs. --known LEDGER excuses the differences it lists for this page (same original,
+Chromium and absolve values; `{origin}` for the retrieval origin), lists them as `known`
+lines, and reports each entry for the page that is not seen as a mismatch. A summary line
+`oracle: exact: ...` counts the values under each expectation.
+
+Output: one tab-separated line per mismatch (KEY TAG ORIGINAL REWRITTEN WHY; in exact mode
+KEY TAG EXPECTED WRITTEN WHY), one line per changed content item, then
     oracle: content: K items compared, C changed
     oracle: N urls compared, M mismatches
 Exit status: 0 all equal, 1 mismatches or content changes, 2 the oracle could not run.
