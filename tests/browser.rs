@@ -9,6 +9,12 @@
 //! everything that is not a URL must be unchanged. The oracle's summary line for each page
 //! (`N urls compared, M mismatches`) is printed: `cargo test --test tests browser -- --nocapture`.
 //!
+//! The exact mode (issue 20; `kitchen_sink_exact` and the other `*_exact` tests) judges
+//! `rewrite --spec whatwg --resolve-fragments` by another rule: each value written must be,
+//! byte for byte, what Chromium resolves for the original page at its retrieval URL (see
+//! the section "Exact mode" below, and `tests/browser/exact-known.jsonl` for the known
+//! differences and their causes).
+//!
 //! One Chromium at a time (a lock), on OS-chosen loopback ports; the oracle stops its
 //! browser and removes its temporary profile however it ends.
 
@@ -79,6 +85,7 @@ impl Verdict {
 fn judge(
     page: &Path,
     retrieval_path: &str,
+    absolve_args: &[&str],
     oracle_args: &[&str],
     damage: impl FnOnce(Vec<u8>) -> Vec<u8>,
 ) -> Verdict {
@@ -112,12 +119,14 @@ fn judge(
     };
     let rewrite = Command::new(env!("CARGO_BIN_EXE_absolve"))
         .args(["rewrite", "--url", url])
+        .args(absolve_args)
         .arg(page)
         .output()
         .unwrap();
     assert!(
         rewrite.status.success(),
-        "absolve rewrite --url {url} {}: {}",
+        "absolve rewrite --url {url} {} {}: {}",
+        absolve_args.join(" "),
         page.display(),
         String::from_utf8_lossy(&rewrite.stderr)
     );
@@ -138,7 +147,7 @@ fn judge(
 
 /// Judges `page`, prints its summary line, and returns a description of what failed.
 fn check(name: &str, page: &Path, retrieval_path: &str, oracle_args: &[&str]) -> Option<String> {
-    let verdict = judge(page, retrieval_path, oracle_args, |rewrite| rewrite);
+    let verdict = judge(page, retrieval_path, &[], oracle_args, |rewrite| rewrite);
     println!("{name}: {}", verdict.summary());
     (verdict.status != Some(0)).then(|| format!("{name}:\n{}", verdict.report))
 }
@@ -214,7 +223,7 @@ fn snapshot_fixtures_lead_where_they_led() {
     ignore = "chromium not found (/usr/bin/chromium, or the path in ABSOLVE_CHROMIUM): apt-get install chromium"
 )]
 fn the_oracle_catches_what_it_must() {
-    let untouched = judge(&fixture(), KITCHEN_SINK.1, &[], |_| {
+    let untouched = judge(&fixture(), KITCHEN_SINK.1, &[], &[], |_| {
         std::fs::read(fixture()).unwrap()
     });
     let (compared, mismatches) = untouched.counts();
@@ -222,7 +231,7 @@ fn the_oracle_catches_what_it_must() {
     assert!(mismatches > 100, "{}", untouched.report);
     assert_eq!(untouched.content_changes(), 0, "{}", untouched.report);
 
-    let damaged = judge(&fixture(), KITCHEN_SINK.1, &[], |rewrite| {
+    let damaged = judge(&fixture(), KITCHEN_SINK.1, &[], &[], |rewrite| {
         String::from_utf8(rewrite)
             .unwrap()
             .replace("mentioning page.html", "mentioning elsewhere.html")
@@ -238,4 +247,260 @@ fn the_oracle_catches_what_it_must() {
         assert!(damaged.report.contains(why), "{why}:\n{}", damaged.report);
     }
     assert_eq!(damaged.status, Some(1));
+}
+
+// ---------------------------------------------------------------------------------------
+// Exact mode (issue 20): with `--spec whatwg` every URL absolve writes must be, byte for
+// byte, what Chromium resolves for the original page at its retrieval URL. The oracle
+// (`--exact`) reads each value of the rewrite as written (character references and CSS
+// escapes decoded, never resolved again) and compares it with the browser's resolution of
+// the same value of the original. Values absolve deliberately writes as they are must be
+// unchanged instead: empty values that mean "no resource", fragment-only references in
+// SVG, MathML and CSS (HTML ones are resolved: the rewrite is made with
+// `--resolve-fragments`), values the browser's URL parser rejected, javascript: and data:
+// URLs. Differences whose cause is known are listed with it in tests/browser/exact-known.jsonl;
+// any other difference, or a listed one no longer seen, fails.
+// ---------------------------------------------------------------------------------------
+
+/// The options of an exact rewrite: the URL Standard, fragment-only references resolved.
+const EXACT_REWRITE: [&str; 3] = ["--spec", "whatwg", "--resolve-fragments"];
+
+/// The fixtures written for the exact mode, beside the kitchen sink.
+const URL_STANDARD: &str = "fixtures/browser/url-standard.html";
+const WINDOWS_1251: &str = "fixtures/browser/windows-1251.html";
+
+/// The ledger of known differences, each with its cause.
+fn ledger() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/browser/exact-known.jsonl")
+        .display()
+        .to_string()
+}
+
+/// Rewrites `page` with `--spec whatwg --resolve-fragments` (and `--charset`, which is
+/// also the charset the oracle sends with the page), judges it in exact mode after
+/// `damage`, and returns the verdict.
+fn judge_exact(
+    page: &Path,
+    retrieval_path: &str,
+    charset: Option<&str>,
+    known: bool,
+    absolve_args: &[&str],
+    damage: impl FnOnce(Vec<u8>) -> Vec<u8>,
+) -> Verdict {
+    let ledger = ledger();
+    let mut absolve: Vec<&str> = absolve_args.to_vec();
+    let mut oracle = vec!["--exact", "--resolve-fragments"];
+    if let Some(charset) = charset {
+        absolve.extend(["--charset", charset]);
+        oracle.extend(["--charset", charset]);
+    }
+    if known {
+        oracle.extend(["--known", &ledger]);
+    }
+    judge(page, retrieval_path, &absolve, &oracle, damage)
+}
+
+/// Judges `page` in exact mode, prints the oracle's summary, and fails with its report
+/// unless every value is the browser's (or a known difference).
+fn assert_exact(page: &Path, retrieval_path: &str, charset: Option<&str>) -> Verdict {
+    let name = page.file_name().unwrap().to_string_lossy().into_owned();
+    let verdict = judge_exact(page, retrieval_path, charset, true, &EXACT_REWRITE, |r| r);
+    for line in verdict.report.lines() {
+        if line.starts_with("oracle: exact: ") || line.starts_with("known\t") {
+            println!("{name}: {line}");
+        }
+    }
+    println!("{name}: {}", verdict.summary());
+    assert_eq!(verdict.status, Some(0), "{name}:\n{}", verdict.report);
+    assert_eq!(verdict.counts().1, 0, "{name}:\n{}", verdict.report);
+    verdict
+}
+
+fn manifest(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+#[test]
+#[cfg_attr(
+    not(has_chromium),
+    ignore = "chromium not found (/usr/bin/chromium, or the path in ABSOLVE_CHROMIUM): apt-get install chromium"
+)]
+fn kitchen_sink_exact() {
+    let verdict = assert_exact(&fixture(), KITCHEN_SINK.1, None);
+    assert!(verdict.counts().0 > 150, "{}", verdict.report);
+}
+
+#[test]
+#[cfg_attr(
+    not(has_chromium),
+    ignore = "chromium not found (/usr/bin/chromium, or the path in ABSOLVE_CHROMIUM): apt-get install chromium"
+)]
+fn url_standard_exact() {
+    let verdict = assert_exact(
+        &manifest(URL_STANDARD),
+        "/site/docs/guide/url-standard.html",
+        None,
+    );
+    assert!(verdict.counts().0 > 50, "{}", verdict.report);
+}
+
+#[test]
+#[cfg_attr(
+    not(has_chromium),
+    ignore = "chromium not found (/usr/bin/chromium, or the path in ABSOLVE_CHROMIUM): apt-get install chromium"
+)]
+fn windows_1251_exact() {
+    let verdict = assert_exact(
+        &manifest(WINDOWS_1251),
+        "/site/docs/guide/windows-1251.html",
+        None,
+    );
+    assert!(verdict.counts().0 > 10, "{}", verdict.report);
+}
+
+/// One exact test per page of fixtures/html/, served as UTF-8 at the URL their snapshots
+/// use; [`every_html_fixture_has_an_exact_test`] keeps the list whole.
+macro_rules! exact_html_fixtures {
+    ($($test:ident: $file:literal,)*) => {
+        const EXACT_HTML_FIXTURES: &[&str] = &[$($file),*];
+        $(
+            #[test]
+            #[cfg_attr(
+                not(has_chromium),
+                ignore = "chromium not found (/usr/bin/chromium, or the path in ABSOLVE_CHROMIUM): apt-get install chromium"
+            )]
+            fn $test() {
+                let page = manifest(concat!("fixtures/html/", $file));
+                assert_exact(&page, "/dir/page.html", Some("utf-8"));
+            }
+        )*
+    };
+}
+
+exact_html_fixtures! {
+    attributes_html_living_standard_exact: "attributes-html-living-standard.html",
+    attributes_legacy_html4_exact: "attributes-legacy-html4.html",
+    base_element_first_wins_exact: "base-element-first-wins.html",
+    character_references_and_quotes_exact: "character-references-and-quotes.html",
+    css_in_style_attributes_and_elements_exact: "css-in-style-attributes-and-elements.html",
+    empty_values_exact: "empty-values.html",
+    fragments_resolve_fragments_exact: "fragments.resolve-fragments.html",
+    left_alone_exact: "left-alone.html",
+    malformed_markup_exact: "malformed-markup.html",
+    meta_refresh_exact: "meta-refresh.html",
+    noscript_contents_exact: "noscript-contents.html",
+    srcdoc_documents_exact: "srcdoc-documents.html",
+    svg_and_mathml_exact: "svg-and-mathml.html",
+    svg_presentation_and_image_set_exact: "svg-presentation-and-image-set.html",
+    svg_style_character_references_exact: "svg-style-character-references.html",
+    svg_style_with_elements_exact: "svg-style-with-elements.html",
+}
+
+/// A page added to fixtures/html/ gets its exact test too.
+#[test]
+fn every_html_fixture_has_an_exact_test() {
+    let mut found: Vec<String> = std::fs::read_dir(manifest("fixtures/html"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".html"))
+        .collect();
+    found.sort();
+    let mut listed: Vec<String> = EXACT_HTML_FIXTURES.iter().map(|s| s.to_string()).collect();
+    listed.sort();
+    assert_eq!(found, listed, "add the new page to exact_html_fixtures!");
+}
+
+/// One exact test per real page of ../shared/corpus/html/, at the path of its real URL.
+macro_rules! exact_real_pages {
+    ($($test:ident: $index:literal,)*) => {
+        $(
+            #[test]
+            #[cfg_attr(
+                not(any(has_chromium, has_shared)),
+                ignore = "chromium and ../shared/corpus/html not found (apt-get install chromium; the shared corpora are optional)"
+            )]
+            #[cfg_attr(
+                all(has_shared, not(has_chromium)),
+                ignore = "chromium not found (/usr/bin/chromium, or the path in ABSOLVE_CHROMIUM): apt-get install chromium"
+            )]
+            #[cfg_attr(
+                all(has_chromium, not(has_shared)),
+                ignore = "../shared/corpus/html not found (the shared corpora are optional)"
+            )]
+            fn $test() {
+                let (name, path) = REAL_PAGES[$index];
+                let page = manifest("../shared/corpus/html").join(name);
+                let verdict = assert_exact(&page, path, None);
+                assert!(verdict.counts().0 > 300, "{}", verdict.report);
+            }
+        )*
+    };
+}
+
+exact_real_pages! {
+    cloudflare_com_exact: 0,
+    ecma402_spec_exact: 1,
+    html_parsing_spec_exact: 2,
+}
+
+/// The exact mode is not vacuous: a value changed into another spelling of the same URL
+/// (which relocation invariance accepts), a known difference that is no longer there, and
+/// the RFC 1808 rewrite are all caught.
+#[test]
+#[cfg_attr(
+    not(has_chromium),
+    ignore = "chromium not found (/usr/bin/chromium, or the path in ABSOLVE_CHROMIUM): apt-get install chromium"
+)]
+fn the_exact_mode_catches_what_it_must() {
+    let respelled = judge_exact(
+        &fixture(),
+        KITCHEN_SINK.1,
+        None,
+        true,
+        &EXACT_REWRITE,
+        |r| {
+            let text = String::from_utf8(r).unwrap();
+            assert!(text.contains("/first.html\""), "{text}");
+            text.replacen("/first.html\"", "/./first.html\"", 1)
+                .into_bytes()
+        },
+    );
+    assert_eq!(respelled.counts().1, 1, "{}", respelled.report);
+    assert!(
+        respelled
+            .report
+            .lines()
+            .any(|l| l.contains("/first.html\t") && l.ends_with("not the browser's URL")),
+        "{}",
+        respelled.report
+    );
+    assert_eq!(respelled.status, Some(1));
+
+    // The ledger's entry for this page (`HTTP://Example.COM/Upper` left as written) must
+    // be seen: a rewrite without that difference is reported.
+    let fixed = judge_exact(
+        &fixture(),
+        KITCHEN_SINK.1,
+        None,
+        true,
+        &EXACT_REWRITE,
+        |r| {
+            String::from_utf8(r)
+                .unwrap()
+                .replace("HTTP://Example.COM/Upper", "http://example.com/Upper")
+                .into_bytes()
+        },
+    );
+    assert_eq!(fixed.counts().1, 1, "{}", fixed.report);
+    assert!(
+        fixed.report.contains("known difference not seen"),
+        "{}",
+        fixed.report
+    );
+    assert_eq!(fixed.status, Some(1));
+
+    let rfc1808 = judge_exact(&fixture(), KITCHEN_SINK.1, None, false, &[], |r| r);
+    assert!(rfc1808.counts().1 > 0, "{}", rfc1808.report);
+    assert_eq!(rfc1808.status, Some(1));
 }

@@ -9,11 +9,16 @@
 // (https://...): every value is resolved against it and not against the rewrite's own
 // <base>, so a value the rewrite left relative cannot hide behind an absolute <base>.
 //
-// Returns JSON: {records: [[key, tag, attr, raw, resolved, kind]], content: [string], ...}
+// Returns JSON: {records: [[key, tag, attr, raw, resolved, kind, context, parsed]],
+// content: [string], ...}
 // kind: 'url' (compared by resolved URL), 'fragment' (#x: must stay as written), 'empty'
 // (an empty value that means "no resource": must stay empty), 'other' (javascript:,
 // data:, mailto: ..., or unparsable: compared by raw value), 'computed' (a URL in a computed
 // style of an element with a style attribute, as the browser resolved it in the page).
+// context: where the value is, 'html' (an HTML attribute), 'foreign' (an SVG or MathML
+// attribute) or 'css' (a URL in CSS text). parsed: whether the URL parser accepted the
+// value against the base the browser used (for an IDL property, which gives the value as
+// it is when it does not parse, this is checked apart).
 ((options) => {
   'use strict';
   const NS = {
@@ -256,15 +261,23 @@
     const tag = (ns === NS.svg ? 'svg:' : ns === NS.math ? 'math:' : '') + ln + where;
     const inDocument = el.ownerDocument === doc && el.isConnected;
     const used = new Set(['style']);
-    const add = (attr, raw, resolved) => {
+    const context = ns === NS.html ? 'html' : 'foreign';
+    const add = (attr, raw, resolved, where, parsed) => {
       const kind = kindOf(raw, resolved, ln, attr.replace(/\[.*$/, ''));
-      records.push([i + ' ' + attr, tag, attr, raw, resolved, kind]);
+      records.push([i + ' ' + attr, tag, attr, raw, resolved, kind, where, parsed]);
     };
     const get = (attr) => el.getAttribute(attr);
-    const one = (attr, raw, against) => add(attr, raw, against ? against(raw) : res.attr(raw));
+    // idl: `against` is an IDL property, which answers the raw value when it does not parse.
+    const one = (attr, raw, against, idl) => {
+      const resolved = against ? against(raw) : res.attr(raw);
+      add(attr, raw, resolved, context, idl ? res.attr(raw) !== null : resolved !== null);
+    };
     const css = (label, text) => {
       const scan = scanCss(text);
-      scan.urls.forEach((u, k) => add(label + '[' + k + ']', u, res.css(u)));
+      scan.urls.forEach((u, k) => {
+        const resolved = res.css(u);
+        add(label + '[' + k + ']', u, resolved, 'css', resolved !== null);
+      });
       return scan.masked;
     };
 
@@ -275,7 +288,8 @@
         const raw = get(attr);
         // The IDL property is the browser's own answer, for the original only: the rewrite
         // is judged against the neutral base.
-        one(attr, raw, !neutral && inDocument ? () => el[prop] : null);
+        const idl = !neutral && inDocument;
+        one(attr, raw, idl ? () => el[prop] : null, idl);
       }
       for (const [attr, tags] of Object.entries(MANUAL)) {
         if (tags.includes(ln) && el.hasAttribute(attr)) { used.add(attr); one(attr, get(attr)); }
@@ -356,7 +370,7 @@
           const found = [...cs.getPropertyValue(prop).matchAll(/url\("((?:[^"\\]|\\.)*)"\)/g)];
           found.forEach((m, k) => {
             const u = unescapeCss(m[1]);
-            records.push([i + ' computed:' + prop + '[' + k + ']', tag, 'computed:' + prop, u, u, 'computed']);
+            records.push([i + ' computed:' + prop + '[' + k + ']', tag, 'computed:' + prop, u, u, 'computed', 'css', true]);
           });
         }
       }

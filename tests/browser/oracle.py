@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""A headless-Chromium judge for absolve's HTML rewrite (relocation invariance).
+"""A headless-Chromium judge for absolve's HTML rewrite (relocation invariance, or exactness).
 
     oracle.py PAGE RETRIEVAL_PATH [--rewritten FILE] [--charset CS] [--timeout S] [--dump DIR]
+              [--exact [--resolve-fragments] [--known LEDGER]]
 
 PAGE is served as it is at its retrieval URL, http://127.0.0.1:PORT/RETRIEVAL_PATH (PORT
 chosen by the OS). The oracle prints that URL on its first line,
@@ -14,8 +15,20 @@ it parsed. Each URL of the original, resolved as the browser resolves it, must e
 same value of the rewrite resolved against an unrelated https base: every link leads
 where it led, on its own. Everything that is not a URL must be unchanged.
 
-Output: one tab-separated line per mismatch (KEY TAG ORIGINAL REWRITTEN WHY), one line
-per changed content item, then
+With --exact (for `absolve rewrite --spec whatwg`), each value of the rewrite is taken as
+written (character references and CSS escapes decoded, not resolved again) and must equal,
+byte for byte, the browser's resolution of the same value of the original at its retrieval
+URL. Values absolve deliberately writes as they are must be unchanged instead (see
+expectation()): empty values meaning "no resource"; fragment-only references, except in
+HTML attributes when the rewrite was made with --resolve-fragments (say so with
+--resolve-fragments here too); values the browser's URL parser rejected; javascript: and
+data: URLs. --known LEDGER excuses the differences it lists for this page (same original,
+Chromium and absolve values; `{origin}` for the retrieval origin), lists them as `known`
+lines, and reports each entry for the page that is not seen as a mismatch. A summary line
+`oracle: exact: ...` counts the values under each expectation.
+
+Output: one tab-separated line per mismatch (KEY TAG ORIGINAL REWRITTEN WHY; in exact mode
+KEY TAG EXPECTED WRITTEN WHY), one line per changed content item, then
     oracle: content: K items compared, C changed
     oracle: N urls compared, M mismatches
 Exit status: 0 all equal, 1 mismatches or content changes, 2 the oracle could not run.
@@ -278,7 +291,7 @@ def compare(original, rewrite):
     ours = {r[0]: r for r in rewrite['records']}
     theirs = {r[0]: r for r in original['records']}
     out = []
-    for key, tag, _attr, raw, resolved, kind in original['records']:
+    for key, tag, _attr, raw, resolved, kind, *_ in original['records']:
         r = ours.get(key)
         if r is None:
             out.append((key, tag, resolved or raw, '(missing)', 'lost'))
@@ -303,6 +316,114 @@ def compare(original, rewrite):
         r = ours[key]
         out.append((key, r[1], '(absent)', r[3], 'added'))
     return out, len(original['records'])
+
+
+# Schemes whose values absolve leaves as written whatever the standard: a script and a
+# document in the URL itself, which have no base to be resolved against.
+LEFT_SCHEMES = ('javascript:', 'data:')
+
+# What an exact comparison expects of one value, by kind: the browser's URL, or the value
+# as written (and why), with the word the summary counts it under.
+EXPECTATIONS = {
+    'url': 'as the browser resolves them',
+    'fragment': 'fragments kept',
+    'empty': 'empty values kept',
+    'unparsed': 'values the browser could not parse kept',
+    'scheme': 'javascript:/data: values kept',
+    'computed': 'computed CSS URLs',
+}
+
+
+def expectation(record, resolve_fragments):
+    """What the rewrite must hold for one value of the original, in exact mode:
+    (category, expected value). The browser's resolution, except where absolve
+    deliberately writes the value as it is (GUIDE.md, "Which standard"):
+    - an empty value that means "no resource" (`<img src="">`);
+    - a fragment-only reference (`#x`), unless --resolve-fragments, and always in SVG and
+      MathML attributes and in CSS (CSS Values 4 §4.5.1: `url(#x)` always points into the
+      document; SVG 2 §5.3.2 same-document references), which absolve never resolves;
+    - a value the browser's URL parser rejected (URL Standard "basic URL parser" failure):
+      left as written, as the standard's parse gives nothing to write;
+    - javascript: and data: URLs."""
+    _key, _tag, _attr, raw, resolved, kind, context, parsed = record
+    if kind == 'computed':
+        return 'computed', resolved
+    if kind == 'empty':
+        return 'empty', raw
+    if kind == 'fragment' and not (resolve_fragments and context == 'html'):
+        return 'fragment', raw
+    if not parsed or resolved is None:
+        return 'unparsed', raw
+    if resolved.startswith(LEFT_SCHEMES):
+        return 'scheme', raw
+    return 'url', resolved
+
+
+def compare_exact(original, rewrite, resolve_fragments):
+    """Mismatches as (key, tag, expected, written, why): each value of the rewrite, as
+    written (character references and CSS escapes decoded, not resolved again), against
+    the browser's resolution of the original; and the count of each category."""
+    ours = {r[0]: r for r in rewrite['records']}
+    theirs = {r[0]: r for r in original['records']}
+    out = []
+    counts = dict.fromkeys(EXPECTATIONS, 0)
+    for record in original['records']:
+        key, tag = record[0], record[1]
+        category, expected = expectation(record, resolve_fragments)
+        counts[category] += 1
+        r = ours.get(key)
+        if r is None:
+            out.append((key, tag, expected, '(missing)', 'lost'))
+        elif r[1] != tag:
+            out.append((key, tag, expected, r[1], 'element changed'))
+        elif category == 'computed':
+            if r[4] != expected:
+                out.append((key, tag, expected, r[4], 'CSS read differently'))
+        elif r[3] != expected:
+            why = {'url': 'not the browser\'s URL', 'fragment': 'fragment changed',
+                   'empty': 'empty value filled', 'unparsed': 'unparsable value changed',
+                   'scheme': 'javascript:/data: value changed'}[category]
+            out.append((key, tag, expected, r[3], why))
+    for key in ours.keys() - theirs.keys():
+        r = ours[key]
+        out.append((key, r[1], '(absent)', r[3], 'added'))
+    return out, counts
+
+
+def known_differences(path, page):
+    """The entries of the ledger at path (JSON Lines, `#` lines are comments) for the page
+    named page: {(original, chromium, absolve): cause}. In the values, `{origin}` stands
+    for the retrieval URL's origin (its port is chosen anew at each run)."""
+    known = {}
+    with open(path, encoding='utf-8') as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip() or line.lstrip().startswith('#'):
+                continue
+            try:
+                entry = json.loads(line)
+                if entry['page'] == page:
+                    known[(entry['original'], entry['chromium'], entry['absolve'])] = entry['cause']
+            except (ValueError, KeyError, TypeError) as e:
+                raise Failure('%s line %d: not a ledger entry (%s)' % (path, number, e))
+    return known
+
+
+def apart_known(mismatches, original, origin, known):
+    """Splits exact mismatches into those the ledger names (same original value, same
+    Chromium value, same absolve value) and the others; and returns the ledger entries
+    that no mismatch matched (stale: the difference is gone, the entry must go too)."""
+    raw = {r[0]: r[3] for r in original['records']}
+    generic = lambda v: v.replace(origin, '{origin}') if isinstance(v, str) else v
+    seen, left, matched = set(), [], []
+    for m in mismatches:
+        entry = (generic(raw.get(m[0])), generic(m[2]), generic(m[3]))
+        if m[4] not in ('lost', 'added', 'element changed') and entry in known:
+            seen.add(entry)
+            matched.append(m + (known[entry],))
+        else:
+            left.append(m)
+    stale = [entry for entry in known if entry not in seen]
+    return matched, left, stale
 
 
 def content_changes(a, b):
@@ -357,7 +478,24 @@ def run(args):
         for name, data in (('original', original), ('rewrite', rewrite)):
             with open(os.path.join(args.dump, name + '.json'), 'w') as f:
                 json.dump(data, f, indent=1)
-    mismatches, compared = compare(original, rewrite)
+    if args.exact:
+        mismatches, counts = compare_exact(original, rewrite, args.resolve_fragments)
+        compared = len(original['records'])
+        print('oracle: exact: ' + ', '.join('%d %s' % (counts[c], EXPECTATIONS[c]) for c in EXPECTATIONS))
+        if args.known:
+            origin = url[:url.index('/', len('http://'))]
+            known = known_differences(args.known, os.path.basename(args.page))
+            matched, mismatches, stale = apart_known(mismatches, original, origin, known)
+            for m in matched:
+                print('known\t' + '\t'.join(clean(x) for x in m))
+            for entry in stale:
+                print('stale\t' + '\t'.join(clean(x) for x in entry))
+            print('oracle: exact: %d known differences (%s), %d ledger entries not seen' % (
+                len(matched), os.path.basename(args.known), len(stale)))
+            mismatches += [('(ledger)', '', e[1], e[2], 'known difference not seen: remove it from the ledger')
+                           for e in stale]
+    else:
+        mismatches, compared = compare(original, rewrite)
     for m in mismatches:
         print('\t'.join(clean(x) for x in m))
     changes = content_changes(original['content'], rewrite['content'])
@@ -377,6 +515,15 @@ def main():
     ap.add_argument('--timeout', type=float, default=120, help='seconds per browser step (default 120)')
     ap.add_argument('--charset', help='charset parameter sent with both pages (default none: a BOM, '
                     '<meta charset> or the browser\'s default decides; absolve\'s default is UTF-8)')
+    ap.add_argument('--exact', action='store_true',
+                    help='compare each value of the rewrite, as written, to the browser\'s resolution of '
+                    'the original (for `absolve rewrite --spec whatwg`), not relocation invariance')
+    ap.add_argument('--resolve-fragments', action='store_true',
+                    help='with --exact: the rewrite was made with --resolve-fragments (HTML `#x` '
+                    'values are expected resolved)')
+    ap.add_argument('--known', help='with --exact: a ledger of known differences (JSON Lines: page, '
+                    'original, chromium, absolve, cause); those found are listed, not counted, and an '
+                    'entry of this page not found is a mismatch')
     ap.add_argument('--dump', help='write what the browser listed as JSON into this directory')
     ap.add_argument('--deadline', type=int, default=600, help='seconds for the whole run (default 600)')
     args = ap.parse_args()
