@@ -292,9 +292,116 @@ fn compressed(
     options: &Options,
     sink: &mut dyn Sink,
 ) -> Result<Summary, Error> {
+    if let (false, Some(file)) = (source.whole, source.file) {
+        return compressed_file(compression, file, source.path, options, sink);
+    }
     let path = source.path;
     let input = io::BufReader::with_capacity(CHUNK, source.reader());
     let mut decoder = Decoder::new(compression, input);
+    let summary = decompressed(compression, &mut decoder, path, options, sink)?;
+    after_the_stream(decoder, sink)?;
+    Ok(summary)
+}
+
+/// A compressed file: decompressed on a thread of its own, a few chunks ahead of the
+/// reading (as `zcat file | absolve` would be, without the pipe), so that both cores
+/// work.
+fn compressed_file(
+    compression: Compression,
+    file: &Path,
+    path: Option<&Path>,
+    options: &Options,
+    sink: &mut dyn Sink,
+) -> Result<Summary, Error> {
+    let input = io::BufReader::with_capacity(CHUNK, File::open(file)?);
+    std::thread::scope(|scope| {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
+        let worker = scope.spawn(move || decode_ahead(Decoder::new(compression, input), sender));
+        // The reader (and its receiver) is dropped when this returns: the worker then
+        // stops at its next chunk, however this ended.
+        let result = decompressed(compression, Chunks::new(receiver), path, options, sink);
+        let decoder = worker
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let summary = result?;
+        after_the_stream(decoder, sink)?;
+        Ok(summary)
+    })
+}
+
+/// How many decompressed chunks the decoding thread may have ready.
+const CHUNKS_AHEAD: usize = 4;
+
+/// Decompresses into `sender`, chunk by chunk, until the end, an error, or the reader is
+/// gone; gives the decoder back (its damage, its rest).
+fn decode_ahead<R: io::BufRead>(
+    mut decoder: Decoder<R>,
+    sender: std::sync::mpsc::SyncSender<io::Result<Vec<u8>>>,
+) -> Decoder<R> {
+    loop {
+        let mut chunk = vec![0; 2 * CHUNK];
+        let sent = match decoder.read(&mut chunk) {
+            Ok(0) => return decoder,
+            Ok(n) => {
+                chunk.truncate(n);
+                sender.send(Ok(chunk))
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                let _ = sender.send(Err(e));
+                return decoder;
+            }
+        };
+        if sent.is_err() {
+            return decoder;
+        }
+    }
+}
+
+/// The chunks another thread decompresses, as one reader.
+struct Chunks {
+    receiver: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl Chunks {
+    fn new(receiver: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>) -> Self {
+        Chunks {
+            receiver,
+            chunk: Vec::new(),
+            at: 0,
+        }
+    }
+}
+
+impl Read for Chunks {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.chunk.len() {
+            match self.receiver.recv() {
+                Ok(chunk) => {
+                    self.chunk = chunk?;
+                    self.at = 0;
+                }
+                // The decoder is done.
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// The decompressed bytes run as any input, the output compressed again the same way.
+fn decompressed(
+    compression: Compression,
+    mut input: impl Read,
+    path: Option<&Path>,
+    options: &Options,
+    sink: &mut dyn Sink,
+) -> Result<Summary, Error> {
     let wants_output = sink.wants_output();
     let shared = RefCell::new(sink);
     let encoder = match wants_output {
@@ -305,10 +412,10 @@ fn compressed(
         shared: &shared,
         encoder,
     };
-    let head = read_head(&mut decoder)?;
+    let head = read_head(&mut input)?;
     let inner = Source {
         head: &head,
-        rest: Box::new(&mut decoder),
+        rest: Box::new(input),
         whole: false,
         path,
         // The file's bytes are compressed: it is not read again for a `<base href>`.
@@ -318,16 +425,20 @@ fn compressed(
     if let Some(encoder) = compressing.encoder.take() {
         encoder.finish()?;
     }
-    drop(compressing);
-    let sink = shared.into_inner();
+    Ok(summary)
+}
+
+/// After the decompressed stream: damage said (where, what), and the compressed bytes
+/// from it on copied as they are.
+fn after_the_stream<R: io::BufRead>(decoder: Decoder<R>, sink: &mut dyn Sink) -> io::Result<()> {
     if let Some(damage) = decoder.damage() {
         sink.warning(Warning::new(Problem::Compression(damage.clone())));
     }
-    if wants_output {
+    if sink.wants_output() {
         let mut rest = decoder.into_rest();
         copy_chunks(&mut rest, |bytes| sink.output(bytes))?;
     }
-    Ok(summary)
+    Ok(())
 }
 
 /// The decompressed input's results on their way out: output compressed again, links and
