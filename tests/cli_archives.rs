@@ -406,3 +406,35 @@ fn links_with_spec_whatwg_resolve_as_browsers_do() {
         "{warnings}"
     );
 }
+
+#[test]
+fn a_tree_s_xml_files_are_taken_when_they_are_feeds() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy("fixtures/feed/rss20.rss", dir.path().join("feed.xml")).unwrap();
+    std::fs::write(
+        dir.path().join("sitemap.xml"),
+        "<?xml version=\"1.0\"?><urlset/>",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("rss.xml.gz"),
+        compressed(
+            Compression::Gzip,
+            &std::fs::read("fixtures/feed/rss20.rss").unwrap(),
+        ),
+    )
+    .unwrap();
+    let out = absolve(&["links", "-r", "--url", "http://h/", arg(dir.path())], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut named = files(&out.stdout);
+    named.dedup();
+    let feed = arg(&dir.path().join("feed.xml")).to_owned();
+    let packed = arg(&dir.path().join("rss.xml.gz")).to_owned();
+    assert_eq!(named, [feed, packed]);
+    assert!(
+        stderr(&out)
+            .ends_with("2 files processed, 2 changed, 0 unchanged, 1 skipped, 0 warnings\n"),
+        "{}",
+        stderr(&out)
+    );
+}

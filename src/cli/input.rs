@@ -344,23 +344,21 @@ fn document_format(
 
 /// A file's format by its extension (a compression's `.gz`, `.bz2`, `.xz`, `.zst` taken
 /// off first), else by its first bytes (decompressed). `.txt` files are taken when they
-/// start like an mbox (Mailman's pipermail archives). A WACZ is only listed: `rewrite -r`
-/// copies it as it is.
+/// start like an mbox (Mailman's pipermail archives), `.xml` files when they are feeds. A
+/// WACZ is only listed: `rewrite -r` copies it as it is.
 fn by_name_or_content(
     path: &Path,
     listing: bool,
 ) -> Result<Option<Option<format::Format>>, Problem> {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    let (name, _) = absolve::mailfolder::strip_compression_extension(name);
-    let extension = Path::new(name).extension().and_then(|e| e.to_str());
-    if extension.is_some_and(|e| e.eq_ignore_ascii_case("txt")) {
-        let head = read_head(path)?;
-        return Ok(
-            absolve::mailfolder::looks_like_mbox_text(&head).then_some(Some(format::Format::Mbox))
-        );
+    let extension = extension_of(path);
+    let is = |name: &str| extension.is_some_and(|e| e.eq_ignore_ascii_case(name));
+    if is("txt") {
+        let mbox = absolve::mailfolder::looks_like_mbox_text(&read_head(path)?);
+        return Ok(mbox.then_some(Some(format::Format::Mbox)));
+    }
+    if is("xml") {
+        let feed = absolve::feed::is_feed(&read_head(path)?);
+        return Ok(feed.then_some(Some(format::Format::Feed)));
     }
     if extension.is_some_and(format::is_not_a_document) {
         return Ok(None);
@@ -373,16 +371,18 @@ fn by_name_or_content(
     })
 }
 
+/// A file name's extension once a compression's (`.gz`, `.bz2`, `.xz`, `.zst`) is taken
+/// off: `x.mbox.gz` is an `mbox`.
+fn extension_of(path: &Path) -> Option<&str> {
+    let name = path.file_name()?.to_str()?;
+    let (name, _) = absolve::mailfolder::strip_compression_extension(name);
+    Path::new(name).extension()?.to_str()
+}
+
 /// With a `--format`, a document whose content will tell is taken only when its name
 /// names that format.
 fn matches_wanted_name(path: &Path, wanted: Format) -> bool {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    let (name, _) = absolve::mailfolder::strip_compression_extension(name);
-    let extension = Path::new(name).extension().and_then(|e| e.to_str());
-    let named = extension.and_then(format::from_extension);
+    let named = extension_of(path).and_then(format::from_extension);
     named.is_some_and(|named| wanted.forced().is_none_or(|w| w == named))
 }
 
