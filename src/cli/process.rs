@@ -239,17 +239,21 @@ pub fn links(args: LinksArgs) -> ExitCode {
         Ok(prepared) => prepared,
         Err(problem) => return fail(problem),
     };
-    let stdout = io::stdout().lock();
-    let mut out = io::BufWriter::with_capacity(CHUNK, stdout);
+    // Not locked: the writing may run on a thread of the pool (`Stdout` is `Send`).
+    let mut out = io::BufWriter::with_capacity(CHUNK, io::stdout());
     let mut counts = Counts {
         skipped: inputs.others.len(),
         ..Counts::default()
     };
     let documents = &inputs.documents;
-    let listed = if rayon::current_num_threads() > 1 && documents.len() > 1 {
-        links_in_parallel(&checked, documents, &mut out, &mut counts)
-    } else {
-        links_in_turn(&checked, documents, &mut out, &mut counts)
+    let listed = match rayon::current_num_threads() {
+        1 => {
+            // One thread in all (-j 1): the reading runs on the pool's one thread too, where
+            // a WARC file's pages are parsed by the thread that reads them, not beside it.
+            rayon::scope(|_| links_in_turn(&checked, documents, &mut out, &mut counts))
+        }
+        _ if documents.len() > 1 => links_in_parallel(&checked, documents, &mut out, &mut counts),
+        _ => links_in_turn(&checked, documents, &mut out, &mut counts),
     };
     let failures = match listed {
         Listed::PipeClosed => return ExitCode::SUCCESS,
