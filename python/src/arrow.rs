@@ -241,13 +241,18 @@ fn to_pyarrow(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> 
 /// ``AbsolveWarning``; a file that is not a WARC, or damaged gzip data, raises
 /// ``ValueError`` once the batch of the links before it has been given.
 ///
-/// pandas, Polars and DuckDB read the batches without copying the strings row by row::
+/// pandas, Polars and DuckDB read the batches without a Python object per link::
 ///
 ///     import pyarrow as pa
-///     table = pa.Table.from_batches(absolve.warc_link_batches("crawl.warc.gz"))
-///     frame = table.to_pandas()          # pandas
-///     frame = polars.from_arrow(table)   # Polars
-///     duckdb.sql("SELECT element, count(*) FROM table GROUP BY element")  # DuckDB
+///     links = pa.Table.from_batches(absolve.warc_link_batches("crawl.warc.gz"))
+///     frame = links.to_pandas()          # pandas (types_mapper=pd.ArrowDtype: no copy)
+///     frame = polars.from_arrow(links)   # Polars
+///     duckdb.sql("SELECT element, count(*) FROM links GROUP BY element")  # DuckDB
+///
+/// For files larger than memory, hand the batches on one at a time (to
+/// ``pyarrow.parquet.ParquetWriter.write_batch``, or
+/// ``pa.RecordBatchReader.from_batches(schema, batches)`` for DuckDB and Polars' lazy
+/// scans): ``batch_rows`` bounds what is held.
 #[pyfunction]
 #[pyo3(
     signature = (source, batch_rows = 65536, *, charset = None, resolve_fragments = false, rfc = None, spec = None, http_base_headers = false),
