@@ -174,7 +174,6 @@ class Rewriter:
         resolve_fragments: bool = False,
         rfc: _Rfc = 1808,
         spec: _Spec = "rfc1808",
-    spec: _Spec = "rfc1808",
         keep_links: bool = False,
     ) -> None: ...
     def write(self, chunk: _Bytes) -> bytes:
