@@ -7,7 +7,10 @@ A thin face over the Rust library (the same one as the ``absolve`` command):
 - ``rewrite(document, url)``: the document with every link absolute, as ``bytes``;
 - ``links(document, url)``: every link found, as ``Link`` objects;
 - ``Rewriter(url)``: ``rewrite`` for a document that arrives in chunks;
-- ``warc_links(path_or_file)``: every link of every HTML page in a WARC file, streaming.
+- ``warc_links(path_or_file)``: every link of every HTML page in a WARC file, streaming;
+- ``warc_link_batches(path_or_file)`` and ``links_table(document, url)``: the same links as
+  Apache Arrow record batches and tables (``pyarrow``), built in Rust, for pandas, Polars,
+  DuckDB and Spark.
 
 The library's work runs with the GIL released, so threads scale. Problems inside a
 document are ``AbsolveWarning`` warnings; bad arguments raise ``ValueError`` or
@@ -27,8 +30,10 @@ from ._absolve import (
     Link,
     Rewriter,
     links,
+    links_table,
     resolve,
     rewrite,
+    warc_link_batches,
     warc_links,
 )
 
@@ -37,7 +42,9 @@ __all__ = [
     "Link",
     "Rewriter",
     "links",
+    "links_table",
     "resolve",
     "rewrite",
+    "warc_link_batches",
     "warc_links",
 ]

@@ -1,6 +1,7 @@
 """Type stubs of the Rust extension (import ``absolve``, not this module)."""
 
 import os
+import typing
 from typing import (
     IO,
     Any,
@@ -14,6 +15,9 @@ from typing import (
     Tuple,
     Union,
 )
+
+if typing.TYPE_CHECKING:
+    import pyarrow
 
 _Rfc = Union[Literal[1808, 3986], Literal["1808", "3986"]]
 _Spec = str  # "rfc1808", "rfc3986" or "whatwg", in any case
@@ -129,6 +133,34 @@ def warc_links(
     http_base_headers: bool = False,
 ) -> Iterator[Link]:
     """Every link of every HTML page in a WARC file (``.warc`` or ``.warc.gz``), streaming."""
+
+def warc_link_batches(
+    source: Union[str, "os.PathLike[str]", IO[bytes]],
+    batch_rows: int = 65536,
+    *,
+    charset: Optional[str] = None,
+    resolve_fragments: bool = False,
+    rfc: _Rfc = 1808,
+    spec: _Spec = "rfc1808",
+    http_base_headers: bool = False,
+) -> Iterator["pyarrow.RecordBatch"]:
+    """The links of a WARC file as Arrow record batches with the Spark table's columns
+    (page_url, record_id, element, attribute, original, resolved, base, base_from)."""
+
+def links_table(
+    document: _Document,
+    url: Optional[str] = None,
+    *,
+    format: _Format = "auto",
+    charset: Optional[str] = None,
+    headers: Optional[_Headers] = None,
+    resolve_fragments: bool = False,
+    rfc: _Rfc = 1808,
+    spec: _Spec = "rfc1808",
+    http_base_headers: bool = False,
+    keep_local: bool = False,
+) -> "pyarrow.Table":
+    """Every link of the document as a pyarrow.Table with the keys of an ``absolve links`` line."""
 
 class Rewriter:
     """Rewrites an HTML document as it arrives, chunk by chunk."""

@@ -5,8 +5,12 @@
 
 The pattern of Common Crawl's cc-pyspark jobs: INPUT_LIST is a text file naming one WARC
 file per line (a local path, a ``file:`` URI, or an ``http(s)://`` URL, read as a stream);
-its lines are split into partitions, and ``mapPartitions`` runs ``absolve.warc_links`` over
-each file of a partition. The links go to OUTPUT_DIR as a Parquet table, one row per link:
+its lines are split into partitions, and ``mapInArrow`` (Spark >= 3.3) runs
+``absolve.warc_link_batches`` over each file of a partition: the Arrow record batches it
+builds in Rust go to the JVM and on to Parquet as they are, with no Python object per link
+(``--rdd``: cc-pyspark's ``mapPartitions`` over ``absolve.warc_links``, a pickled row per
+link, about three times the CPU time). The links go to OUTPUT_DIR as a Parquet table, one
+row per link:
 
     page_url   the record's WARC-Target-URI (the page's URL; null if the record has none)
     record_id  the record's WARC-Record-ID (null if the record has none)
@@ -16,6 +20,22 @@ each file of a partition. The links go to OUTPUT_DIR as a Parquet table, one row
 A file that cannot be read (missing, not a WARC, damaged gzip data) does not stop the job:
 it is counted (a Spark accumulator) and named in the report printed at the end; the links
 read from a damaged file before the damage are kept. The job fails only if Spark does.
+
+The knobs:
+
+    --num-input-partitions N   how many tasks the list is split into (default: 4 per core,
+                               the files' sizes vary); with one WARC file per line, each task
+                               reads ~files/N files one after another: keep N >= the cores
+                               so that every core stays busy till the end
+    --batch-rows R             links per Arrow batch (default 65536, ~10 MB of strings):
+                               memory per task grows with it, the JVM's cost per batch shrinks
+    --num-output-partitions M  how many Parquet files (default: one per input partition)
+
+Threads: Spark runs one task per core; absolve's own pool (rayon, which parses a WARC
+file's payloads in parallel) is set to one thread per task (``RAYON_NUM_THREADS=1`` in
+the driver's and executors' environment, ``spark.executorEnv.RAYON_NUM_THREADS``), so N
+concurrent tasks do not start N pools of as many threads as cores. Set RAYON_NUM_THREADS
+before starting the job to change it.
 
 Every executor needs the ``absolve`` package installed (``pip install absolve[spark]``
 from this repository's ``python/``); where installing a wheel is not possible, see the
@@ -62,6 +82,12 @@ def parse_arguments(argv=None):
         "--rdd",
         action="store_true",
         help="rows through an RDD (cc-pyspark's form, pickled row by row) instead of Arrow batches",
+    )
+    parser.add_argument(
+        "--batch-rows",
+        type=int,
+        default=65536,
+        help="links per Arrow batch handed to Spark (default: 65536; memory per task grows with it)",
     )
     parser.add_argument("--compression", default="snappy", help="the Parquet compression codec (default: snappy)")
     parser.add_argument("--overwrite", action="store_true", help="replace OUTPUT_DIR if it exists")
@@ -121,23 +147,33 @@ def links_of_partition(lines, counters, options):
                 counters["warnings"].add(sum(isinstance(w.message, absolve.AbsolveWarning) for w in seen))
 
 
-def arrow_batches(batches, counters, options, rows_per_batch=8192):
-    """``mapInArrow``: the same rows as ``links_of_partition``, as Arrow record batches
-    (no per-row pickling between Python and the JVM)."""
-    import pyarrow as pa
+def arrow_batches(batches, counters, options, batch_rows=65536):
+    """``mapInArrow``: the links of every WARC file named in ``batches`` (Arrow batches of
+    lines of the list), as the Arrow record batches ``absolve.warc_link_batches`` builds
+    in Rust: no Python object per link, no pickling; the batches go to the JVM, then to
+    Parquet, as they are. The same rows as ``links_of_partition``."""
+    import absolve
 
-    names = [name for name, _ in COLUMNS]
     for batch in batches:
-        lines = batch.column(0).to_pylist()
-        columns = [[] for _ in names]
-        for row in links_of_partition(lines, counters, options):
-            for column, value in zip(columns, row):
-                column.append(value)
-            if len(columns[0]) >= rows_per_batch:
-                yield pa.RecordBatch.from_arrays([pa.array(c, pa.string()) for c in columns], names=names)
-                columns = [[] for _ in names]
-        if columns[0]:
-            yield pa.RecordBatch.from_arrays([pa.array(c, pa.string()) for c in columns], names=names)
+        for line in batch.column(0).to_pylist():
+            uri = (line or "").strip()
+            if not uri or uri.startswith("#"):
+                continue
+            rows = 0
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always", absolve.AbsolveWarning)
+                try:
+                    for links in absolve.warc_link_batches(open_warc(uri), batch_rows, **options):
+                        rows += links.num_rows
+                        yield links
+                except (OSError, ValueError) as error:
+                    counters["failed"].add(1)
+                    counters["failures"].add([failure(uri, error)])
+                else:
+                    counters["read"].add(1)
+                finally:
+                    counters["links"].add(rows)
+                    counters["warnings"].add(sum(isinstance(w.message, absolve.AbsolveWarning) for w in seen))
 
 
 def failure(uri, error):
@@ -216,7 +252,8 @@ def run(arguments):
         else:
             # The same mapPartitions over the list, as Arrow batches (Spark >= 3.3).
             paths = spark.read.text(arguments.input).repartition(partitions)
-            table = paths.mapInArrow(lambda batches: arrow_batches(batches, counters, options), schema())
+            batch_rows = arguments.batch_rows
+            table = paths.mapInArrow(lambda batches: arrow_batches(batches, counters, options, batch_rows), schema())
         if arguments.num_output_partitions:
             table = table.coalesce(arguments.num_output_partitions)
         table.write.mode("overwrite" if arguments.overwrite else "errorifexists").parquet(arguments.output)

@@ -4,6 +4,7 @@
 //! Python warnings of category `absolve.AbsolveWarning`.
 
 mod args;
+mod arrow;
 mod document;
 mod link;
 mod stream;
@@ -155,7 +156,7 @@ fn _count_links(
 }
 
 /// The checked options of a call, its format among them.
-fn check(
+pub(crate) fn check(
     format: &str,
     url: Option<&str>,
     charset: Option<&str>,
@@ -204,5 +205,6 @@ fn _absolve(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("AbsolveWarning", module.py().get_type::<AbsolveWarning>())?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     warc::register(module)?;
+    arrow::register(module)?;
     Ok(())
 }

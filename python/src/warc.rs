@@ -44,7 +44,7 @@ impl Read for PyReader {
 
 /// The source of `warc_links`: a path (`str`, `os.PathLike`) opened here, or an object
 /// with a binary `read`. Returns the reader and the name messages give it.
-fn open_source(source: &Bound<'_, PyAny>) -> PyResult<(Box<dyn Read + Send>, String)> {
+pub(crate) fn open_source(source: &Bound<'_, PyAny>) -> PyResult<(Box<dyn Read + Send>, String)> {
     let py = source.py();
     let is_path = source.is_instance_of::<PyString>()
         || source.is_instance(&py.import("os")?.getattr("PathLike")?)?;
@@ -81,7 +81,7 @@ fn os_error(error: &io::Error, label: &str) -> PyErr {
 }
 
 /// A library error, worded as the CLI words it, with the file's name.
-fn warc_error(error: warc::Error, label: &str) -> PyErr {
+pub(crate) fn warc_error(error: warc::Error, label: &str) -> PyErr {
     match error {
         warc::Error::Io(error) if error.raw_os_error().is_some() => os_error(&error, label),
         warc::Error::Io(error) => PyOSError::new_err(format!("{label}: {error}")),

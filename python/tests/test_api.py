@@ -11,7 +11,7 @@ import absolve
 
 def test_exports():
     assert sorted(absolve.__all__) == sorted(
-        ["AbsolveWarning", "Link", "Rewriter", "links", "resolve", "rewrite", "warc_links"]
+        ["AbsolveWarning", "Link", "Rewriter", "links", "links_table", "resolve", "rewrite", "warc_link_batches", "warc_links"]
     )
     assert issubclass(absolve.AbsolveWarning, UserWarning)
 

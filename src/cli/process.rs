@@ -1,4 +1,7 @@
-//! `absolve rewrite` and `absolve links`: one input at a time, through the library.
+//! `absolve rewrite` and `absolve links`: each input through the library, N inputs at a
+//! time (`-j N`), the output in input order.
+
+mod spool;
 
 use super::input::{Checked, Input, InputArgs, Inputs, Problem};
 use super::output::{self, CliSink, LinksSink, RewriteSink};
@@ -7,10 +10,14 @@ use absolve::pipeline;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
+use spool::Spool;
+use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 
 /// How many bytes are read at a time.
 const CHUNK: usize = 64 * 1024;
@@ -132,6 +139,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 
 /// `absolve rewrite`.
 pub fn rewrite(args: RewriteArgs) -> ExitCode {
+    use_threads(&args.input);
     let (checked, inputs) = match prepare(&args.input, false) {
         Ok(prepared) => prepared,
         Err(problem) => return fail(problem),
@@ -226,30 +234,31 @@ fn resolved_path(path: &Path) -> Option<PathBuf> {
 
 /// `absolve links`.
 pub fn links(args: LinksArgs) -> ExitCode {
+    use_threads(&args.input);
     let (checked, inputs) = match prepare(&args.input, true) {
         Ok(prepared) => prepared,
         Err(problem) => return fail(problem),
     };
-    let stdout = io::stdout().lock();
-    let mut out = io::BufWriter::with_capacity(CHUNK, stdout);
-    let mut failures = Vec::new();
+    // Not locked: the writing may run on a thread of the pool (`Stdout` is `Send`).
+    let mut out = io::BufWriter::with_capacity(CHUNK, io::stdout());
     let mut counts = Counts {
         skipped: inputs.others.len(),
         ..Counts::default()
     };
-    for input in &inputs.documents {
-        let label = output::label(input.path.as_deref());
-        let sink = LinksSink::new(&mut out, &label);
-        let result = run(input, &checked, sink);
-        if let Err(error) = &result
-            && error.kind() == io::ErrorKind::BrokenPipe
-        {
-            return ExitCode::SUCCESS;
+    let documents = &inputs.documents;
+    let listed = match rayon::current_num_threads() {
+        1 => {
+            // One thread in all (-j 1): the reading runs on the pool's one thread too, where
+            // a WARC file's pages are parsed by the thread that reads them, not beside it.
+            rayon::scope(|_| links_in_turn(&checked, documents, &mut out, &mut counts))
         }
-        let result = result.map_err(|e| describe(input.path.as_deref(), e));
-        counts.add(&result);
-        failures.extend(result.err());
-    }
+        _ if documents.len() > 1 => links_in_parallel(&checked, documents, &mut out, &mut counts),
+        _ => links_in_turn(&checked, documents, &mut out, &mut counts),
+    };
+    let failures = match listed {
+        Listed::PipeClosed => return ExitCode::SUCCESS,
+        Listed::Done(failures) => failures,
+    };
     let flushed = out.flush();
     if args.input.recursive {
         counts.print();
@@ -259,6 +268,123 @@ pub fn links(args: LinksArgs) -> ExitCode {
     } else {
         Err(failures)
     })
+}
+
+/// `-j N`: the global thread pool gets N threads (rayon's default, one per core or
+/// RAYON_NUM_THREADS, otherwise). Every parallel part of the run uses it: the files of
+/// `links` and `rewrite -i`/`-o DIR`, and the pages of a WARC file.
+fn use_threads(args: &InputArgs) {
+    if let Some(threads) = args.threads {
+        // It fails only if a pool was built already: then there is nothing to change.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.get())
+            .build_global();
+    }
+}
+
+/// How listing the links of the inputs ended.
+enum Listed {
+    /// Every input was processed; the failures, in input order.
+    Done(Vec<Failure>),
+    /// The reader of the output went away (`| head`): a success, as for `cat`.
+    PipeClosed,
+}
+
+/// The links of each input, one input after the other, straight to `out`.
+fn links_in_turn(
+    checked: &Checked,
+    documents: &[Input],
+    out: &mut impl Write,
+    counts: &mut Counts,
+) -> Listed {
+    let mut failures = Vec::new();
+    for input in documents {
+        let label = output::label(input.path.as_deref());
+        let result = run(input, checked, LinksSink::new(&mut *out, &label));
+        if let Err(error) = &result
+            && error.kind() == io::ErrorKind::BrokenPipe
+        {
+            return Listed::PipeClosed;
+        }
+        let result = result.map_err(|e| describe(input.path.as_deref(), e));
+        counts.add(&result);
+        failures.extend(result.err());
+    }
+    Listed::Done(failures)
+}
+
+/// How many inputs may be processed ahead of the one being written, per thread: enough to
+/// keep every thread busy behind a large file, few enough to bound the spools (each holds
+/// at most [`spool::SPILL`] bytes in memory, the rest on disk).
+const AHEAD_PER_THREAD: usize = 4;
+
+/// The links of the inputs on the global pool's threads, several inputs at a time, each
+/// into its own [`Spool`]; the spools are written to `out` in input order as soon as the
+/// inputs before them are, so the output is that of [`links_in_turn`], byte for byte.
+fn links_in_parallel(
+    checked: &Checked,
+    documents: &[Input],
+    out: &mut impl Write,
+    counts: &mut Counts,
+) -> Listed {
+    let window = rayon::current_num_threads() * AHEAD_PER_THREAD;
+    let stop = AtomicBool::new(false);
+    let (done, finished) = mpsc::channel::<(usize, Spool, io::Result<Tally>)>();
+    let mut failures = Vec::new();
+    let mut pipe_closed = false;
+    rayon::in_place_scope(|scope| {
+        let (mut started, mut written) = (0, 0);
+        let mut ready = BTreeMap::new();
+        while written < documents.len() {
+            while started < documents.len() && started < written + window {
+                let (index, input, done, stop) =
+                    (started, &documents[started], done.clone(), &stop);
+                scope.spawn(move |_| {
+                    let mut spool = Spool::new();
+                    let result = match stop.load(Ordering::Relaxed) {
+                        true => Ok(Tally::default()),
+                        false => {
+                            let label = output::label(input.path.as_deref());
+                            run(input, checked, LinksSink::new(&mut spool, &label))
+                        }
+                    };
+                    // The receiver is gone only once the writer stopped: nothing to tell.
+                    let _ = done.send((index, spool, result));
+                });
+                started += 1;
+            }
+            let Ok((index, spool, result)) = finished.recv() else {
+                break;
+            };
+            ready.insert(index, (spool, result));
+            while let Some((spool, result)) = ready.remove(&written) {
+                let input = &documents[written];
+                written += 1;
+                if pipe_closed {
+                    continue;
+                }
+                // The links found before a failure are written too, as in turn.
+                let result = match (spool.copy_to(out), result) {
+                    (Err(error), _) => Err(error),
+                    (Ok(()), result) => result,
+                };
+                if let Err(error) = &result
+                    && error.kind() == io::ErrorKind::BrokenPipe
+                {
+                    pipe_closed = true;
+                    stop.store(true, Ordering::Relaxed);
+                    continue;
+                }
+                let result = result.map_err(|e| describe(input.path.as_deref(), e));
+                counts.add(&result);
+                failures.extend(result.err());
+            }
+        }
+    });
+    match pipe_closed {
+        true => Listed::PipeClosed,
+        false => Listed::Done(failures),
+    }
 }
 
 /// Checks the options and that every input file can be opened, before anything is written.

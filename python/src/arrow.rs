@@ -1,0 +1,416 @@
+//! Arrow out: links as Apache Arrow record batches, built in Rust with `arrow-rs` and
+//! handed to `pyarrow` through the Arrow C data interface, in the form of the Arrow
+//! PyCapsule interface (<https://arrow.apache.org/docs/format/CDataInterface/PyCapsuleInterface.html>):
+//! a batch crosses as two capsules (`arrow_schema`, `arrow_array`), its buffers shared, not
+//! copied, and no Python object is made per link.
+//!
+//! - `warc_link_batches(source, batch_rows)`: the links of a WARC file, streaming, with
+//!   the columns of the Spark job's table ([`WARC_COLUMNS`]);
+//! - `links_table(document, url)`: the links of a whole document as a `pyarrow.Table`,
+//!   with the keys of a line of `absolve links` ([`DOCUMENT_COLUMNS`]).
+
+use crate::args;
+use crate::document::{self, Want};
+use crate::warc::{open_source, warc_error};
+use absolve::{Event, warc};
+use arrow_array::builder::{ArrayBuilder, StringBuilder, UInt32Builder, UInt64Builder};
+use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
+use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyTuple};
+use std::io::Read;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The columns of `warc_link_batches`, those of the Spark job's table
+/// (`absolve/spark.py`'s `COLUMNS`): name and whether it may be null. All are strings.
+pub const WARC_COLUMNS: [(&str, bool); 8] = [
+    ("page_url", true),
+    ("record_id", true),
+    ("element", false),
+    ("attribute", true),
+    ("original", false),
+    ("resolved", false),
+    ("base", true),
+    ("base_from", false),
+];
+
+/// The columns of `links_table`: the keys of a line of `absolve links` (less `file`), in
+/// its order, with their Arrow types.
+pub const DOCUMENT_COLUMNS: [(&str, DataType, bool); 13] = [
+    ("message", DataType::UInt64, true),
+    ("part", DataType::Utf8, true),
+    ("record", DataType::Utf8, true),
+    ("target_uri", DataType::Utf8, true),
+    ("element", DataType::Utf8, false),
+    ("attribute", DataType::Utf8, true),
+    ("original", DataType::Utf8, false),
+    ("resolved", DataType::Utf8, false),
+    ("base", DataType::Utf8, true),
+    ("base_from", DataType::Utf8, false),
+    ("offset", DataType::UInt64, false),
+    ("srcdoc", DataType::UInt32, false),
+    ("kept", DataType::Utf8, true),
+];
+
+/// The schema of `warc_link_batches`' batches (made once).
+fn warc_schema() -> SchemaRef {
+    static SCHEMA: OnceLock<SchemaRef> = OnceLock::new();
+    SCHEMA
+        .get_or_init(|| {
+            Arc::new(Schema::new(
+                WARC_COLUMNS
+                    .iter()
+                    .map(|&(name, nullable)| Field::new(name, DataType::Utf8, nullable))
+                    .collect::<Vec<_>>(),
+            ))
+        })
+        .clone()
+}
+
+/// The schema of `links_table`'s table (made once).
+fn document_schema() -> SchemaRef {
+    static SCHEMA: OnceLock<SchemaRef> = OnceLock::new();
+    SCHEMA
+        .get_or_init(|| {
+            Arc::new(Schema::new(
+                DOCUMENT_COLUMNS
+                    .iter()
+                    .map(|(name, kind, nullable)| Field::new(*name, kind.clone(), *nullable))
+                    .collect::<Vec<_>>(),
+            ))
+        })
+        .clone()
+}
+
+/// The builders of the WARC columns: one link appended at a time, a batch taken out.
+struct WarcColumns {
+    strings: [StringBuilder; 8],
+}
+
+impl WarcColumns {
+    fn new() -> Self {
+        WarcColumns {
+            strings: std::array::from_fn(|_| StringBuilder::new()),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.strings[0].len()
+    }
+
+    /// Appends one link as a row, in [`WARC_COLUMNS`] order.
+    fn push(&mut self, link: &absolve::Link) {
+        let [
+            page,
+            record,
+            element,
+            attribute,
+            original,
+            resolved,
+            base,
+            base_from,
+        ] = &mut self.strings;
+        page.append_option(link.location.target_uri.as_deref());
+        record.append_option(link.location.record.as_deref());
+        element.append_value(&link.element);
+        attribute.append_option(link.attribute.as_deref());
+        original.append_value(&link.original);
+        resolved.append_value(&link.resolved);
+        base.append_option(link.base.as_deref());
+        base_from.append_value(link.base_from.as_str());
+    }
+
+    /// The rows appended since the last batch, as one; the builders start again empty.
+    fn finish(&mut self) -> RecordBatch {
+        let columns: Vec<ArrayRef> = self
+            .strings
+            .iter_mut()
+            .map(|b| Arc::new(b.finish()) as ArrayRef)
+            .collect();
+        RecordBatch::try_new(warc_schema(), columns)
+            .expect("the columns are built to the schema: same count, types and lengths")
+    }
+}
+
+/// Every link of a document as one batch with [`DOCUMENT_COLUMNS`].
+fn document_batch(links: &[crate::link::Link]) -> RecordBatch {
+    let rows = links.len();
+    let mut message = UInt64Builder::with_capacity(rows);
+    let mut strings: [StringBuilder; 10] = std::array::from_fn(|_| StringBuilder::new());
+    let mut offset = UInt64Builder::with_capacity(rows);
+    let mut srcdoc = UInt32Builder::with_capacity(rows);
+    for link in links {
+        let link = &link.link;
+        let place = &link.location;
+        let [
+            part,
+            record,
+            target_uri,
+            element,
+            attribute,
+            original,
+            resolved,
+            base,
+            base_from,
+            kept,
+        ] = &mut strings;
+        message.append_option(place.message.map(|m| m as u64));
+        part.append_option(place.part.as_deref());
+        record.append_option(place.record.as_deref());
+        target_uri.append_option(place.target_uri.as_deref());
+        element.append_value(&link.element);
+        attribute.append_option(link.attribute.as_deref());
+        original.append_value(&link.original);
+        resolved.append_value(&link.resolved);
+        base.append_option(link.base.as_deref());
+        base_from.append_value(link.base_from.as_str());
+        offset.append_value(link.offset);
+        srcdoc.append_value(link.srcdoc);
+        // As the CLI's JSON says it (`"local"`): the library's serde names.
+        kept.append_option(link.kept.and_then(|k| {
+            serde_json::to_value(k)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+        }));
+    }
+    let mut strings = strings
+        .map(|mut b| Arc::new(b.finish()) as ArrayRef)
+        .into_iter();
+    let mut columns: Vec<ArrayRef> = vec![Arc::new(message.finish())];
+    columns.extend(strings.by_ref().take(9));
+    columns.push(Arc::new(offset.finish()));
+    columns.push(Arc::new(srcdoc.finish()));
+    columns.extend(strings);
+    RecordBatch::try_new(document_schema(), columns)
+        .expect("the columns are built to the schema: same count, types and lengths")
+}
+
+/// A batch on its way to `pyarrow`: the Arrow PyCapsule interface's producer side
+/// (`__arrow_c_array__`), which `pyarrow.record_batch()` (pyarrow >= 14) imports.
+#[pyclass(module = "absolve._absolve", name = "_ArrowBatch", frozen)]
+struct ArrowBatch {
+    batch: RecordBatch,
+}
+
+#[pymethods]
+impl ArrowBatch {
+    /// The schema and the data as the `arrow_schema` and `arrow_array` capsules, each
+    /// released by its destructor unless the consumer moved it out.
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_array__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        // The producer may ignore a requested schema (the interface's rule): ours is fixed.
+        let _ = requested_schema;
+        let array = StructArray::from(self.batch.clone()).into_data();
+        let schema = FFI_ArrowSchema::try_from(array.data_type())
+            .map_err(|e| PyRuntimeError::new_err(format!("Arrow schema export: {e}")))?;
+        let array = FFI_ArrowArray::new(&array);
+        let schema =
+            PyCapsule::new_with_value_and_destructor(py, schema, c"arrow_schema", |value, _| {
+                drop(value)
+            })?;
+        let array =
+            PyCapsule::new_with_value_and_destructor(py, array, c"arrow_array", |value, _| {
+                drop(value)
+            })?;
+        PyTuple::new(py, [schema.into_any(), array.into_any()])
+    }
+}
+
+/// A Rust batch as a `pyarrow.RecordBatch`.
+fn to_pyarrow(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> {
+    let record_batch = py.import("pyarrow")?.getattr("record_batch")?;
+    record_batch.call1((Bound::new(py, ArrowBatch { batch })?,))
+}
+
+/// The links of every record of a WARC file as ``pyarrow.RecordBatch`` objects of up to
+/// ``batch_rows`` rows each, built in Rust (no Python object per link), with the GIL
+/// released while the file is read and the batch is built.
+///
+/// The columns are those of the table of ``python -m absolve.spark``, all strings:
+/// ``page_url`` (the record's ``WARC-Target-URI``), ``record_id`` (its
+/// ``WARC-Record-ID``), ``element``, ``attribute``, ``original``, ``resolved``, ``base``,
+/// ``base_from`` (as ``Link`` has them; ``page_url``, ``record_id``, ``attribute`` and
+/// ``base`` may be null). ``source`` and the keyword arguments are those of
+/// ``warc_links``, and so are the warnings and errors: a damaged record is an
+/// ``AbsolveWarning``; a file that is not a WARC, or damaged gzip data, raises
+/// ``ValueError`` once the batch of the links before it has been given.
+///
+/// pandas, Polars and DuckDB read the batches without a Python object per link::
+///
+///     import pyarrow as pa
+///     links = pa.Table.from_batches(absolve.warc_link_batches("crawl.warc.gz"))
+///     frame = links.to_pandas()          # pandas (types_mapper=pd.ArrowDtype: no copy)
+///     frame = polars.from_arrow(links)   # Polars
+///     duckdb.sql("SELECT element, count(*) FROM links GROUP BY element")  # DuckDB
+///
+/// For files larger than memory, hand the batches on one at a time (to
+/// ``pyarrow.parquet.ParquetWriter.write_batch``, or
+/// ``pa.RecordBatchReader.from_batches(schema, batches)`` for DuckDB and Polars' lazy
+/// scans): ``batch_rows`` bounds what is held.
+#[pyfunction]
+#[pyo3(
+    signature = (source, batch_rows = 65536, *, charset = None, resolve_fragments = false, rfc = None, spec = None, http_base_headers = false),
+    text_signature = "(source, batch_rows=65536, *, charset=None, resolve_fragments=False, rfc=1808, spec='rfc1808', http_base_headers=False)"
+)]
+fn warc_link_batches(
+    source: &Bound<'_, PyAny>,
+    batch_rows: usize,
+    charset: Option<&str>,
+    resolve_fragments: bool,
+    rfc: Option<&Bound<'_, PyAny>>,
+    spec: Option<&str>,
+    http_base_headers: bool,
+) -> PyResult<WarcLinkBatches> {
+    if batch_rows == 0 {
+        return Err(PyValueError::new_err(
+            "batch_rows: must be 1 or more (65536 by default)",
+        ));
+    }
+    let options = args::check(None, charset, None, resolve_fragments, rfc, spec)?
+        .with_http_base_headers(http_base_headers);
+    let (reader, label) = open_source(source)?;
+    Ok(WarcLinkBatches {
+        state: Mutex::new(BatchState {
+            links: Some(warc::Links::new(reader, options)),
+            columns: WarcColumns::new(),
+            failure: None,
+        }),
+        batch_rows,
+        label,
+    })
+}
+
+/// The iterator ``warc_link_batches`` returns: ``pyarrow.RecordBatch`` objects.
+#[pyclass(module = "absolve")]
+pub struct WarcLinkBatches {
+    state: Mutex<BatchState>,
+    batch_rows: usize,
+    /// The file's name, for messages.
+    label: String,
+}
+
+struct BatchState {
+    /// `None` once the input is exhausted or failed.
+    links: Option<warc::Links<Box<dyn Read + Send>>>,
+    columns: WarcColumns,
+    /// The error that ended the input, raised once the links before it are given.
+    failure: Option<warc::Error>,
+}
+
+impl BatchState {
+    /// Reads links until `rows` are gathered or the input ends (without the GIL);
+    /// returns the batch (`None` if no link was left) and the warnings met.
+    fn fill(&mut self, rows: usize) -> (Option<RecordBatch>, Vec<String>) {
+        let mut warnings = Vec::new();
+        if let Some(links) = self.links.as_mut() {
+            while self.columns.len() < rows {
+                match links.next() {
+                    Some(Ok(Event::Link(link))) => self.columns.push(&link),
+                    Some(Ok(Event::Warning(warning))) => warnings.push(document::worded(&warning)),
+                    // The links found before an error are given first, the error after.
+                    Some(Err(error)) => {
+                        self.failure.get_or_insert(error);
+                    }
+                    None => {
+                        self.links = None;
+                        break;
+                    }
+                }
+            }
+        }
+        let batch = (self.columns.len() > 0).then(|| self.columns.finish());
+        (batch, warnings)
+    }
+}
+
+#[pymethods]
+impl WarcLinkBatches {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        // Not `lock()`: a second thread would wait holding the GIL that a file object's
+        // `read` needs in the first.
+        let mut state = self.state.try_lock().map_err(|_| {
+            PyRuntimeError::new_err(
+                "warc_link_batches: the same iterator used by two threads at once",
+            )
+        })?;
+        let state = &mut *state;
+        let rows = self.batch_rows;
+        let (batch, warnings) = py.detach(|| state.fill(rows));
+        let warnings: Vec<String> = warnings
+            .iter()
+            .map(|w| format!("{}: {w}", self.label))
+            .collect();
+        crate::warn_all(py, &warnings)?;
+        if let Some(batch) = batch {
+            return to_pyarrow(py, batch).map(Some);
+        }
+        match state.failure.take() {
+            Some(error) => Err(warc_error(error, &self.label)),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Every link of ``document`` as a ``pyarrow.Table``, one row per link, in document
+/// order, built in Rust with the GIL released. The arguments are those of ``links``.
+///
+/// The columns are the keys of a line of ``absolve links`` (less ``file``), in its order:
+/// ``message`` (uint64), ``part``, ``record``, ``target_uri`` (null where they do not
+/// apply), ``element``, ``attribute``, ``original``, ``resolved``, ``base``,
+/// ``base_from``, ``offset`` (uint64), ``srcdoc`` (uint32), ``kept``.
+///
+/// >>> absolve.links_table(b'<a href="../x">x</a>', "http://h/d/p.html").column("resolved").to_pylist()
+/// ['http://h/x']
+#[pyfunction]
+#[pyo3(
+    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, spec = None, http_base_headers = false, keep_local = false),
+    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, spec='rfc1808', http_base_headers=False, keep_local=False)"
+)]
+#[allow(clippy::too_many_arguments)]
+fn links_table<'py>(
+    py: Python<'py>,
+    document: &Bound<'py, PyAny>,
+    url: Option<&str>,
+    format: &str,
+    charset: Option<&str>,
+    headers: Option<&Bound<'py, PyAny>>,
+    resolve_fragments: bool,
+    rfc: Option<&Bound<'py, PyAny>>,
+    spec: Option<&str>,
+    http_base_headers: bool,
+    keep_local: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let options = crate::check(format, url, charset, headers, resolve_fragments, rfc, spec)?
+        .with_http_base_headers(http_base_headers)
+        .with_keep_local(keep_local);
+    let document = args::document("document", document)?;
+    let (batch, warnings) = py
+        .detach(|| {
+            document::process(&document, &options, Want::Links)
+                .map(|outcome| (document_batch(&outcome.links), outcome.warnings))
+        })
+        .map_err(PyValueError::new_err)?;
+    crate::warn_all(py, &warnings)?;
+    let batch = to_pyarrow(py, batch)?;
+    py.import("pyarrow")?
+        .getattr("Table")?
+        .call_method1("from_batches", ([batch],))
+}
+
+/// Adds the Arrow functions to the module.
+pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(warc_link_batches, module)?)?;
+    module.add_function(wrap_pyfunction!(links_table, module)?)?;
+    module.add_class::<WarcLinkBatches>()?;
+    module.add_class::<ArrowBatch>()
+}

@@ -1,0 +1,170 @@
+"""Arrow out: warc_link_batches and links_table give the rows warc_links and links give, as
+pyarrow batches and tables; pandas, Polars and DuckDB read them (the GUIDE's examples)."""
+
+import gzip
+import io
+import warnings
+
+import pytest
+
+import absolve
+from conftest import CORPUS, FIXTURES, warc_record
+
+pa = pytest.importorskip("pyarrow", reason="needs pyarrow (python/requirements-test.txt)")
+
+WARC_COLUMNS = ["page_url", "record_id", "element", "attribute", "original", "resolved", "base", "base_from"]
+
+
+def link_row(link):
+    return (link.target_uri, link.record, link.element, link.attribute, link.original, link.resolved, link.base, link.base_from)
+
+
+def table_rows(table):
+    return list(zip(*(table.column(name).to_pylist() for name in table.column_names)))
+
+
+def made_warc(pages=5):
+    records = [
+        warc_record(b"http://h.example/d/%d.html" % i, b"<a href=../up.html><img src=i%d.png><base href=/b/><a href=x>" % i, b"<urn:uuid:%d>" % i)
+        for i in range(pages)
+    ]
+    return b"".join(gzip.compress(r) for r in records)
+
+
+def warc_files():
+    found = sorted(p for p in (CORPUS / "warc").rglob("*.warc*") if p.is_file()) if CORPUS.is_dir() else []
+    return found + sorted((FIXTURES / "warc").rglob("*.warc*"))
+
+
+def links_or_error(source, function, **options):
+    """The rows a reader gives before it stops, and the error it stops with (or None)."""
+    rows = []
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", absolve.AbsolveWarning)
+        try:
+            for item in function(source, **options):
+                if isinstance(item, pa.RecordBatch):
+                    rows.extend(table_rows(item))
+                else:
+                    rows.append(link_row(item))
+        except (OSError, ValueError) as error:
+            return rows, str(error), [str(w.message) for w in seen]
+    return rows, None, [str(w.message) for w in seen]
+
+
+@pytest.mark.parametrize("path", warc_files(), ids=lambda p: p.name)
+def test_batches_hold_the_rows_of_warc_links(path):
+    expected = links_or_error(str(path), absolve.warc_links)
+    got = links_or_error(str(path), lambda s: absolve.warc_link_batches(s, batch_rows=7))
+    assert got == expected
+
+
+def test_batches_have_the_spark_columns_and_at_most_batch_rows():
+    batches = list(absolve.warc_link_batches(io.BytesIO(made_warc(5)), 4))
+    assert [b.num_rows for b in batches] == [4, 4, 4, 4, 4]
+    schema = batches[0].schema
+    assert schema.names == WARC_COLUMNS
+    assert all(field.type == pa.string() for field in schema)
+    assert [f.name for f in schema if not f.nullable] == ["element", "original", "resolved", "base_from"]
+    assert table_rows(batches[0])[1] == (
+        "http://h.example/d/0.html",
+        "<urn:uuid:0>",
+        "img",
+        "src",
+        "i0.png",
+        "http://h.example/b/i0.png",
+        "http://h.example/b/",
+        "base-element",
+    )
+
+
+def test_options_reach_the_batches():
+    data = warc_record(b"http://h/a/b", b"<a href='#f'><a href='../c'>", b"<urn:x>")
+    plain = pa.Table.from_batches(absolve.warc_link_batches(io.BytesIO(data)))
+    assert plain.column("resolved").to_pylist() == ["#f", "http://h/c"]
+    fragments = pa.Table.from_batches(absolve.warc_link_batches(io.BytesIO(data), resolve_fragments=True, spec="rfc3986"))
+    assert fragments.column("resolved").to_pylist() == ["http://h/a/b#f", "http://h/c"]
+
+
+def test_bad_arguments_and_inputs_raise_as_warc_links_does(tmp_path):
+    with pytest.raises(ValueError, match="batch_rows"):
+        absolve.warc_link_batches(io.BytesIO(b""), 0)
+    with pytest.raises(ValueError, match="charset"):
+        absolve.warc_link_batches(io.BytesIO(b""), charset="no-such-charset")
+    with pytest.raises(FileNotFoundError):
+        absolve.warc_link_batches(tmp_path / "missing.warc")
+    not_warc = tmp_path / "page.warc"
+    not_warc.write_bytes(b"<html>no WARC here</html>")
+    with pytest.raises(ValueError, match="not a WARC"):
+        list(absolve.warc_link_batches(not_warc))
+
+
+def test_a_damaged_file_gives_its_links_then_the_error():
+    data = made_warc(3) + b"\x1f\x8b\x08\x00garbage that is not deflate data"
+    rows, error, _ = links_or_error(io.BytesIO(data), absolve.warc_link_batches)
+    assert error is not None and len(rows) == 3 * 4
+    assert (rows, error) == links_or_error(io.BytesIO(data), absolve.warc_links)[:2]
+
+
+def test_an_empty_warc_gives_no_batch():
+    assert list(absolve.warc_link_batches(io.BytesIO(b""))) == []
+
+
+DOCUMENTS = [
+    (b'<base href="/s/"><img srcset="a.png 1x, b.png 2x"><style>p{background:url(c.png)}</style>', "http://h/d/p.html", {}),
+    (b"<a href=../x>", None, {}),
+    (b"<a href='#f'>", "http://h/d/p.html", {"resolve_fragments": True}),
+]
+
+
+@pytest.mark.parametrize("document,url,options", DOCUMENTS)
+def test_links_table_holds_what_links_gives(document, url, options):
+    table = absolve.links_table(document, url, **options)
+    expected = [link.dict() for link in absolve.links(document, url, **options)]
+    assert table.column_names == list(expected[0].keys())
+    assert table.to_pylist() == expected
+
+
+def test_links_table_of_a_mime_message_and_a_warc(corpus):
+    for path in [p for p in sorted((FIXTURES / "mime").rglob("*.eml"))[:5]] + [CORPUS / "warc/jwarc/cc.warc.gz"]:
+        data = path.read_bytes()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", absolve.AbsolveWarning)
+            table = absolve.links_table(data, "http://h/")
+            expected = [link.dict() for link in absolve.links(data, "http://h/")]
+        assert table.num_rows == len(expected)
+        assert table.to_pylist() == expected
+    assert table.schema.field("offset").type == pa.uint64()
+    assert table.schema.field("message").type == pa.uint64()
+
+
+def test_links_table_of_nothing_has_the_columns_and_no_row():
+    table = absolve.links_table(b"<p>no links</p>", "http://h/")
+    assert table.num_rows == 0
+    assert "resolved" in table.column_names
+
+
+# The GUIDE's examples, one per library.
+
+
+def test_pandas_reads_the_batches():
+    pd = pytest.importorskip("pandas")
+    table = pa.Table.from_batches(absolve.warc_link_batches(io.BytesIO(made_warc(3))))
+    frame = table.to_pandas()
+    counts = frame.groupby("element").size().to_dict()
+    assert counts == {"a": 6, "base": 3, "img": 3}
+    assert isinstance(frame, pd.DataFrame)
+
+
+def test_polars_reads_the_batches():
+    pl = pytest.importorskip("polars")
+    frame = pl.from_arrow(pa.Table.from_batches(absolve.warc_link_batches(io.BytesIO(made_warc(3)))))
+    hosts = frame.filter(pl.col("element") == "a").get_column("resolved").to_list()
+    assert hosts == ["http://h.example/up.html", "http://h.example/b/x"] * 3
+
+
+def test_duckdb_queries_the_batches():
+    duckdb = pytest.importorskip("duckdb")
+    links = pa.Table.from_batches(absolve.warc_link_batches(io.BytesIO(made_warc(3))))
+    found = duckdb.sql("SELECT base_from, count(*) AS n FROM links GROUP BY base_from ORDER BY base_from").fetchall()
+    assert found == [("base-element", 9), ("retrieval-url", 3)]

@@ -1,0 +1,68 @@
+"""`absolve links -r -j N`: files processed N at a time, the output byte for byte that of
+one at a time (input order), a file's output past the spool's memory cap included."""
+
+import gzip
+import subprocess
+
+import pytest
+
+from conftest import CORPUS, FIXTURES, cli_binary, warc_record
+
+
+def links(*args):
+    binary = cli_binary()
+    if binary is None or not binary.exists():
+        pytest.skip("needs the absolve CLI: cargo build --release (or set ABSOLVE_BIN)")
+    done = subprocess.run([str(binary), "links", *map(str, args)], capture_output=True)
+    return done.returncode, done.stdout, done.stderr.decode(errors="replace").splitlines()
+
+
+def summary(stderr):
+    return [line for line in stderr if "files processed" in line]
+
+
+@pytest.mark.parametrize("tree", [FIXTURES, CORPUS / "warc", CORPUS / "html"], ids=["fixtures", "warc", "html"])
+def test_two_threads_give_the_output_of_one(tree):
+    if not tree.is_dir():
+        pytest.skip(f"needs {tree}")
+    one = links("-r", "-j", "1", tree)
+    two = links("--recursive", "--threads", "2", tree)
+    assert one[0] == two[0] == 0
+    assert len(one[1].splitlines()) > 100
+    assert two[1] == one[1]
+    assert summary(two[2]) == summary(one[2])
+    # The same warnings, if not in the same order (they are printed as files are read).
+    assert sorted(two[2]) == sorted(one[2])
+
+
+def test_a_large_output_spilled_to_disk_keeps_its_place(tmp_path):
+    # ~60,000 links (~15 MB of JSON lines) in the first file: past the 4 MiB in memory.
+    page = b"".join(b"<a href=p%d.html>" % i for i in range(60000))
+    (tmp_path / "a-large.warc.gz").write_bytes(gzip.compress(warc_record(b"http://h/big/", page, b"<urn:big>")))
+    for n in range(6):
+        (tmp_path / f"b-small-{n}.html").write_bytes(b"<a href=../x%d.html>" % n)
+    one = links("-r", "-j", "1", "--url", "http://h/d/", tmp_path)
+    two = links("-r", "-j", "2", "--url", "http://h/d/", tmp_path)
+    assert one[0] == two[0] == 0
+    assert len(one[1]) > 8 << 20
+    assert two[1] == one[1]
+
+
+def test_a_failing_file_keeps_its_place(tmp_path):
+    for name in ["a", "c"]:
+        page = b"<a href=%s1><a href=%s2>" % (name.encode(), name.encode())
+        (tmp_path / f"{name}.warc.gz").write_bytes(gzip.compress(warc_record(b"http://h/" + name.encode(), page, b"<urn:p>")))
+    (tmp_path / "b.warc").write_bytes(b"<html>no WARC here</html>")
+    one = links("-r", "--format", "warc", "-j", "1", tmp_path)
+    two = links("-r", "--format", "warc", "-j", "2", tmp_path)
+    assert one[0] == two[0] == 1
+    assert two[1] == one[1]
+    assert [l.split('"original":')[1][:4] for l in two[1].decode().splitlines()] == ['"a1"', '"a2"', '"c1"', '"c2"']
+    assert summary(two[2]) == summary(one[2])
+    assert [l for l in two[2] if "b.warc: not a WARC" in l]
+
+
+def test_zero_threads_is_a_usage_error():
+    status, _, stderr = links("-j", "0", FIXTURES / "html")
+    assert status == 2
+    assert any("--threads" in line for line in stderr)
