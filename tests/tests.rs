@@ -30,5 +30,6 @@ mod snapshots_mime;
 mod snapshots_resolve;
 mod warc_cli;
 mod warc_corpus;
+mod warc_damage;
 mod warc_memory;
 mod warc_roundtrip;

@@ -110,6 +110,10 @@ impl<R: Read> Framing<R> {
     /// Warns about damaged gzip data found since the last call, naming the record it was
     /// in or after.
     pub fn report_damage(&mut self, warn: &mut dyn FnMut(Warning)) {
+        if self.number == 0 {
+            // Before the first record: if there is none, the file is no gzipped WARC.
+            return;
+        }
         for damage in std::mem::take(&mut self.input.get_mut().damage) {
             warn(Warning::DamagedGzip {
                 record: self.previous.clone(),
@@ -119,6 +123,25 @@ impl<R: Read> Framing<R> {
                 resumed_at: damage.resumed_at,
             });
         }
+    }
+
+    /// The error for a gzip file in which no record was found: its first member is
+    /// damaged or cut short.
+    fn not_gzip_warc(&mut self) -> Result<(), Error> {
+        let stream = self.input.get_mut();
+        if let Some(damage) = stream.damage.first() {
+            return Err(Error::Gzip {
+                offset: damage.found_at,
+                reason: damage.reason.clone(),
+            });
+        }
+        if stream.truncated {
+            return Err(Error::Gzip {
+                offset: 0,
+                reason: "the first gzip member ends before its data does".into(),
+            });
+        }
+        Ok(())
     }
 
     /// The next record's head, or `None` at the end of the input. Blank lines before it
@@ -141,6 +164,9 @@ impl<R: Read> Framing<R> {
             if n == 0 {
                 if !self.at_end()? {
                     continue;
+                }
+                if self.number == 0 {
+                    self.not_gzip_warc()?;
                 }
                 self.report_skipped(skipped_at, warn);
                 return Ok(None);

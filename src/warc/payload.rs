@@ -249,7 +249,9 @@ pub(crate) fn read_block<R: Read>(
         .map_err(super::framing::stream_error)? as u64;
     if n < remaining {
         // Only when the block runs past the end: a record inside a whole block is data.
-        let from = before.saturating_sub(1);
+        // From the end of the HTTP head (read before, with what followed it).
+        let head_end = analysis.http.as_ref().map_or(0, |http| http.len);
+        let from = before.min(head_end).saturating_sub(1);
         if let Some((cut, start)) = record_start(&analysis.prefix[from..]) {
             framing.give_back(&analysis.prefix[from + cut..]);
             analysis.prefix.truncate(from + cut);

@@ -18,7 +18,7 @@ pub(crate) const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 /// How many compressed bytes of the current member are kept to look for the next member
 /// in when it turns out damaged (a member cut short is followed by the next member, which
 /// the decoder reads on into before it fails).
-const LOOKBACK: usize = 4 << 20;
+const LOOKBACK: usize = 1 << 20;
 
 /// A buffered reader of the raw input that counts the bytes consumed and, while
 /// `keeping`, keeps them. Bytes given back ([`Tee::unread`]) are read again first.
@@ -52,7 +52,7 @@ impl<R: Read> Tee<R> {
             keeping: false,
             member: Vec::new(),
             member_from: 0,
-            member_full: false,
+            member_full: true,
         }
     }
 
