@@ -7,6 +7,7 @@ mod common;
 mod browser;
 mod cli_files;
 mod cli_files_root;
+mod cli_hard_links;
 mod cli_mime;
 mod cli_resolve;
 mod cli_rewrite;

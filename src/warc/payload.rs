@@ -238,15 +238,27 @@ pub(crate) fn read_block<R: Read>(
     warn: &mut dyn FnMut(Warning),
 ) -> Result<(), Error> {
     let remaining = analysis.head.length - analysis.prefix.len() as u64;
-    // Room for the whole block at once, rather than doubling (and copying) as it comes;
-    // a `Content-Length` that lies is not trusted beyond a few MiB.
-    let expected = remaining.min(RESERVE_LIMIT) as usize;
-    analysis.prefix.reserve_exact(expected);
     let before = analysis.prefix.len();
-    let n = framing
-        .block(remaining)
-        .read_to_end(&mut analysis.prefix)
-        .map_err(super::framing::stream_error)? as u64;
+    let mut n = 0;
+    loop {
+        // Grown toward the length given, exactly, at most doubling at a time: an honest
+        // block is held in one buffer its size, a lying one in at most twice what it has.
+        let left = remaining - n;
+        let room = (analysis.prefix.capacity() - analysis.prefix.len()) as u64;
+        if left > room {
+            let grow = (left - room).min(analysis.prefix.len().max(RESERVE_LIMIT as usize) as u64);
+            analysis.prefix.reserve_exact(grow as usize);
+        }
+        let room = (analysis.prefix.capacity() - analysis.prefix.len()) as u64;
+        let read = framing
+            .block(left.min(room.max(1)))
+            .read_to_end(&mut analysis.prefix)
+            .map_err(super::framing::stream_error)? as u64;
+        n += read;
+        if read == 0 || n >= remaining {
+            break;
+        }
+    }
     if n < remaining {
         // Only when the block runs past the end: a record inside a whole block is data.
         // From the end of the HTTP head (read before, with what followed it).
