@@ -47,10 +47,12 @@ impl Read for PyReader {
             let chunk = self
                 .file
                 .call_method1(py, "read", (buf.len(),))
-                .map_err(|e| match e.is_instance_of::<pyo3::exceptions::PyException>(py) {
-                    true => io::Error::other(e.to_string()),
-                    false => io::Error::other(e),
-                })?;
+                .map_err(
+                    |e| match e.is_instance_of::<pyo3::exceptions::PyException>(py) {
+                        true => io::Error::other(e.to_string()),
+                        false => io::Error::other(e),
+                    },
+                )?;
             let chunk = chunk.bind(py);
             let bytes = chunk.cast::<PyBytes>().map_err(|_| {
                 io::Error::new(
