@@ -7,7 +7,9 @@
 #   mime         fixtures/mime, ../shared/corpus/mime (messages, MHTML, mbox);
 #   mime_nested  the same messages (any bytes drive its generator) and short random runs;
 #   resolve      fixtures/resolve and ../shared/corpus/urls (base and reference pairs,
-#                laid out as the target's `(&str, &str)` reads them).
+#                laid out as the target's `(&str, &str)` reads them);
+#   warc         fixtures/warc, ../shared/corpus/warc (a mode byte, then the file: as it
+#                is, gzipped whole, or a gzip member per record).
 # The html5lib sdist (its tests ship in it) is fetched with pip into a temporary folder.
 #
 # usage: fuzz/seed.sh            then: cargo +nightly fuzz run TARGET fuzz/corpus/TARGET
@@ -115,6 +117,19 @@ for path in sorted(glob.glob(f"{shared}/urls/*.csv")):
         for i, row in enumerate(csv.reader(f)):
             if i > 0 and len(row) == 2 and i % 5 == 0:
                 add_pair(row[0], row[1])
+
+# warc: one mode byte (0: the bytes as they are; 1: gzipped as one stream; 2: a gzip
+# member per record), then the file; gzipped files also decompressed, each cut to 64 KiB.
+import gzip
+for data in files(f"{root}/fixtures/warc/*", f"{shared}/warc/**/*"):
+    if data[:2] == b"\x1f\x8b":
+        add("warc", b"\x00" + data[:65536])
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError):
+            continue
+    for mode in (0, 1, 2):
+        add("warc", bytes([mode]) + data[:65536])
 
 for target, n in sorted(counts.items()):
     print(f"{target}: {n} new seeds")

@@ -349,7 +349,14 @@ const WAT_EXPECTED: [WatRecord; 6] = [
 )]
 fn wat_link_extraction_expectations_are_among_ours() {
     let (links, warnings) = library_links("ia-web-commons/link-extraction-test.warc");
-    assert!(warnings.is_empty(), "{warnings:?}");
+    // Its records lack the CRLF CRLF that ends a record (ISO 28500 §4): said, and read.
+    assert!(
+        !warnings.is_empty()
+            && warnings
+                .iter()
+                .all(|w| w.to_string().contains("not the CRLF CRLF")),
+        "{warnings:?}"
+    );
     for (target, base, expected) in WAT_EXPECTED {
         let ours: Vec<_> = links
             .iter()

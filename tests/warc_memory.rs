@@ -174,3 +174,70 @@ impl Sink for CountingWriter<'_> {
         panic!("{warning}")
     }
 }
+
+/// A response whose HTML payload is `body` (gzip-encoded if `gzip`), at target `http://h/`.
+fn response(body: &[u8], gzip: bool) -> Vec<u8> {
+    let (body, coding) = match gzip {
+        true => {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(body).unwrap();
+            (gz.finish().unwrap(), "Content-Encoding: gzip\r\n")
+        }
+        false => (body.to_vec(), ""),
+    };
+    let mut http =
+        format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{coding}\r\n").into_bytes();
+    http.extend_from_slice(&body);
+    let mut record = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/\r\n\
+         Content-Type: application/http\r\nContent-Length: {}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes();
+    record.extend_from_slice(&http);
+    record.extend_from_slice(b"\r\n\r\n");
+    record
+}
+
+/// Links leave as they are found: a record with 400,000 links (4 MB decoded, some 180 MB
+/// of `Link`s if they were gathered) is listed in far less than its links' size.
+#[test]
+fn links_of_a_link_dense_record_are_not_gathered() {
+    alone("links_of_a_link_dense_record_are_not_gathered", || {
+        let _serial = SERIAL.lock().unwrap();
+        let input = response(&b"<a href=x>".repeat(400_000), true);
+        let peak = peak_during(|| {
+            let mut count = 0;
+            for event in Links::new(&input[..], Options::default()) {
+                if let Event::Link(_) = event.unwrap() {
+                    count += 1;
+                }
+            }
+            assert_eq!(count, 400_000);
+        });
+        assert!(peak < 4 * MIB + 24 * MIB, "peak {peak} bytes");
+    });
+}
+
+/// `rewrite` of a large changed record holds its block and its new payload (and the
+/// rewriter's buffers), not the new block and the new record as copies of them too (4x
+/// and more before).
+#[test]
+fn rewrite_holds_two_copies_of_a_large_payload_at_most() {
+    alone(
+        "rewrite_holds_two_copies_of_a_large_payload_at_most",
+        || {
+            let _serial = SERIAL.lock().unwrap();
+            let mut body = b"<a href=x>".to_vec();
+            body.resize(16 * MIB, b'y');
+            let input = response(&body, false);
+            let mut written = 0u64;
+            let peak = peak_during(|| {
+                let mut out = CountingWriter(&mut written);
+                let summary = rewrite(&input[..], &Options::default(), &mut out).unwrap();
+                assert_eq!(summary.rewritten, 1);
+            });
+            assert!(peak < 3 * 16 * MIB, "peak {peak} bytes");
+        },
+    );
+}

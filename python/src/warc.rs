@@ -15,15 +15,44 @@ use std::sync::Mutex;
 const BATCH: usize = 512;
 
 /// A binary file object read from Rust: each read takes the GIL for the call to `read`.
-struct PyReader(Py<PyAny>);
+/// A `read(n)` that gives more than `n` bytes has the rest kept for the next read; an
+/// exception that is not an `Exception` (`KeyboardInterrupt`, `SystemExit`) is carried
+/// through the reader, to be raised as itself.
+struct PyReader {
+    file: Py<PyAny>,
+    /// Bytes a `read` gave beyond what was asked, `excess[given..]` not read yet.
+    excess: Vec<u8>,
+    given: usize,
+}
+
+impl PyReader {
+    fn new(file: Py<PyAny>) -> PyReader {
+        PyReader {
+            file,
+            excess: Vec::new(),
+            given: 0,
+        }
+    }
+}
 
 impl Read for PyReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.given < self.excess.len() {
+            let n = (self.excess.len() - self.given).min(buf.len());
+            buf[..n].copy_from_slice(&self.excess[self.given..self.given + n]);
+            self.given += n;
+            return Ok(n);
+        }
         Python::attach(|py| {
             let chunk = self
-                .0
+                .file
                 .call_method1(py, "read", (buf.len(),))
-                .map_err(|e| io::Error::other(e.to_string()))?;
+                .map_err(
+                    |e| match e.is_instance_of::<pyo3::exceptions::PyException>(py) {
+                        true => io::Error::other(e.to_string()),
+                        false => io::Error::other(e),
+                    },
+                )?;
             let chunk = chunk.bind(py);
             let bytes = chunk.cast::<PyBytes>().map_err(|_| {
                 io::Error::new(
@@ -37,6 +66,10 @@ impl Read for PyReader {
             let bytes = bytes.as_bytes();
             let n = bytes.len().min(buf.len());
             buf[..n].copy_from_slice(&bytes[..n]);
+            if bytes.len() > n {
+                self.excess = bytes[n..].to_vec();
+                self.given = 0;
+            }
             Ok(n)
         })
     }
@@ -62,7 +95,7 @@ pub(crate) fn open_source(source: &Bound<'_, PyAny>) -> PyResult<(Box<dyn Read +
             .getattr("name")
             .and_then(|name| name.str().map(|s| s.to_string()))
             .unwrap_or_else(|_| "<file object>".to_owned());
-        return Ok((Box::new(PyReader(source.clone().unbind())), label));
+        return Ok((Box::new(PyReader::new(source.clone().unbind())), label));
     }
     Err(PyTypeError::new_err(format!(
         "source: expected a path or a binary file object, not {}",
@@ -82,6 +115,16 @@ fn os_error(error: &io::Error, label: &str) -> PyErr {
 
 /// A library error, worded as the CLI words it, with the file's name.
 pub(crate) fn warc_error(error: warc::Error, label: &str) -> PyErr {
+    let error = match error {
+        // `KeyboardInterrupt`, `SystemExit` raised in a file object's `read`: as themselves.
+        warc::Error::Io(error) if error.get_ref().is_some_and(|e| e.is::<PyErr>()) => {
+            match error.into_inner().map(|inner| inner.downcast::<PyErr>()) {
+                Some(Ok(raised)) => return *raised,
+                _ => unreachable!("checked above"),
+            }
+        }
+        other => other,
+    };
     match error {
         warc::Error::Io(error) if error.raw_os_error().is_some() => os_error(&error, label),
         warc::Error::Io(error) => PyOSError::new_err(format!("{label}: {error}")),

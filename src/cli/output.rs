@@ -18,10 +18,32 @@ pub fn label(path: Option<&Path>) -> String {
 /// How many warnings were printed, for the summary of `-r`.
 static WARNINGS: AtomicUsize = AtomicUsize::new(0);
 
-/// Prints a warning about `label` on standard error.
+/// Prints a warning about `label` on standard error, the name [`escaped`].
 pub fn warn(label: &str, warning: &dyn std::fmt::Display) {
     WARNINGS.fetch_add(1, Ordering::Relaxed);
-    eprintln!("absolve: warning: {label}: {warning}");
+    eprintln!("absolve: warning: {}: {warning}", escaped(label));
+}
+
+/// A file name as it is shown on a terminal: control characters written `\n`, `\r`,
+/// `\t` or `\xNN`, as `ls` (GNU coreutils' `--quoting-style=escape`) and ripgrep do, so
+/// that a name cannot forge a line (or move the cursor) on standard error.
+pub fn escaped(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let mut utf8 = [0; 4];
+                for byte in c.encode_utf8(&mut utf8).bytes() {
+                    out.push_str(&format!("\\x{byte:02X}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Prints a library warning about the input `label`, worded for the command line.

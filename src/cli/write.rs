@@ -210,6 +210,12 @@ impl Replacement {
         work: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     ) -> Result<bool, Error> {
         let fail = |e: io::Error| Error::Output(failure(shown, &e));
+        // `-i`: the file's inode is locked while it is read and written, so that two runs
+        // on it (through two hard links, which `-i` overwrites in place) take turns.
+        let _lock = match self.in_place {
+            true => Some(lock_inode(&self.real).map_err(fail)?),
+            false => None,
+        };
         let dir = directory(&self.real).to_owned();
         let temp = match self.temp.take() {
             Some(temp) => temp,
@@ -234,6 +240,21 @@ impl Replacement {
         }
         keep_metadata(shown, &self.real, original, &temp.file)?;
         temp.commit(&self.real).map(|()| !unchanged).map_err(fail)
+    }
+}
+
+/// An exclusive `flock(2)` on the inode `path` names, held until the file returned is
+/// closed; waits for another holder. If the name was renamed over while waiting (another
+/// run replaced the file), the new inode is locked instead.
+fn lock_inode(path: &Path) -> io::Result<File> {
+    loop {
+        let file = File::open(path)?;
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;
+        let locked = file.metadata()?;
+        let named = fs::metadata(path)?;
+        if (locked.dev(), locked.ino()) == (named.dev(), named.ino()) {
+            return Ok(file);
+        }
     }
 }
 

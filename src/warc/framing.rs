@@ -7,8 +7,17 @@ use super::stream::{CHUNK, Stream};
 use super::{Error, RecordRef, Warning};
 use std::io::{self, BufRead, BufReader, Read};
 
-/// The most bytes a record's header block may have.
+/// The most bytes of a record's header block whose fields are read: beyond, the record
+/// is copied as it is (its `Content-Length` still frames it).
 const MAX_HEAD: usize = 1 << 20;
+
+/// The most bytes a record's header block may have: beyond, it is not a record (its
+/// bytes are skipped, and copied by `rewrite`).
+const HEAD_LIMIT: usize = 16 << 20;
+
+/// The largest `Content-Length` believed (1 TiB): beyond, the record is read as if it had
+/// none (up to the next `WARC/` line), rather than swallowing the rest of the file.
+const MAX_LENGTH: u64 = 1 << 40;
 
 /// A record's version line and named fields, as read.
 #[derive(Debug, Clone)]
@@ -23,6 +32,8 @@ pub(crate) struct Head {
     pub length: u64,
     /// Whether `Content-Length` was there and a number.
     pub has_length: bool,
+    /// Whether the header block is over [`MAX_HEAD`] bytes (its fields beyond are not read).
+    pub oversized: bool,
 }
 
 impl Head {
@@ -55,6 +66,16 @@ pub(crate) struct Framing<R> {
     pub skipped: u64,
 }
 
+/// Where bytes that are not a record go: `rewrite` copies them, `Links` drops them.
+pub(crate) type Skipped<'a> = &'a mut dyn FnMut(&[u8]) -> io::Result<()>;
+
+/// What [`Framing::read_head`] found.
+enum Found {
+    Head(Head),
+    /// A header block with no end within [`HEAD_LIMIT`]: its bytes.
+    NotAHead(Vec<u8>),
+}
+
 impl<R: Read> Framing<R> {
     pub fn new(input: R) -> Result<Self, Error> {
         let stream = Stream::new(input)?;
@@ -72,40 +93,148 @@ impl<R: Read> Framing<R> {
         self.input.get_ref().produced - self.input.buffer().len() as u64
     }
 
+    /// Gives back `bytes`, the last read: they are read again, at the same offsets.
+    pub fn give_back(&mut self, bytes: &[u8]) {
+        let mut again = bytes.to_vec();
+        again.extend_from_slice(self.input.buffer());
+        let buffered = self.input.buffer().len();
+        self.input.consume(buffered);
+        self.input.get_mut().unread(&again);
+    }
+
+    /// Whether the input is at its end (not only paused after damaged gzip data).
+    pub fn at_end(&mut self) -> Result<bool, Error> {
+        Ok(self.input.buffer().is_empty() && self.input.get_mut().at_end()?)
+    }
+
+    /// Warns about damaged gzip data found since the last call, naming the record it was
+    /// in or after.
+    pub fn report_damage(&mut self, warn: &mut dyn FnMut(Warning)) {
+        if self.number == 0 {
+            // Before the first record: if there is none, the file is no gzipped WARC.
+            return;
+        }
+        for damage in std::mem::take(&mut self.input.get_mut().damage) {
+            warn(Warning::DamagedGzip {
+                record: self.previous.clone(),
+                offset: damage.offset,
+                found_at: damage.found_at,
+                reason: damage.reason,
+                resumed_at: damage.resumed_at,
+            });
+        }
+    }
+
+    /// The error for a gzip file in which no record was found: its first member is
+    /// damaged or cut short.
+    fn not_gzip_warc(&mut self) -> Result<(), Error> {
+        let stream = self.input.get_mut();
+        if let Some(damage) = stream.damage.first() {
+            return Err(Error::Gzip {
+                offset: damage.found_at,
+                reason: damage.reason.clone(),
+            });
+        }
+        if stream.truncated {
+            return Err(Error::Gzip {
+                offset: 0,
+                reason: "the first gzip member ends before its data does".into(),
+            });
+        }
+        Ok(())
+    }
+
     /// The next record's head, or `None` at the end of the input. Blank lines before it
-    /// are passed over; other bytes are skipped with a warning up to a `WARC/` line.
-    pub fn next_head(&mut self, warn: &mut dyn FnMut(Warning)) -> Result<Option<Head>, Error> {
+    /// are passed over; other bytes are skipped (given to `skipped`) with a warning up to
+    /// a `WARC/` version found anywhere, even inside a line (junk or NUL padding that does
+    /// not end in a newline), or up to gzip members after a plain WARC.
+    pub fn next_head(
+        &mut self,
+        warn: &mut dyn FnMut(Warning),
+        skipped: Skipped<'_>,
+    ) -> Result<Option<Head>, Error> {
         self.skipped = 0;
         let mut skipped_at = None;
         let mut line = Vec::new();
         loop {
+            self.report_damage(warn);
             let at = self.position();
             line.clear();
             let n = self.read_line(&mut line)?;
             if n == 0 {
-                self.report_skipped(skipped_at, warn);
-                let stream = self.input.get_ref();
-                if stream.truncated && self.number == 0 {
-                    return Err(Error::Gzip {
-                        offset: 0,
-                        reason: "the first gzip member ends before its data does".into(),
-                    });
+                if !self.at_end()? {
+                    continue;
                 }
+                if self.number == 0 {
+                    self.not_gzip_warc()?;
+                }
+                self.report_skipped(skipped_at, warn);
                 return Ok(None);
             }
-            if line.starts_with(b"WARC/") {
-                self.report_skipped(skipped_at, warn);
-                self.start = at;
-                return self.read_head(line, at).map(Some);
+            let version = match line.starts_with(b"WARC/") {
+                true => Some(0),
+                false if self.number > 0 || skipped_at.is_some() => version_inside(&line),
+                false => None,
+            };
+            if let Some(p) = version {
+                if p > 0 {
+                    skipped_at.get_or_insert(at);
+                    self.skipped += p as u64;
+                    skipped(&line[..p])?;
+                }
+                let head_at = at + p as u64;
+                match self.read_head(line[p..].to_vec(), head_at)? {
+                    Found::Head(head) => {
+                        self.report_skipped(skipped_at, warn);
+                        self.start = head_at;
+                        return Ok(Some(head));
+                    }
+                    Found::NotAHead(raw) => {
+                        skipped_at.get_or_insert(head_at);
+                        self.skipped += raw.len() as u64;
+                        skipped(&raw)?;
+                        continue;
+                    }
+                }
+            }
+            if !self.input.get_ref().gzip
+                && let Some(p) = super::stream::find_gzip_start(&line)
+                && line[p..].len() >= 10
+            {
+                // A plain WARC that goes on with gzip members: read as gzip from there.
+                if p > 0 {
+                    skipped_at.get_or_insert(at);
+                    self.skipped += p as u64;
+                    skipped(&line[..p])?;
+                }
+                let mut rest = line[p..].to_vec();
+                rest.extend_from_slice(self.input.buffer());
+                let buffered = self.input.buffer().len();
+                self.input.consume(buffered);
+                self.input.get_mut().switch_to_gzip(&rest);
+                continue;
             }
             if trim_line_end(&line).is_empty() && skipped_at.is_none() {
+                skipped(&line)?;
                 continue;
             }
             if self.number == 0 && skipped_at.is_none() {
                 return Err(not_a_warc(&line));
             }
+            if n == MAX_HEAD && !line.ends_with(b"\n") {
+                // A version line may start in the last bytes: they are read again.
+                let keep = (1..5)
+                    .rev()
+                    .find(|&k| b"WARC/".starts_with(&line[n - k..]))
+                    .unwrap_or(0);
+                if keep > 0 {
+                    self.give_back(&line[n - keep..]);
+                    line.truncate(n - keep);
+                }
+            }
             skipped_at.get_or_insert(at);
-            self.skipped += n as u64;
+            self.skipped += line.len() as u64;
+            skipped(&line)?;
         }
     }
 
@@ -130,32 +259,49 @@ impl<R: Read> Framing<R> {
 
     /// The fields after the version line, up to the blank line (ISO 28500 §5.1; folded
     /// continuation lines joined, lines ending in LF alone accepted, as WARC/0.18 has).
-    fn read_head(&mut self, version: Vec<u8>, at: u64) -> Result<Head, Error> {
-        self.number += 1;
+    /// The fields of a header block over [`MAX_HEAD`] bytes are read no further (its
+    /// `Content-Length` still is); one over [`HEAD_LIMIT`] is not a record.
+    fn read_head(&mut self, version: Vec<u8>, at: u64) -> Result<Found, Error> {
         let mut raw = version;
         let mut fields: Vec<(String, String)> = Vec::new();
         let mut line = Vec::new();
+        let mut oversized = false;
+        let mut length_field = None;
         loop {
             line.clear();
-            if self.read_line(&mut line)? == 0 || raw.len() > MAX_HEAD {
+            if self.read_line(&mut line)? == 0 && self.at_end()? {
                 break;
             }
             raw.extend_from_slice(&line);
-            let text = String::from_utf8_lossy(trim_line_end(&line)).into_owned();
-            if text.is_empty() {
+            if raw.len() > HEAD_LIMIT {
+                return Ok(Found::NotAHead(raw));
+            }
+            let bare = trim_line_end(&line);
+            if bare.is_empty() && line.ends_with(b"\n") {
                 break;
             }
-            if text.starts_with([' ', '\t']) {
-                if let Some((_, value)) = fields.last_mut() {
+            if raw.len() > MAX_HEAD {
+                oversized = true;
+            }
+            let text = String::from_utf8_lossy(bare);
+            if bare.starts_with(b" ") || bare.starts_with(b"\t") {
+                if let Some((_, value)) = fields.last_mut().filter(|_| !oversized) {
                     value.push(' ');
                     value.push_str(text.trim());
                 }
                 continue;
             }
             if let Some((name, value)) = text.split_once(':') {
-                fields.push((name.trim().to_owned(), value.trim().to_owned()));
+                let name = name.trim();
+                if name.eq_ignore_ascii_case("Content-Length") && length_field.is_none() {
+                    length_field = Some(value.trim().to_owned());
+                }
+                if !oversized {
+                    fields.push((name.to_owned(), value.trim().to_owned()));
+                }
             }
         }
+        self.number += 1;
         let id = fields
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case("WARC-Record-ID"))
@@ -165,17 +311,17 @@ impl<R: Read> Framing<R> {
             offset: at,
             id,
         };
-        let length = fields
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case("Content-Length"))
-            .and_then(|(_, v)| v.trim().parse::<u64>().ok());
-        Ok(Head {
+        let length = length_field
+            .and_then(|v| v.parse::<u64>().ok())
+            .filter(|&length| length <= MAX_LENGTH);
+        Ok(Found::Head(Head {
             raw,
             fields,
             record,
             length: length.unwrap_or(0),
             has_length: length.is_some(),
-        })
+            oversized,
+        }))
     }
 
     /// The record's block, `length` bytes at most (fewer when the file ends first).
@@ -185,7 +331,13 @@ impl<R: Read> Framing<R> {
 
     /// Reads the two CRLFs after a block (ISO 28500 §4), and any further blank lines;
     /// stops before anything else, which the next [`next_head`](Self::next_head) judges.
-    pub fn end_of_record(&mut self) -> Result<Vec<u8>, Error> {
+    /// A record that does not end so (a wrong `Content-Length`, a writer that left them
+    /// out) is named in a warning.
+    pub fn end_of_record(
+        &mut self,
+        record: &RecordRef,
+        warn: &mut dyn FnMut(Warning),
+    ) -> Result<Vec<u8>, Error> {
         let mut trailer = Vec::new();
         loop {
             let buf = self.input.fill_buf().map_err(stream_error)?;
@@ -194,10 +346,25 @@ impl<R: Read> Framing<R> {
                     trailer.push(buf[0]);
                     self.input.consume(1);
                 }
-                _ => return Ok(trailer),
+                _ => break,
             }
         }
+        let ends = trailer.iter().filter(|&&b| b == b'\n').count();
+        if ends < 2 && !self.at_end()? {
+            warn(Warning::NoRecordEnd {
+                record: record.clone(),
+                found: trailer.len() as u64,
+            });
+        }
+        Ok(trailer)
     }
+}
+
+/// Where a WARC version (`WARC/` and a digit) starts inside a line of bytes that are not
+/// a record.
+fn version_inside(line: &[u8]) -> Option<usize> {
+    memchr::memmem::find_iter(line, b"WARC/")
+        .find(|&p| line.get(p + 5).is_some_and(u8::is_ascii_digit))
 }
 
 /// A line ending (CRLF or LF) taken off.
@@ -224,20 +391,7 @@ fn not_a_warc(line: &[u8]) -> Error {
     Error::NotWarc { start, hint }
 }
 
-/// An input error: a damaged gzip member is named as such.
+/// An input error.
 pub(crate) fn stream_error(error: io::Error) -> Error {
-    if error
-        .get_ref()
-        .is_some_and(|inner| inner.is::<super::stream::GzipError>())
-    {
-        let inner = error.into_inner().expect("checked above");
-        let gzip = inner
-            .downcast::<super::stream::GzipError>()
-            .expect("checked above");
-        return Error::Gzip {
-            offset: gzip.at,
-            reason: gzip.error.to_string(),
-        };
-    }
     Error::Io(error)
 }

@@ -82,32 +82,42 @@ impl HttpHead {
     }
 }
 
+/// A chunked body's data, and the first chunk whose size is beyond the data left.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Dechunked {
+    pub data: Vec<u8>,
+    /// A chunk's size and the bytes that were left for it (the body cut short).
+    pub short: Option<(u64, u64)>,
+}
+
 /// RFC 7230 §4.1: the data of a chunked body, or `None` when its framing is broken (the
 /// caller then uses the raw bytes, as warcio does). Chunk extensions and trailers are
-/// dropped; a body that ends before its last chunk keeps what it has.
-pub(crate) fn dechunk(body: &[u8]) -> Option<Vec<u8>> {
+/// dropped; a body that ends before its last chunk keeps what it has (and says so).
+pub(crate) fn dechunk(body: &[u8]) -> Option<Dechunked> {
     let mut data = Vec::with_capacity(body.len());
     let mut rest = body;
     loop {
         let line_end = memchr::memchr(b'\n', rest)?;
         let line = std::str::from_utf8(&rest[..line_end]).ok()?;
         let size = line.split(';').next()?.trim();
-        let size = usize::from_str_radix(size, 16).ok()?;
+        let size = u64::from_str_radix(size, 16).ok()?;
         rest = &rest[line_end + 1..];
         if size == 0 {
-            return Some(data);
+            return Some(Dechunked { data, short: None });
         }
-        if rest.len() <= size {
+        if rest.len() as u64 <= size {
+            let short = (rest.len() as u64 + 2 <= size).then_some((size, rest.len() as u64));
             data.extend_from_slice(rest);
-            return Some(data);
+            return Some(Dechunked { data, short });
         }
+        let size = size as usize;
         data.extend_from_slice(&rest[..size]);
         rest = &rest[size..];
         rest = rest
             .strip_prefix(b"\r\n")
             .or_else(|| rest.strip_prefix(b"\n"))?;
         if rest.is_empty() {
-            return Some(data);
+            return Some(Dechunked { data, short: None });
         }
     }
 }
@@ -117,8 +127,18 @@ pub(crate) fn dechunk(body: &[u8]) -> Option<Vec<u8>> {
 /// renaming the header) is used as it is, and a damaged one as far as it decodes; each
 /// with a note for a warning; what decodes beyond [`MAX_DECODED`] bytes is dropped, with a
 /// note. `Err` names a coding that is not known.
-pub(crate) fn decode(body: Vec<u8>, codings: &[String]) -> Result<(Vec<u8>, Vec<String>), String> {
+pub(crate) fn decode(body: Vec<u8>, codings: &[String]) -> Result<Decoded, String> {
     decode_capped(body, codings, MAX_DECODED)
+}
+
+/// A body with its content codings undone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Decoded {
+    pub body: Vec<u8>,
+    /// What was done about bodies not in their coding, or damaged.
+    pub notes: Vec<String>,
+    /// Whether the body decodes to more than the cap and was cut there.
+    pub capped: bool,
 }
 
 /// The most bytes a body is decoded to: a few kilobytes of gzip or brotli can decode to
@@ -126,13 +146,10 @@ pub(crate) fn decode(body: Vec<u8>, codings: &[String]) -> Result<(Vec<u8>, Vec<
 pub(crate) const MAX_DECODED: u64 = 256 << 20;
 
 /// [`decode`], each coding's output cut at `cap` bytes (with a note).
-fn decode_capped(
-    body: Vec<u8>,
-    codings: &[String],
-    cap: u64,
-) -> Result<(Vec<u8>, Vec<String>), String> {
+fn decode_capped(body: Vec<u8>, codings: &[String], cap: u64) -> Result<Decoded, String> {
     let mut body = body;
     let mut notes = Vec::new();
+    let mut capped = false;
     for coding in codings.iter().rev() {
         let mut out = Vec::with_capacity(body.len().saturating_mul(4).min(cap as usize));
         let read =
@@ -154,6 +171,7 @@ fn decode_capped(
         };
         if out.len() as u64 > cap {
             out.truncate(cap as usize);
+            capped = true;
             notes.push(format!(
                 "{coding}: the body decodes to more than {} MiB: the first {} MiB are used",
                 cap >> 20,
@@ -175,7 +193,11 @@ fn decode_capped(
             }
         }
     }
-    Ok((body, notes))
+    Ok(Decoded {
+        body,
+        notes,
+        capped,
+    })
 }
 
 /// The header fields whose values hold URLs, with the lower-case name they are listed by.
@@ -263,13 +285,16 @@ mod tests {
 
     #[test]
     fn chunked_bodies() {
+        let data = |body: &[u8]| dechunk(body).map(|d| (d.data, d.short));
         assert_eq!(
-            dechunk(b"3;x=y\r\nabc\r\n2\r\nde\r\n0\r\n\r\n").unwrap(),
-            b"abcde"
+            data(b"3;x=y\r\nabc\r\n2\r\nde\r\n0\r\n\r\n").unwrap(),
+            (b"abcde".to_vec(), None)
         );
-        assert_eq!(dechunk(b"3\nabc\n0\n").unwrap(), b"abc");
-        assert_eq!(dechunk(b"<html>").as_deref(), None);
-        assert_eq!(dechunk(b"a\r\nabc").unwrap(), b"abc");
+        assert_eq!(data(b"3\nabc\n0\n").unwrap(), (b"abc".to_vec(), None));
+        assert_eq!(data(b"<html>"), None);
+        assert_eq!(data(b"a\r\nabc").unwrap(), (b"abc".to_vec(), Some((10, 3))));
+        // The last chunk's data without its CRLF is not cut short.
+        assert_eq!(data(b"3\r\nabc").unwrap(), (b"abc".to_vec(), None));
     }
 
     #[test]
@@ -278,19 +303,23 @@ mod tests {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         gz.write_all(b"<p>x").unwrap();
         let body = gz.finish().unwrap();
+        let plain = decode(body.clone(), &["gzip".into()]).unwrap();
         assert_eq!(
-            decode(body.clone(), &["gzip".into()]).unwrap(),
-            (b"<p>x".to_vec(), vec![])
+            (plain.body, plain.notes, plain.capped),
+            (b"<p>x".to_vec(), vec![], false)
         );
         assert!(
             decode(b"x".to_vec(), &["zstd".into()])
                 .unwrap_err()
                 .contains("zstd")
         );
-        let (raw, notes) = decode(b"<p>x".to_vec(), &["gzip".into()]).unwrap();
-        assert_eq!((raw.as_slice(), notes.len()), (&b"<p>x"[..], 1));
-        let (partial, notes) = decode(body[..body.len() - 8].to_vec(), &["gzip".into()]).unwrap();
-        assert_eq!((partial.as_slice(), notes.len()), (&b"<p>x"[..], 1));
+        let raw = decode(b"<p>x".to_vec(), &["gzip".into()]).unwrap();
+        assert_eq!((raw.body.as_slice(), raw.notes.len()), (&b"<p>x"[..], 1));
+        let partial = decode(body[..body.len() - 8].to_vec(), &["gzip".into()]).unwrap();
+        assert_eq!(
+            (partial.body.as_slice(), partial.notes.len()),
+            (&b"<p>x"[..], 1)
+        );
     }
 
     #[test]
@@ -325,11 +354,14 @@ mod tests {
         gz.write_all(&vec![b'a'; 3 << 20]).unwrap();
         let bomb = gz.finish().unwrap();
         let gzip = ["gzip".to_owned()];
-        let (body, notes) = decode_capped(bomb.clone(), &gzip, 1 << 20).unwrap();
-        assert_eq!(body.len(), 1 << 20);
-        assert_eq!(notes.len(), 1, "{notes:?}");
-        assert!(notes[0].contains("more than 1 MiB"), "{notes:?}");
-        let (body, notes) = decode_capped(bomb, &gzip, 4 << 20).unwrap();
-        assert_eq!((body.len(), notes.len()), (3 << 20, 0));
+        let cut = decode_capped(bomb.clone(), &gzip, 1 << 20).unwrap();
+        assert_eq!((cut.body.len(), cut.capped), (1 << 20, true));
+        assert_eq!(cut.notes.len(), 1, "{:?}", cut.notes);
+        assert!(cut.notes[0].contains("more than 1 MiB"), "{:?}", cut.notes);
+        let whole = decode_capped(bomb, &gzip, 4 << 20).unwrap();
+        assert_eq!(
+            (whole.body.len(), whole.notes.len(), whole.capped),
+            (3 << 20, 0, false)
+        );
     }
 }

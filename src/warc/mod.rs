@@ -108,9 +108,65 @@ pub enum Warning {
         /// How many bytes of it are missing.
         missing: u64,
     },
-    /// A record without a usable `Content-Length`.
+    /// A record without a usable `Content-Length` (none, not a number, or beyond 1 TiB).
     #[error("{record}: no valid Content-Length: skipped to the next WARC/ line")]
     NoContentLength {
+        /// The record.
+        record: RecordRef,
+    },
+    /// Gzip data that cannot be decompressed (a damaged or cut member, bytes between
+    /// members that are not one): reading resumed at the next gzip member found after it;
+    /// `rewrite` copies the damaged bytes as they are.
+    #[error(
+        "damaged gzip data from byte {offset} of the file{} (found at byte {found_at}: {reason}): {}",
+        after_record(.record),
+        match .resumed_at {
+            Some(at) => format!("resumed at the next gzip member, byte {at}"),
+            None => "no gzip member after it: the rest of the file is skipped".to_owned(),
+        }
+    )]
+    DamagedGzip {
+        /// The record the damage is in or after.
+        record: Option<RecordRef>,
+        /// Where the damaged bytes start in the (compressed) file.
+        offset: u64,
+        /// Where the decompressor found the damage.
+        found_at: u64,
+        /// What the decompressor said.
+        reason: String,
+        /// Where the next gzip member starts, if there is one.
+        resumed_at: Option<u64>,
+    },
+    /// A record whose block is not followed by the two CRLFs that end a record (ISO 28500
+    /// §4): a wrong `Content-Length`, or a writer that left them out.
+    #[error(
+        "{record}: the block is followed by {found} line-end bytes, not the CRLF CRLF that ends a record"
+    )]
+    NoRecordEnd {
+        /// The record.
+        record: RecordRef,
+        /// How many CR or LF bytes follow the block.
+        found: u64,
+    },
+    /// A block whose `Content-Length` runs past the end of the file while a record starts
+    /// inside it: the block is taken to end there, and that record is read.
+    #[error(
+        "{record}: Content-Length {length} runs past the end of the file, but a record starts at byte {next}: the block is taken to end there"
+    )]
+    Overlong {
+        /// The record.
+        record: RecordRef,
+        /// Its `Content-Length`.
+        length: u64,
+        /// Where the next record starts.
+        next: u64,
+    },
+    /// A header block over 1 MiB: its fields beyond are not read, the record is copied
+    /// as it is.
+    #[error(
+        "{record}: a header block over 1 MiB: the record is copied as it is, its payload not read"
+    )]
+    HugeHead {
         /// The record.
         record: RecordRef,
     },
@@ -127,6 +183,16 @@ pub enum Warning {
     BrokenChunks {
         /// The record.
         record: RecordRef,
+    },
+    /// A chunk (RFC 7230 §4.1) whose size is larger than the data left: the data is used.
+    #[error("{record}: a chunk of {size} bytes with only {left} bytes left: the body is cut short")]
+    ShortChunk {
+        /// The record.
+        record: RecordRef,
+        /// The chunk's size.
+        size: u64,
+        /// The bytes left in the body.
+        left: u64,
     },
     /// A `Content-Encoding` that cannot be undone: the payload is skipped (and copied).
     #[error("{record}: Content-Encoding {reason} cannot be undone: payload skipped")]

@@ -8,7 +8,7 @@ use crate::base::{Base, BaseSource};
 use crate::html::{self, charset};
 use crate::links::Link;
 use crate::pipeline::{self, Body, Kind};
-use crate::{Collected, Options, Problem};
+use crate::{Options, Problem, Sink};
 use encoding_rs::Encoding;
 use std::borrow::Cow;
 use std::io::{self, BufRead, Read};
@@ -116,6 +116,12 @@ pub(crate) fn analyze<R: Read>(
     };
     let holds_http = warc_type.as_deref() == Some("application/http")
         || (kind == "revisit" && warc_type.is_none());
+    if analysis.head.oversized {
+        warn(Warning::HugeHead {
+            record: analysis.head.record.clone(),
+        });
+        return Ok(analysis);
+    }
     match kind.as_str() {
         "response" | "revisit" if holds_http => {
             read_http_head(framing, &mut analysis, warn)?;
@@ -188,6 +194,14 @@ fn read_http_head<R: Read>(
             }
             Ok(None) if n > 0 && analysis.prefix.len() < MAX_HTTP_HEAD => continue,
             Ok(None) if analysis.prefix.is_empty() => return Ok(()),
+            Ok(None) if n > 0 && (analysis.prefix.len() as u64) < length => {
+                // A head (or a header line) over the limit: not cut, not read.
+                warn(Warning::BadHttp {
+                    record: analysis.head.record.clone(),
+                    reason: format!("a head over {} KiB", MAX_HTTP_HEAD >> 10),
+                });
+                return Ok(());
+            }
             Ok(None) => {
                 // A head that ends with the block, without its blank line: accepted.
                 let mut whole = analysis.prefix.clone();
@@ -224,18 +238,96 @@ pub(crate) fn read_block<R: Read>(
     warn: &mut dyn FnMut(Warning),
 ) -> Result<(), Error> {
     let remaining = analysis.head.length - analysis.prefix.len() as u64;
-    // Room for the whole block at once, rather than doubling (and copying) as it comes;
-    // a `Content-Length` that lies is not trusted beyond a few MiB.
-    let expected = remaining.min(RESERVE_LIMIT) as usize;
-    analysis.prefix.reserve_exact(expected);
-    let n = framing
-        .block(remaining)
-        .read_to_end(&mut analysis.prefix)
-        .map_err(super::framing::stream_error)? as u64;
+    let before = analysis.prefix.len();
+    let mut n = 0;
+    loop {
+        // Grown toward the length given, exactly, at most doubling at a time: an honest
+        // block is held in one buffer its size, a lying one in at most twice what it has.
+        let left = remaining - n;
+        let room = (analysis.prefix.capacity() - analysis.prefix.len()) as u64;
+        if left > room {
+            let grow = (left - room).min(analysis.prefix.len().max(RESERVE_LIMIT as usize) as u64);
+            analysis.prefix.reserve_exact(grow as usize);
+        }
+        let room = (analysis.prefix.capacity() - analysis.prefix.len()) as u64;
+        let read = framing
+            .block(left.min(room.max(1)))
+            .read_to_end(&mut analysis.prefix)
+            .map_err(super::framing::stream_error)? as u64;
+        n += read;
+        if read == 0 || n >= remaining {
+            break;
+        }
+    }
     if n < remaining {
+        // Only when the block runs past the end: a record inside a whole block is data.
+        // From the end of the HTTP head (read before, with what followed it).
+        let head_end = analysis.http.as_ref().map_or(0, |http| http.len);
+        let from = before.min(head_end).saturating_sub(1);
+        if let Some((cut, start)) = record_start(&analysis.prefix[from..]) {
+            framing.give_back(&analysis.prefix[from + cut..]);
+            analysis.prefix.truncate(from + cut);
+            analysis.prefix.shrink_to_fit();
+            warn_overlong(framing, analysis, start - cut, warn);
+            return Ok(());
+        }
         warn_truncated(analysis, remaining - n, warn);
     }
     Ok(())
+}
+
+/// The most bytes of a block held from a record start found in it, in case the block
+/// runs past the end of the file (then that record is read).
+const OVERLONG_WINDOW: usize = 16 << 20;
+
+/// Where a record starts in `bytes`: a `WARC/1.` (or `0.`) line after a line end whose
+/// header block ends within `bytes` and has a `Content-Length`. Returns where the line
+/// ends before it start (the block is cut there, its CRLFs left for the record end) and
+/// where the record starts.
+pub(crate) fn record_start(bytes: &[u8]) -> Option<(usize, usize)> {
+    for p in memchr::memmem::find_iter(bytes, b"WARC/") {
+        if p == 0 || bytes[p - 1] != b'\n' {
+            continue;
+        }
+        if !matches!(bytes.get(p + 5..p + 7), Some(b"1." | b"0.")) {
+            continue;
+        }
+        let rest = &bytes[p..bytes.len().min(p + (1 << 20))];
+        let Some(end) =
+            memchr::memmem::find(rest, b"\n\r\n").or_else(|| memchr::memmem::find(rest, b"\n\n"))
+        else {
+            continue;
+        };
+        let head = String::from_utf8_lossy(&rest[..end]).to_ascii_lowercase();
+        let has_length = head.lines().any(|line| {
+            line.strip_prefix("content-length:")
+                .is_some_and(|v| v.trim().parse::<u64>().is_ok())
+        });
+        if !has_length {
+            continue;
+        }
+        let line_ends = bytes[..p]
+            .iter()
+            .rev()
+            .take(4)
+            .take_while(|&&b| b == b'\r' || b == b'\n')
+            .count();
+        return Some((p - line_ends, p));
+    }
+    None
+}
+
+fn warn_overlong<R: Read>(
+    framing: &Framing<R>,
+    analysis: &Analysis,
+    ahead: usize,
+    warn: &mut dyn FnMut(Warning),
+) {
+    warn(Warning::Overlong {
+        record: analysis.head.record.clone(),
+        length: analysis.head.length,
+        next: framing.position() + ahead as u64,
+    });
 }
 
 /// Skips the rest of the block, writing it to `out`.
@@ -248,12 +340,42 @@ pub(crate) fn copy_block<R: Read>(
     let remaining = analysis.head.length - analysis.prefix.len() as u64;
     let mut block = framing.block(remaining);
     let mut copied = 0;
+    // From a record start seen in the block on, the bytes are held (up to a window), in
+    // case the block runs past the end of the file: then that record is read.
+    let mut held: Option<Vec<u8>> = None;
+    let mut looking = true;
+    let mut last = b'\n';
     // Straight from the reader's buffer: no buffer of its own to fill (or zero).
     loop {
         let n = match block.fill_buf() {
             Ok([]) => break,
             Ok(bytes) => {
-                out(bytes)?;
+                if looking && held.is_none() {
+                    let starts = memchr::memmem::find_iter(bytes, b"WARC/")
+                        .find(|&p| (if p == 0 { last } else { bytes[p - 1] }) == b'\n');
+                    if let Some(p) = starts {
+                        let line_ends = bytes[..p]
+                            .iter()
+                            .rev()
+                            .take(4)
+                            .take_while(|&&b| b == b'\r' || b == b'\n')
+                            .count();
+                        out(&bytes[..p - line_ends])?;
+                        held = Some(bytes[p - line_ends..].to_vec());
+                    } else {
+                        out(bytes)?;
+                    }
+                } else if let Some(window) = &mut held {
+                    window.extend_from_slice(bytes);
+                    if window.len() > OVERLONG_WINDOW {
+                        out(window)?;
+                        held = None;
+                        looking = false;
+                    }
+                } else {
+                    out(bytes)?;
+                }
+                last = *bytes.last().expect("not empty");
                 bytes.len()
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -262,9 +384,28 @@ pub(crate) fn copy_block<R: Read>(
         block.consume(n);
         copied += n as u64;
     }
+    let Some(window) = held else {
+        if copied < remaining {
+            warn_truncated(analysis, remaining - copied, warn);
+        }
+        return Ok(());
+    };
     if copied < remaining {
+        // The record found, after a line end (`last` may be the one before the window).
+        let mut with_line_end = vec![b'\n'];
+        with_line_end.extend_from_slice(&window);
+        if let Some((cut, start)) = record_start(&with_line_end) {
+            let cut = cut.max(1) - 1;
+            out(&window[..cut])?;
+            framing.give_back(&window[cut..]);
+            warn_overlong(framing, analysis, start - 1 - cut, warn);
+            return Ok(());
+        }
+        out(&window)?;
         warn_truncated(analysis, remaining - copied, warn);
+        return Ok(());
     }
+    out(&window)?;
     Ok(())
 }
 
@@ -282,9 +423,15 @@ fn warn_truncated(analysis: &Analysis, missing: u64, warn: &mut dyn FnMut(Warnin
 pub(crate) fn payload<'a>(
     analysis: &'a Analysis,
     warn: &mut dyn FnMut(Warning),
-) -> Option<Cow<'a, [u8]>> {
+) -> Option<Payload<'a>> {
+    let whole = |body| {
+        Some(Payload {
+            body,
+            capped: false,
+        })
+    };
     let Some(http) = &analysis.http else {
-        return Some(Cow::Borrowed(&analysis.prefix));
+        return whole(Cow::Borrowed(&analysis.prefix));
     };
     let body = &analysis.prefix[http.len.min(analysis.prefix.len())..];
     let transfer = http.codings("Transfer-Encoding");
@@ -293,10 +440,19 @@ pub(crate) fn payload<'a>(
     let chunked = transfer.iter().any(|c| c == "chunked");
     codings.splice(0..0, transfer.into_iter().filter(|c| c != "chunked").rev());
     if !chunked && codings.is_empty() {
-        return Some(Cow::Borrowed(body));
+        return whole(Cow::Borrowed(body));
     }
     let body = match chunked.then(|| http::dechunk(body)) {
-        Some(Some(data)) => data,
+        Some(Some(dechunked)) => {
+            if let Some((size, left)) = dechunked.short {
+                warn(Warning::ShortChunk {
+                    record: analysis.head.record.clone(),
+                    size,
+                    left,
+                });
+            }
+            dechunked.data
+        }
         Some(None) => {
             warn(Warning::BrokenChunks {
                 record: analysis.head.record.clone(),
@@ -305,15 +461,21 @@ pub(crate) fn payload<'a>(
         }
         None => body.to_vec(),
     };
+    if codings.is_empty() {
+        return whole(Cow::Owned(body));
+    }
     match http::decode(body, &codings) {
-        Ok((body, notes)) => {
-            for reason in notes {
+        Ok(decoded) => {
+            for reason in decoded.notes {
                 warn(Warning::Decoding {
                     record: analysis.head.record.clone(),
                     reason,
                 });
             }
-            Some(Cow::Owned(body))
+            Some(Payload {
+                body: Cow::Owned(decoded.body),
+                capped: decoded.capped,
+            })
         }
         Err(reason) => {
             warn(Warning::BadEncoding {
@@ -323,6 +485,13 @@ pub(crate) fn payload<'a>(
             None
         }
     }
+}
+
+/// A record's payload, its codings undone.
+pub(crate) struct Payload<'a> {
+    pub body: Cow<'a, [u8]>,
+    /// Whether it decodes to more than [`http::MAX_DECODED`] bytes and was cut there.
+    pub capped: bool,
 }
 
 /// Whether a payload of kind `kind` is a document absolve reads: an untyped one if it
@@ -410,23 +579,63 @@ pub(crate) fn charset_of(analysis: &Analysis, options: &Options) -> Option<&'sta
         .or(options.html.charset)
 }
 
-/// A document's rewritten bytes (when asked for and changed) and links.
-pub(crate) struct Done {
-    pub output: Option<Vec<u8>>,
-    pub links: Vec<Link>,
+/// Where a record's document's results go: the output kept (when asked for), each link
+/// handed on as it is found (when asked for), each warning named by the record.
+struct RecordSink<'r, 'l, 'w> {
+    record: &'r RecordRef,
+    output: Option<Vec<u8>>,
+    on_link: Option<&'l mut dyn FnMut(Link)>,
+    warn: &'w mut dyn FnMut(Warning),
 }
 
-/// Rewrites (or only lists) the document `body` of kind `kind`, through the one
-/// function per kind ([`pipeline::document`]), against the record's base and in its
-/// charset; the rewriter's warnings name the record.
+impl Sink for RecordSink<'_, '_, '_> {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if let Some(output) = &mut self.output {
+            output.extend_from_slice(bytes);
+        }
+        Ok(())
+    }
+    fn link(&mut self, link: Link) {
+        if let Some(on_link) = &mut self.on_link {
+            on_link(link);
+        }
+    }
+    fn warning(&mut self, warning: crate::Warning) {
+        let record = self.record.clone();
+        (self.warn)(match warning.problem {
+            Problem::Html(warning) => Warning::Html { record, warning },
+            Problem::Warc(warning) => warning,
+            Problem::Feed(warning) => Warning::Feed { record, warning },
+            other => Warning::Html {
+                record,
+                warning: html::Warning::ParserStopped {
+                    offset: 0,
+                    reason: other.to_string(),
+                },
+            },
+        });
+    }
+    fn wants_output(&self) -> bool {
+        self.output.is_some()
+    }
+    fn wants_links(&self) -> bool {
+        self.on_link.is_some()
+    }
+}
+
+/// Rewrites (with `want_output`) or lists (each link to `on_link`, as it is found) the
+/// document `body` of kind `kind`, through the one function per kind
+/// ([`pipeline::document`]), against the record's base and in its charset; the
+/// rewriter's warnings name the record. Returns the new document when it changed.
 pub(crate) fn process(
     analysis: &Analysis,
     kind: DocKind,
     body: &[u8],
     options: &Options,
     want_output: bool,
+    on_link: Option<&mut dyn FnMut(Link)>,
     warn: &mut dyn FnMut(Warning),
-) -> Done {
+) -> Option<Vec<u8>> {
     let outer = outer_base(analysis, options);
     let html_options = html::Options {
         charset: charset_of(analysis, options),
@@ -437,43 +646,17 @@ pub(crate) fn process(
         DocKind::Feed | DocKind::Xml => Kind::Feed,
         DocKind::Html | DocKind::Untyped => Kind::Html,
     };
-    let mut sink = Collected {
-        keep_output: want_output,
-        keep_links: !want_output,
-        ..Collected::default()
+    let output = want_output
+        .then(|| Vec::with_capacity(body.len() + body.len().min(RESERVE_LIMIT as usize) / 8));
+    let mut sink = RecordSink {
+        record: analysis.record(),
+        output,
+        on_link,
+        warn,
     };
-    if want_output {
-        sink.output
-            .reserve_exact(body.len() + body.len().min(RESERVE_LIMIT as usize) / 8);
-    }
     // Writing to memory cannot fail.
     let _ = pipeline::document(kind, Body::Memory(body), &outer, &html_options, &mut sink);
-    let record = analysis.record();
-    for warning in sink.warnings {
-        warn(match warning.problem {
-            Problem::Html(warning) => Warning::Html {
-                record: record.clone(),
-                warning,
-            },
-            Problem::Warc(warning) => warning,
-            Problem::Feed(warning) => Warning::Feed {
-                record: record.clone(),
-                warning,
-            },
-            other => Warning::Html {
-                record: record.clone(),
-                warning: html::Warning::ParserStopped {
-                    offset: 0,
-                    reason: other.to_string(),
-                },
-            },
-        });
-    }
-    let changed = want_output && sink.output != body;
-    Done {
-        output: changed.then_some(sink.output),
-        links: sink.links,
-    }
+    sink.output.filter(|output| output != body)
 }
 
 #[cfg(test)]

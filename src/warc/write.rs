@@ -72,8 +72,10 @@ fn rewrite_into<R: Read, W: Write>(
     options: &Options,
     warn: &mut dyn FnMut(Warning),
 ) -> Result<Summary, Error> {
-    let framing = Framing::new(reader)?;
+    let mut framing = Framing::new(reader)?;
     let gzip = framing.input.get_ref().gzip;
+    // A plain file that goes on with gzip members keeps their compressed bytes too.
+    framing.input.get_mut().keep_gzip = true;
     let mut job = Job {
         framing,
         out,
@@ -81,12 +83,14 @@ fn rewrite_into<R: Read, W: Write>(
         gzip,
         aligned_file: None,
         member_mode: MemberMode::Own,
+        open: None,
         summary: Summary::default(),
     };
     if gzip {
         job.framing.input.get_mut().tee().keeping = true;
     }
     while job.record(warn)? {}
+    job.close_member()?;
     job.out.flush()?;
     Ok(job.summary)
 }
@@ -115,6 +119,19 @@ enum Plan {
     Recompress,
 }
 
+/// A record's new block: the changed HTTP head (if it has one) and the new payload, kept
+/// apart so that they are not copied into one buffer.
+struct NewBlock {
+    http_head: Vec<u8>,
+    body: Vec<u8>,
+}
+
+impl NewBlock {
+    fn len(&self) -> usize {
+        self.http_head.len() + self.body.len()
+    }
+}
+
 struct Job<'a, R: Read, W: Write> {
     framing: Framing<R>,
     out: W,
@@ -123,29 +140,92 @@ struct Job<'a, R: Read, W: Write> {
     /// Whether the file is one gzip member per record: known after the first record.
     aligned_file: Option<bool>,
     member_mode: MemberMode,
+    /// The gzip member being written (a record recompressed, and any bytes after it that
+    /// are not a record), compressed into memory and passed on as it grows.
+    open: Option<GzEncoder<Vec<u8>>>,
     summary: Summary,
 }
 
 impl<R: Read, W: Write> Job<'_, R, W> {
+    /// Writes `bytes` into the open gzip member, opening one if none is.
+    fn member_write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        write_member(&mut self.open, &mut self.out, bytes)
+    }
+
+    /// Ends the open gzip member, if one is.
+    fn close_member(&mut self) -> std::io::Result<()> {
+        if let Some(member) = self.open.take() {
+            self.out.write_all(&member.finish()?)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the kept compressed bytes before the member at or after `at` (all: `None`).
+    fn forward(&mut self, at: Option<u64>) -> Result<(), Error> {
+        self.close_member()?;
+        forward_kept(&mut self.framing, &mut self.out, at)
+    }
+
+    /// The next record's head; bytes before it that are not a record are copied: as they
+    /// are (plain), with the compressed bytes of their member (forwarding), or into the
+    /// open gzip member.
+    fn next_head(&mut self, warn: &mut dyn FnMut(Warning)) -> Result<Option<Head>, Error> {
+        let gzip = self.gzip;
+        let forwarding = self.member_mode == MemberMode::Forwarding;
+        let (open, out) = (&mut self.open, &mut self.out);
+        let mut skipped = |bytes: &[u8]| -> std::io::Result<()> {
+            match (gzip, forwarding) {
+                (false, _) => out.write_all(bytes),
+                (true, true) => Ok(()),
+                (true, false) => write_member(open, out, bytes),
+            }
+        };
+        let head = self.framing.next_head(warn, &mut skipped)?;
+        if !self.gzip && self.framing.input.get_ref().gzip {
+            // The plain file went on with gzip members.
+            self.gzip = true;
+            self.member_mode = MemberMode::Own;
+        }
+        Ok(head)
+    }
+
     /// Reads and writes one record; `Ok(false)` at the end of the input.
     fn record(&mut self, warn: &mut dyn FnMut(Warning)) -> Result<bool, Error> {
-        let Some(head) = self.framing.next_head(warn)? else {
-            if self.gzip && self.member_mode == MemberMode::Forwarding {
-                forward_kept(&mut self.framing, &mut self.out, None)?;
+        let Some(head) = self.next_head(warn)? else {
+            if self.gzip {
+                // Bytes after the last record (damaged gzip data, padding) are copied.
+                self.forward(None)?;
             }
             return Ok(false);
         };
         self.summary.records += 1;
         let start = self.framing.start;
+        let damaged_before = self.framing.input.get_ref().damaged;
         let record = head.record.clone();
-        if !head.has_length {
-            warn(Warning::NoContentLength { record });
-            self.drop_or_forward_kept(start)?;
-            return Ok(true);
-        }
         if self.gzip {
             self.drop_or_forward_kept(start)?;
         }
+        if !head.has_length {
+            // Copied as it is: its head now, its bytes as bytes that are not a record.
+            warn(Warning::NoContentLength {
+                record: record.clone(),
+            });
+            self.summary.copied += 1;
+            self.framing.previous = Some(record);
+            if !self.gzip {
+                self.out.write_all(&head.raw)?;
+            } else if self.framing.input.get_ref().member_at(start).is_some()
+                || self.member_mode == MemberMode::Forwarding
+            {
+                self.close_member()?;
+                self.member_mode = MemberMode::Forwarding;
+            } else {
+                self.close_member()?;
+                self.member_write(&head.raw)?;
+            }
+            return Ok(true);
+        }
+        self.close_member()?;
         let mut analysis = payload::analyze(&mut self.framing, head, self.options, warn)?;
         let plan = self.plan(start, &analysis);
         let document = analysis.document.filter(|_| plan != Plan::Forward);
@@ -153,7 +233,9 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             || (plan == Plan::Hold && analysis.head.length <= MAX_HELD_FIRST_RECORD);
         let changed = if held_block {
             payload::read_block(&mut self.framing, &mut analysis, warn)?;
+            let damaged = self.framing.input.get_ref().damaged != damaged_before;
             match document {
+                Some(_) if damaged => None,
                 Some(kind) => rewritten_block(&analysis, kind, self.options, warn),
                 None => None,
             }
@@ -163,17 +245,19 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         };
         // ISO 28500 §4: two CRLFs end a record; a record whose Content-Length was wrong
         // gets them written out, so that the output is framed right.
-        let read_trailer = self.framing.end_of_record()?;
+        let read_trailer = self.framing.end_of_record(&record, warn)?;
         let trailer: &[u8] = if read_trailer.is_empty() {
             b"\r\n\r\n"
         } else {
             &read_trailer
         };
         self.framing.previous = Some(record.clone());
+        self.framing.report_damage(warn);
+        let damaged = self.framing.input.get_ref().damaged != damaged_before;
         let end = self.framing.position();
         let new_record = match changed {
-            Some(block) => match converted_record(&analysis, &block) {
-                Ok(bytes) => Some(bytes),
+            Some(block) => match converted_head(&analysis, &block) {
+                Ok(head) => Some((head, block)),
                 Err(reason) => {
                     warn(Warning::NotRewritten { record, reason });
                     None
@@ -181,7 +265,18 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             },
             None => None,
         };
-        self.finish_record(plan, start, end, &analysis, trailer, new_record, held_block)?;
+        if new_record.is_some() {
+            // The original block is no longer needed: it is not held beside the new one.
+            analysis.prefix = Vec::new();
+        }
+        let done = Done {
+            plan,
+            start,
+            end,
+            held_block,
+            damaged,
+        };
+        self.finish_record(done, &analysis, trailer, new_record)?;
         Ok(true)
     }
 
@@ -228,7 +323,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             Plan::Forward => {
                 // The member's compressed bytes go out as they are read, a chunk at a time.
                 let start = self.framing.start;
-                forward_kept(&mut self.framing, &mut self.out, Some(start + 1))?;
+                self.forward(Some(start + 1))?;
                 let mut remaining = analysis.head.length - analysis.prefix.len() as u64;
                 let mut buf = vec![0; super::stream::CHUNK];
                 while remaining > 0 {
@@ -247,33 +342,40 @@ impl<R: Read, W: Write> Job<'_, R, W> {
                 Ok(())
             }
             Plan::Recompress => {
-                let mut gz = GzEncoder::new(&mut self.out, Compression::default());
-                gz.write_all(&analysis.head.raw)?;
-                gz.write_all(&analysis.prefix)?;
-                payload::copy_block(&mut self.framing, analysis, &mut |b| gz.write_all(b), warn)?;
-                gz.write_all(b"\r\n\r\n")?;
-                gz.finish()?;
-                Ok(())
+                self.member_write(&analysis.head.raw)?;
+                self.member_write(&analysis.prefix)?;
+                let (open, out) = (&mut self.open, &mut self.out);
+                let mut write = |b: &[u8]| write_member(open, out, b);
+                payload::copy_block(&mut self.framing, analysis, &mut write, warn)
             }
         }
     }
 
     /// Writes what is left of the record once it is read, and settles the gzip state.
-    #[allow(clippy::too_many_arguments)]
     fn finish_record(
         &mut self,
-        plan: Plan,
-        start: u64,
-        end: u64,
+        done: Done,
         analysis: &Analysis,
         trailer: &[u8],
-        new_record: Option<Vec<u8>>,
-        held_block: bool,
+        new_record: Option<(Vec<u8>, NewBlock)>,
     ) -> Result<(), Error> {
+        let Done {
+            plan,
+            start,
+            end,
+            held_block,
+            damaged,
+        } = done;
         let original = |out: &mut dyn Write| -> std::io::Result<()> {
             out.write_all(&analysis.head.raw)?;
             out.write_all(&analysis.prefix)?;
             out.write_all(trailer)
+        };
+        let new = |out: &mut dyn Write, (head, block): &(Vec<u8>, NewBlock)| {
+            out.write_all(head)?;
+            out.write_all(&block.http_head)?;
+            out.write_all(&block.body)?;
+            out.write_all(b"\r\n\r\n")
         };
         match new_record {
             Some(_) => self.summary.rewritten += 1,
@@ -281,7 +383,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         }
         if plan == Plan::Plain {
             match &new_record {
-                Some(bytes) => self.out.write_all(bytes)?,
+                Some(record) => new(&mut self.out, record)?,
                 None if held_block => original(&mut self.out)?,
                 None => self.out.write_all(trailer)?,
             }
@@ -289,7 +391,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         }
         let stream = self.framing.input.get_mut();
         let member_ends_here = stream.member_at(end).is_some()
-            || (stream.member_after(start).is_none() && stream.at_end());
+            || (stream.member_after(start).is_none() && stream.at_end()?);
         if self.aligned_file.is_none() {
             self.aligned_file = Some(member_ends_here);
         }
@@ -298,25 +400,30 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         } else if plan == Plan::Forward
             || (plan == Plan::Hold && !held_block)
             || self.member_mode == MemberMode::Forwarding
+            || damaged
         {
             MemberMode::Forwarding
         } else {
             MemberMode::Recompressing
         };
         match plan {
-            Plan::Forward => forward_kept(&mut self.framing, &mut self.out, Some(end))?,
-            Plan::Hold if !held_block => forward_kept(&mut self.framing, &mut self.out, Some(end))?,
-            Plan::Hold if new_record.is_none() && member_ends_here => {
-                forward_kept(&mut self.framing, &mut self.out, Some(end))?
+            // Damaged gzip data: the record's compressed bytes are copied as they are.
+            _ if damaged && plan != Plan::Recompress => self.forward(Some(end))?,
+            _ if damaged => {
+                self.member_write(trailer)?;
+                self.forward(Some(end))?;
             }
+            Plan::Forward => self.forward(Some(end))?,
+            Plan::Hold if !held_block => self.forward(Some(end))?,
+            Plan::Hold if new_record.is_none() && member_ends_here => self.forward(Some(end))?,
             _ => {
-                let mut gz = GzEncoder::new(&mut self.out, Compression::default());
+                let mut member = Vec::new();
                 match &new_record {
-                    Some(bytes) => gz.write_all(bytes)?,
-                    None if held_block => original(&mut gz)?,
-                    None => gz.write_all(trailer)?,
+                    Some(record) => new(&mut member, record)?,
+                    None if held_block => original(&mut member)?,
+                    None => member.extend_from_slice(trailer),
                 }
-                gz.finish()?;
+                self.member_write(&member)?;
                 self.drop_kept_to(end);
             }
         }
@@ -329,7 +436,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
     /// is being forwarded, else dropped.
     fn drop_or_forward_kept(&mut self, start: u64) -> Result<(), Error> {
         if self.member_mode == MemberMode::Forwarding {
-            forward_kept(&mut self.framing, &mut self.out, Some(start))?;
+            self.forward(Some(start))?;
         } else {
             self.drop_kept_to(start);
         }
@@ -345,6 +452,32 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         };
         stream.tee().drop_kept_before(limit);
     }
+}
+
+/// Writes `bytes` into the open gzip member `open` (one opened if none is), its
+/// compressed bytes passed on to `out` as they grow.
+fn write_member<W: Write>(
+    open: &mut Option<GzEncoder<Vec<u8>>>,
+    out: &mut W,
+    bytes: &[u8],
+) -> std::io::Result<()> {
+    let member = open.get_or_insert_with(|| GzEncoder::new(Vec::new(), Compression::default()));
+    member.write_all(bytes)?;
+    let compressed = member.get_mut();
+    if compressed.len() >= super::stream::CHUNK {
+        out.write_all(compressed)?;
+        compressed.clear();
+    }
+    Ok(())
+}
+
+/// Where a record read ends, how it was written, and whether gzip damage was met in it.
+struct Done {
+    plan: Plan,
+    start: u64,
+    end: u64,
+    held_block: bool,
+    damaged: bool,
 }
 
 /// Writes the kept compressed bytes: all of them (`None`), or those before the first
@@ -383,25 +516,39 @@ fn read_some<R: Read>(
 }
 
 /// The new block of a record whose document changed, or `None` when it is unchanged
-/// (or cannot be decoded, or is untyped and not HTML).
+/// (or cannot be decoded, or is untyped and not HTML, or decodes to more than the cap: a
+/// decompression bomb is copied as it is, never cut).
 fn rewritten_block(
     analysis: &Analysis,
     kind: DocKind,
     options: &Options,
     warn: &mut dyn FnMut(Warning),
-) -> Option<Vec<u8>> {
-    let body = payload::payload(analysis, warn)?;
+) -> Option<NewBlock> {
+    let payload = payload::payload(analysis, warn)?;
+    if payload.capped {
+        warn(Warning::NotRewritten {
+            record: analysis.head.record.clone(),
+            reason: format!(
+                "its payload decodes to more than {} MiB (a decompression bomb?)",
+                super::http::MAX_DECODED >> 20
+            ),
+        });
+        return None;
+    }
+    let body = payload.body;
     if !payload::is_document(kind, &body) {
         return None;
     }
-    let done = payload::process(analysis, kind, &body, options, true, warn);
-    let new_body = done.output?;
-    let Some(http) = &analysis.http else {
-        return Some(new_body);
+    let new_body = payload::process(analysis, kind, &body, options, true, None, warn)?;
+    drop(body);
+    let http_head = match &analysis.http {
+        Some(http) => new_http_head(&analysis.prefix[..http.len], new_body.len()),
+        None => Vec::new(),
     };
-    let mut block = new_http_head(&analysis.prefix[..http.len], new_body.len());
-    block.extend_from_slice(&new_body);
-    Some(block)
+    Some(NewBlock {
+        http_head,
+        body: new_body,
+    })
 }
 
 /// The header fields of a changed HTTP message renamed `X-Original-...`: the codings that
@@ -433,13 +580,18 @@ fn new_http_head(head: &[u8], body_length: usize) -> Vec<u8> {
     out
 }
 
-/// ISO 28500 §5.8/§5.9: a digest value `algorithm:value`, with the algorithms known here.
-fn digest(original: &str, bytes: &[u8]) -> Result<String, String> {
+/// ISO 28500 §5.8/§5.9: a digest value `algorithm:value` of the bytes `parts` (one after
+/// the other), with the algorithms known here.
+fn digest(original: &str, parts: &[&[u8]]) -> Result<String, String> {
     let (algorithm, value) = original.split_once(':').unwrap_or(("", original));
     if !algorithm.eq_ignore_ascii_case("sha1") {
         return Err(format!("digest algorithm {algorithm:?} is not supported"));
     }
-    let hash = Sha1::digest(bytes);
+    let mut hasher = Sha1::new();
+    for part in parts {
+        hasher.update(part);
+    }
+    let hash = hasher.finalize();
     let encoded = if value.len() == 40 && value.bytes().all(|b| b.is_ascii_hexdigit()) {
         hash.iter().map(|b| format!("{b:02x}")).collect()
     } else {
@@ -450,11 +602,13 @@ fn digest(original: &str, bytes: &[u8]) -> Result<String, String> {
 
 /// A name-based record ID for the new record (RFC 4122 §4.3, SHA-1 form), from the
 /// original's ID and the new block: the same input gives the same output.
-fn new_record_id(original: &RecordRef, block: &[u8]) -> String {
+fn new_record_id(original: &RecordRef, block: &[&[u8]]) -> String {
     let mut hasher = Sha1::new();
     hasher.update(b"absolve conversion of ");
     hasher.update(original.id.as_deref().unwrap_or_default().as_bytes());
-    hasher.update(block);
+    for part in block {
+        hasher.update(part);
+    }
     let mut b: [u8; 16] = hasher.finalize()[..16].try_into().expect("16 of 20 bytes");
     b[6] = (b[6] & 0x0f) | 0x50;
     b[8] = (b[8] & 0x3f) | 0x80;
@@ -469,17 +623,12 @@ fn new_record_id(original: &RecordRef, block: &[u8]) -> String {
     )
 }
 
-/// The `conversion` record that replaces a changed record, whose new block is `block`.
-fn converted_record(analysis: &Analysis, block: &[u8]) -> Result<Vec<u8>, String> {
+/// The header block of the record that replaces a changed record, whose new block is
+/// `block` (written after it, then two CRLFs).
+fn converted_head(analysis: &Analysis, block: &NewBlock) -> Result<Vec<u8>, String> {
     let head: &Head = &analysis.head;
-    let payload = match &analysis.http {
-        Some(http) => {
-            let new_head_len = block.len() - (block.len() - new_body_start(block, http));
-            &block[new_head_len..]
-        }
-        None => block,
-    };
-    let mut out = Vec::with_capacity(head.raw.len() + block.len() + 256);
+    let parts: [&[u8]; 2] = [&block.http_head, &block.body];
+    let mut out = Vec::with_capacity(head.raw.len() + 256);
     let version = head
         .raw
         .split(|&b| b == b'\n')
@@ -496,24 +645,17 @@ fn converted_record(analysis: &Analysis, block: &[u8]) -> Result<Vec<u8>, String
     for (name, value) in &head.fields {
         match name.to_ascii_lowercase().as_str() {
             "warc-record-id" => {
-                field(name, &new_record_id(&head.record, block));
+                field(name, &new_record_id(&head.record, &parts));
                 field(ORIGINAL_RECORD_ID, value);
             }
             "content-length" => field(name, &block.len().to_string()),
-            "warc-block-digest" => field(name, &digest(value, block)?),
-            "warc-payload-digest" => field(name, &digest(value, payload)?),
+            "warc-block-digest" => field(name, &digest(value, &parts)?),
+            "warc-payload-digest" => field(name, &digest(value, &[&block.body])?),
             _ => field(name, value),
         }
     }
     out.extend_from_slice(b"\r\n");
-    out.extend_from_slice(block);
-    out.extend_from_slice(b"\r\n\r\n");
     Ok(out)
-}
-
-/// Where the body starts in a new block: after its head's blank line.
-fn new_body_start(block: &[u8], _http: &super::http::HttpHead) -> usize {
-    memchr::memmem::find(block, b"\r\n\r\n").map_or(block.len(), |at| at + 4)
 }
 
 #[cfg(test)]
@@ -533,14 +675,14 @@ mod tests {
     #[test]
     fn digests_keep_their_algorithm_and_form() {
         assert_eq!(
-            digest("sha1:X", b"").unwrap(),
+            digest("sha1:X", &[b""]).unwrap(),
             "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"
         );
         assert_eq!(
-            digest("sha1:da39a3ee5e6b4b0d3255bfef95601890afd80709", b"").unwrap(),
+            digest("sha1:da39a3ee5e6b4b0d3255bfef95601890afd80709", &[]).unwrap(),
             "sha1:da39a3ee5e6b4b0d3255bfef95601890afd80709"
         );
-        assert!(digest("sha256:x", b"").is_err());
+        assert!(digest("sha256:x", &[b""]).is_err());
     }
 
     #[test]
@@ -550,9 +692,9 @@ mod tests {
             offset: 0,
             id: Some("<urn:uuid:x>".into()),
         };
-        let id = new_record_id(&r, b"block");
+        let id = new_record_id(&r, &[b"block"]);
         assert_eq!(id.len(), "<urn:uuid:>".len() + 36);
         assert_eq!(&id[24..25], "5");
-        assert_eq!(id, new_record_id(&r, b"block"));
+        assert_eq!(id, new_record_id(&r, &[b"block"]));
     }
 }

@@ -1,0 +1,399 @@
+//! Damaged WARC files: whatever the damage (gzip members cut, corrupt or padded; junk
+//! between records; a wrong, absurd or missing `Content-Length`; a header block over
+//! 1 MiB; an HTTP head over 256 KiB; a decompression bomb), the records around it are read,
+//! a warning says where, and `rewrite` copies the damaged bytes as they are (a file whose
+//! links are all absolute comes out byte for byte). The inputs are made in each test.
+
+use crate::common::{absolve, stderr};
+use absolve::warc::{Links, rewrite};
+use absolve::{Collected, Event, Options};
+use std::io::{Read, Write};
+
+/// A `response` record whose HTML payload is `html`.
+fn record(id: u32, html: &str) -> Vec<u8> {
+    let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{html}");
+    format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{id}>\r\n\
+         WARC-Target-URI: http://h{id}/dir/\r\nContent-Type: application/http\r\n\
+         Content-Length: {}\r\n\r\n{http}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes()
+}
+
+/// A record whose one link is relative (`rel{id}`) and one whose link is absolute.
+fn relative(id: u32) -> Vec<u8> {
+    record(id, &format!("<a href=rel{id}>"))
+}
+fn absolute(id: u32) -> Vec<u8> {
+    record(id, &format!("<a href=http://x/abs{id}>"))
+}
+
+/// `record` with its WARC `Content-Length` value replaced by `length`.
+fn with_length(record: &[u8], length: &str) -> String {
+    let text = String::from_utf8(record.to_vec()).unwrap();
+    let at = text.find("Content-Length: ").unwrap() + "Content-Length: ".len();
+    let end = at + text[at..].find('\r').unwrap();
+    format!("{}{length}{}", &text[..at], &text[end..])
+}
+
+fn gz(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// The resolved links and the warnings of `input`: reading never stops with an error.
+fn links(input: &[u8]) -> (Vec<String>, Vec<String>) {
+    let (mut links, mut warnings) = (Vec::new(), Vec::new());
+    for event in Links::new(input, Options::new()) {
+        match event.unwrap_or_else(|e| panic!("an error: {e}")) {
+            Event::Link(link) => links.push(link.resolved),
+            Event::Warning(warning) => warnings.push(warning.to_string()),
+        }
+    }
+    (links, warnings)
+}
+
+/// The output of `rewrite` and its warnings.
+fn rewritten(input: &[u8]) -> (Vec<u8>, Vec<String>) {
+    let mut out = Collected::output_only();
+    rewrite(input, &Options::new(), &mut out).unwrap_or_else(|e| panic!("an error: {e}"));
+    let warnings = out.warnings.iter().map(ToString::to_string).collect();
+    (out.output, warnings)
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The kinds of gzip damage: the file's members and what is wrong in the second.
+fn damaged_gzip_files() -> Vec<(&'static str, Vec<u8>, Vec<u8>)> {
+    let [one, two, three] = [gz(&relative(1)), gz(&relative(2)), gz(&relative(3))];
+    let mut bad_crc = two.clone();
+    let at = bad_crc.len() - 6;
+    bad_crc[at] ^= 0x55;
+    let cut = two[..two.len() / 2].to_vec();
+    let mut flipped = two.clone();
+    let middle = flipped.len() / 2;
+    flipped[middle..middle + 4].copy_from_slice(b"\xff\xff\xff\xff");
+    let cases = [
+        (
+            "junk between members",
+            [two.clone(), b"junk \0 junk".to_vec()].concat(),
+        ),
+        ("a bad CRC", bad_crc),
+        ("a member cut short", cut),
+        ("a corrupt member", flipped),
+    ];
+    let mut files: Vec<_> = cases
+        .into_iter()
+        .map(|(name, second)| {
+            let file = [&one[..], &second, &three].concat();
+            (name, file, second)
+        })
+        .collect();
+    let padded = [&one[..], &two, &three, &[0; 100]].concat();
+    files.push(("NULs after the last member", padded, vec![0; 100]));
+    files
+}
+
+/// Gzip damage never stops the reading: the records after it are read, and the warning
+/// names the record and the byte offset.
+#[test]
+fn gzip_damage_is_read_past() {
+    for (name, file, _) in damaged_gzip_files() {
+        let (found, warnings) = links(&file);
+        assert!(
+            found.contains(&"http://h1/dir/rel1".to_owned()),
+            "{name}: {found:?}"
+        );
+        assert!(
+            found.contains(&"http://h3/dir/rel3".to_owned()),
+            "{name}: {found:?}"
+        );
+        let warning = warnings
+            .iter()
+            .find(|w| w.contains("damaged gzip data"))
+            .unwrap_or_else(|| panic!("{name}: {warnings:?}"));
+        assert!(
+            warning.contains("from byte") && warning.contains("record"),
+            "{warning}"
+        );
+    }
+}
+
+/// `rewrite` copies the damaged bytes as they are, and every record around them.
+#[test]
+fn gzip_damage_is_copied_by_rewrite() {
+    for (name, file, second) in damaged_gzip_files() {
+        let (out, warnings) = rewritten(&file);
+        assert!(
+            contains(&out, &second),
+            "{name}: the damaged bytes are copied"
+        );
+        assert!(!warnings.is_empty(), "{name}");
+        let (found, _) = links(&out);
+        assert!(
+            found.contains(&"http://h1/dir/rel1".to_owned()),
+            "{name}: {found:?}"
+        );
+        assert!(
+            found.contains(&"http://h3/dir/rel3".to_owned()),
+            "{name}: {found:?}"
+        );
+    }
+    // Records left as they are: the whole file comes out byte for byte.
+    let file = [
+        gz(&absolute(1)),
+        b"\0\0junk".to_vec(),
+        gz(&absolute(2)),
+        vec![0; 9],
+    ]
+    .concat();
+    assert_eq!(rewritten(&file).0, file);
+}
+
+/// The command line: status 0, the damage on standard error, the file written.
+#[test]
+fn gzip_damage_keeps_status_zero() {
+    let (_, file, _) = damaged_gzip_files().remove(2);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    std::fs::write(input.join("a.warc.gz"), &file).unwrap();
+    std::fs::write(input.join("b.warc.gz"), gz(&relative(4))).unwrap();
+    let out = absolve(&["links", "--format", "warc"], &file);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("damaged gzip data"),
+        "{}",
+        stderr(&out)
+    );
+    let copy = dir.path().join("out");
+    let out = absolve(
+        &[
+            "rewrite",
+            "-r",
+            input.to_str().unwrap(),
+            "-o",
+            copy.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for name in ["a.warc.gz", "b.warc.gz"] {
+        assert!(copy.join(name).exists(), "{name}: {}", stderr(&out));
+    }
+}
+
+/// A plain WARC that goes on with gzip members: the gzip records are read and kept.
+#[test]
+fn plain_then_gzip_members() {
+    let file = [relative(1), gz(&relative(2)), gz(&relative(3))].concat();
+    let (found, _) = links(&file);
+    assert_eq!(
+        found,
+        [
+            "http://h1/dir/rel1",
+            "http://h2/dir/rel2",
+            "http://h3/dir/rel3"
+        ]
+    );
+    let (out, _) = rewritten(&file);
+    let (found, _) = links(&out);
+    assert_eq!(
+        found,
+        [
+            "http://h1/dir/rel1",
+            "http://h2/dir/rel2",
+            "http://h3/dir/rel3"
+        ]
+    );
+}
+
+/// Junk or NUL padding that does not end in a newline: the next record is found all the
+/// same, and `rewrite` copies the junk.
+#[test]
+fn junk_without_a_newline() {
+    for junk in [&b"\0\0\0\0"[..], b"garbage", b"\r\n\0\0 x"] {
+        let file = [absolute(1), junk.to_vec(), absolute(2)].concat();
+        let (found, warnings) = links(&file);
+        assert_eq!(found, ["http://x/abs1", "http://x/abs2"], "{junk:?}");
+        assert!(
+            warnings.iter().any(|w| w.contains("skipped")),
+            "{warnings:?}"
+        );
+        assert_eq!(rewritten(&file).0, file, "{junk:?}");
+    }
+}
+
+/// A record with an invalid `Content-Length` is copied as it is, never dropped.
+#[test]
+fn invalid_content_lengths_are_copied() {
+    for length in [
+        "-5",
+        "abc",
+        "12345678901234567890123",
+        "18446744073709551615",
+    ] {
+        let bad = with_length(&absolute(2), length);
+        let file = [absolute(1), bad.into_bytes(), absolute(3)].concat();
+        let (out, warnings) = rewritten(&file);
+        assert_eq!(out, file, "{length}");
+        assert!(
+            warnings.iter().any(|w| w.contains("Content-Length")),
+            "{warnings:?}"
+        );
+        let (found, _) = links(&file);
+        assert!(
+            found.contains(&"http://x/abs3".to_owned()),
+            "{length}: {found:?}"
+        );
+    }
+}
+
+/// A `Content-Length` that runs past the end of the file does not swallow the records
+/// after it: their links resolve against their own target URI.
+#[test]
+fn overlong_content_length() {
+    for length in ["18446744073709551615", "99999"] {
+        let swallowing = with_length(&relative(2), length);
+        let file = [
+            relative(1),
+            swallowing.into_bytes(),
+            relative(3),
+            relative(4),
+        ]
+        .concat();
+        let (found, warnings) = links(&file);
+        assert!(
+            found.contains(&"http://h3/dir/rel3".to_owned()),
+            "{length}: {found:?}"
+        );
+        assert!(
+            found.contains(&"http://h4/dir/rel4".to_owned()),
+            "{length}: {found:?}"
+        );
+        assert!(!warnings.is_empty());
+        let (out, _) = rewritten(&file);
+        let (found, _) = links(&out);
+        assert!(
+            found.contains(&"http://h4/dir/rel4".to_owned()),
+            "{length}: {found:?}"
+        );
+        // Records with absolute links only come out byte for byte.
+        let swallowing = with_length(&absolute(2), length).into_bytes();
+        let file = [absolute(1), swallowing, absolute(3), absolute(4)].concat();
+        assert_eq!(rewritten(&file).0, file, "{length}");
+    }
+}
+
+/// A header block over 1 MiB is copied whole, with a warning; the next record is read.
+#[test]
+fn huge_header_block() {
+    let fields = "X-A: 0123456789012345678901234567890123456789\r\n".repeat(25_000);
+    let huge = String::from_utf8(absolute(2)).unwrap().replacen(
+        "WARC-Type",
+        &format!("{fields}WARC-Type"),
+        1,
+    );
+    let file = [absolute(1), huge.into_bytes(), relative(3)].concat();
+    let (found, warnings) = links(&file);
+    assert!(
+        found.contains(&"http://h3/dir/rel3".to_owned()),
+        "{found:?}"
+    );
+    assert!(
+        warnings.iter().any(|w| w.contains("over 1 MiB")),
+        "{warnings:?}"
+    );
+    let (out, _) = rewritten(&file);
+    assert!(out.starts_with(&file[..file.len() - relative(3).len()]));
+}
+
+/// An HTTP header line over 256 KiB is not split: the payload is copied unchanged, with
+/// a warning; a chunk larger than the data left is said.
+#[test]
+fn long_http_head_and_short_chunks() {
+    let long = format!("X-Long: {}\r\n", "a".repeat(300 * 1024));
+    let plain = relative(1);
+    let length = plain.len() - 4 - plain.windows(4).position(|w| w == b"\r\n\r\n").unwrap() - 4;
+    let file = with_length(&plain, &(length + long.len()).to_string()).replace(
+        "Content-Type: text/html\r\n",
+        &format!("Content-Type: text/html\r\n{long}"),
+    );
+    let (out, warnings) = rewritten(file.as_bytes());
+    assert_eq!(out, file.as_bytes());
+    assert!(
+        warnings.iter().any(|w| w.contains("over 256 KiB")),
+        "{warnings:?}"
+    );
+
+    let body = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\nffff\r\n<a href=x>";
+    let file = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/\r\n\
+         Content-Type: application/http\r\nContent-Length: {}\r\n\r\n{body}\r\n\r\n",
+        body.len()
+    );
+    let (found, warnings) = links(file.as_bytes());
+    assert_eq!(found, ["http://h/x"]);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("a chunk of 65535 bytes")),
+        "{warnings:?}"
+    );
+}
+
+/// A decompression bomb is copied unchanged by `rewrite` (never cut), with a warning.
+#[test]
+fn decompression_bomb_is_copied() {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(b"<a href=x>").unwrap();
+    let zeros = vec![b' '; 1 << 20];
+    for _ in 0..260 {
+        encoder.write_all(&zeros).unwrap();
+    }
+    let bomb = encoder.finish().unwrap();
+    let mut http =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n\r\n".to_vec();
+    http.extend_from_slice(&bomb);
+    let mut file = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/\r\n\
+         Content-Type: application/http\r\nContent-Length: {}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes();
+    file.extend_from_slice(&http);
+    file.extend_from_slice(b"\r\n\r\n");
+    let (out, warnings) = rewritten(&file);
+    assert_eq!(out.len(), file.len());
+    assert!(out == file);
+    assert!(
+        warnings.iter().any(|w| w.contains("decompression bomb")),
+        "{warnings:?}"
+    );
+}
+
+/// A whole-file gzip WARC (one stream, not a member per record) rewritten: one member
+/// per record, each with its record's end.
+#[test]
+fn whole_file_gzip_comes_out_one_member_per_record() {
+    let file = gz(&[relative(1), absolute(2), relative(3)].concat());
+    let (out, _) = rewritten(&file);
+    let mut members = 0;
+    let mut rest = &out[..];
+    while !rest.is_empty() {
+        let mut decoder = flate2::bufread::GzDecoder::new(rest);
+        let mut text = Vec::new();
+        decoder.read_to_end(&mut text).unwrap();
+        assert!(
+            text.starts_with(b"WARC/1.0") && text.ends_with(b"\r\n\r\n"),
+            "{text:?}"
+        );
+        rest = decoder.into_inner();
+        members += 1;
+    }
+    assert_eq!(members, 3);
+}
