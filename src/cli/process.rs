@@ -684,7 +684,7 @@ struct Tally {
 }
 
 fn describe(input: Option<&Path>, error: io::Error) -> Failure {
-    format!("{}: {error}", output::label(input))
+    format!("{}: {error}", output::escaped(&output::label(input)))
 }
 
 /// A failure of the work names the input; one of the output is worded already.
