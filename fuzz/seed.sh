@@ -131,6 +131,11 @@ for data in files(f"{root}/fixtures/warc/*", f"{shared}/warc/**/*"):
     for mode in (0, 1, 2):
         add("warc", bytes([mode]) + data[:65536])
 
+# feed: a chunk size byte, a byte that says whether a feed's start is prepended (0: no),
+# then the feed (fixtures/feed and the feed records of the corpora are whole feeds).
+for data in files(f"{root}/fixtures/feed/*"):
+    add("feed", b"\x40\x00" + data[:65536])
+
 for target, n in sorted(counts.items()):
     print(f"{target}: {n} new seeds")
 EOF
