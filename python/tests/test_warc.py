@@ -103,15 +103,50 @@ def test_errors_name_the_file(tmp_path):
         absolve.warc_links(text, charset="nope")
 
 
-def test_links_before_damage_are_given_then_the_error(tmp_path):
+def test_gzip_damage_is_a_warning_and_the_links_before_it_are_given(tmp_path):
     damaged = gzip.compress(ARCHIVE[: ARCHIVE.index(b"WARC/1.1", 10)]) + b"\x1f\x8b\x08\x00garbage" * 10
-    links = absolve.warc_links(io.BytesIO(damaged))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", absolve.AbsolveWarning)
-        first = [next(links) for _ in range(3)]
-        assert summary(first) == EXPECTED[:3]
-        with pytest.raises((ValueError, OSError)):
-            next(links)
+    with pytest.warns(absolve.AbsolveWarning, match="gzip"):
+        found = list(absolve.warc_links(io.BytesIO(damaged)))
+    assert summary(found) == EXPECTED[:3]
+    # The same in memory: the links found before the damage, not only an error.
+    with pytest.warns(absolve.AbsolveWarning, match="gzip"):
+        in_memory = absolve.links(damaged)
+    assert [link.resolved for link in in_memory] == [e[3] for e in EXPECTED[:3]]
+
+
+class Generous(io.RawIOBase):
+    """A file object whose read(n) gives up to 3n bytes (a wrapper that ignores n)."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def readable(self):
+        return True
+
+    def read(self, n=-1):
+        chunk, self.data = self.data[: 3 * max(n, 1)], self.data[3 * max(n, 1) :]
+        return chunk
+
+
+def test_a_read_that_gives_more_than_asked_loses_nothing():
+    assert summary(list(absolve.warc_links(Generous(ARCHIVE)))) == EXPECTED
+
+
+class Interrupted(io.RawIOBase):
+    def __init__(self, error):
+        self.error = error
+
+    def readable(self):
+        return True
+
+    def read(self, n=-1):
+        raise self.error
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, SystemExit])
+def test_keyboard_interrupt_and_system_exit_in_read_propagate_as_themselves(error):
+    with pytest.raises(error):
+        list(absolve.warc_links(Interrupted(error())))
 
 
 def warc_files():
