@@ -128,7 +128,9 @@ fn rewritten_corpus_passes_warcio() {
     assert!(checked >= 18, "{checked} files checked");
 }
 
-/// A whole-file gzip stream comes out one member per record, which warcio reads.
+/// A whole-file gzip stream comes out one member per record, which warcio reads: its six
+/// records, and no member of its own for a record's trailer (which warcio counted as
+/// three more entries).
 #[test]
 #[cfg_attr(
     not(any(has_warcio, has_shared)),
@@ -149,7 +151,7 @@ fn a_whole_file_gzip_stream_comes_out_per_record() {
     let output = round_trip(input, dir.path());
     let (ok, report) = warcio("check", &output);
     assert!(ok, "{report}");
-    assert_eq!(index_count(&output), 9);
+    assert_eq!(index_count(&output), 6);
 }
 
 /// A file in which nothing changes is copied byte for byte, gzip members and all.

@@ -243,14 +243,12 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             self.stream_block(plan, &analysis, warn)?;
             None
         };
-        // ISO 28500 §4: two CRLFs end a record; a record whose Content-Length was wrong
-        // gets them written out, so that the output is framed right.
+        // ISO 28500 §4: two CRLFs end a record. A record copied as it was keeps what
+        // followed its block, even without them (damaged framing passes through as it
+        // is, so that a reader recovers from it as it does from the input; a rewritten
+        // record gets its own).
         let read_trailer = self.framing.end_of_record(&record, warn)?;
-        let trailer: &[u8] = if read_trailer.is_empty() {
-            b"\r\n\r\n"
-        } else {
-            &read_trailer
-        };
+        let trailer: &[u8] = &read_trailer;
         self.framing.previous = Some(record.clone());
         self.framing.report_damage(warn);
         let damaged = self.framing.input.get_ref().damaged != damaged_before;
