@@ -84,7 +84,7 @@ pub enum Problem {
     /// The format given does not match what the input starts with: read as given all
     /// the same (an mbox without a From_ line passes through up to the first one; a
     /// "message" that is HTML has no header, so nothing changes).
-    #[error("read as {given:?} as asked, though it looks like {found:?}")]
+    #[error("read as {given} as asked, though it looks like {found}")]
     FormatMismatch {
         /// The format given.
         given: crate::format::Format,

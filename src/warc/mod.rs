@@ -237,6 +237,14 @@ pub enum Warning {
         /// What the feed rewriter said.
         warning: crate::feed::Warning,
     },
+    /// Any other problem of the record's payload, as the document reader said it.
+    #[error("{record}: {problem}")]
+    Document {
+        /// The record.
+        record: RecordRef,
+        /// What the document reader said.
+        problem: Box<crate::Problem>,
+    },
     /// `rewrite`: a record's changes could not be written (it shares a gzip member with
     /// other records being copied, or its digest algorithm is not known): copied as it was.
     #[error("{record}: {reason}: copied unchanged")]

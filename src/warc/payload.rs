@@ -606,12 +606,9 @@ impl Sink for RecordSink<'_, '_, '_> {
             Problem::Html(warning) => Warning::Html { record, warning },
             Problem::Warc(warning) => warning,
             Problem::Feed(warning) => Warning::Feed { record, warning },
-            other => Warning::Html {
+            problem => Warning::Document {
                 record,
-                warning: html::Warning::ParserStopped {
-                    offset: 0,
-                    reason: other.to_string(),
-                },
+                problem: Box::new(problem),
             },
         });
     }
