@@ -456,7 +456,19 @@ impl<S: Sink> Machine<S> {
         let content_in_window = (content_offset
             - (self.pending_start + (pending.len() - window.len()) as u64))
             as usize;
-        self.read_attributes(start, content_in_window, window);
+        if let Err(error) = self.read_attributes(start, content_in_window, window) {
+            // XML 1.0 §3.1: attribute specifications are `S Name Eq AttValue`, each name
+            // once (WFC: Unique Att Spec). Rewriting a value inside a malformed list could
+            // move the quotes that tell where the tag ends: the rest passes through.
+            self.warn(Warning::Malformed {
+                offset: at,
+                reason: format!(
+                    "the attributes of <{}>: {error}",
+                    String::from_utf8_lossy(start.name().as_ref())
+                ),
+            });
+            return self.pass_through();
+        }
         // What the open elements keep (names, namespace declarations, bases) is bounded.
         let declarations: usize = self
             .attrs
@@ -562,15 +574,22 @@ impl<S: Sink> Machine<S> {
         }
     }
 
-    /// Collects the attributes of the tag whose content starts at `content` in the window.
-    fn read_attributes(&mut self, start: &BytesStart, content: usize, window: &[u8]) {
+    /// Collects the attributes of the tag whose content starts at `content` in the window;
+    /// an attribute list that is not well-formed (a name twice, a value without quotes, no
+    /// `=`) is an error.
+    fn read_attributes(
+        &mut self,
+        start: &BytesStart,
+        content: usize,
+        window: &[u8],
+    ) -> Result<(), quick_xml::events::attributes::AttrError> {
         self.attrs.clear();
         if start.len() == start.name().as_ref().len() {
-            return;
+            return Ok(());
         }
         let tag = &window[content..content + start.len()];
-        for attribute in start.attributes().with_checks(false) {
-            let Ok(attribute) = attribute else { break };
+        for attribute in start.attributes().with_checks(true) {
+            let attribute = attribute?;
             let Cow::Borrowed(value) = attribute.value else {
                 continue;
             };
@@ -591,6 +610,7 @@ impl<S: Sink> Machine<S> {
                 quote,
             });
         }
+        Ok(())
     }
 
     /// The raw value of the attribute named `key` (as written) of the current tag.
@@ -1077,6 +1097,28 @@ mod tests {
         let (_, links, warnings) = run(feed, &base, &Options::default());
         assert_eq!(links[0].resolved, "http://x/d/i");
         assert!(warnings.is_empty());
+    }
+
+    /// The feed fuzz target's third find: in `<a href=""" href="" ...>` the lenient
+    /// attribute reader saw `href` twice; rewriting the second moved the quotes that say
+    /// where the tag ends, so a second rewrite read another structure, with no warning.
+    #[test]
+    fn a_malformed_attribute_list_is_a_warning_and_the_rest_passes_through() {
+        let base = Base::retrieval_url("http://h/a/b").unwrap();
+        for feed in [
+            &b"<feed xmlns='http://www.w3.org/2005/Atom'><icon>i</icon><link href='a' href='b'/><logo>l</logo></feed>"[..],
+            b"<feed xmlns='http://www.w3.org/2005/Atom'><icon>i</icon><link \"\"/><logo>l</logo></feed>",
+            b"<feed xmlns=\"http://purl.org/atom/ns#\"><tagline type=\"application/xhtml+xml\"><div><a href=\"\"\" href=\"\"</a></div></tagline><generator url=\">\"\"\"</a></div></tagline></feed>",
+        ] {
+            let (output, links, warnings) = run(feed, &base, &Options::default());
+            assert!(
+                matches!(warnings.as_slice(), [Warning::Malformed { reason, .. }] if reason.contains("attributes")),
+                "{warnings:?}"
+            );
+            assert!(links.len() <= 1, "{links:?}");
+            let (again, _, _) = run(&output, &base, &Options::default());
+            assert_eq!(again, output);
+        }
     }
 
     #[test]
