@@ -276,12 +276,14 @@ impl<S: Sink> Machine<S> {
         let declaration_may_follow = pending.starts_with(b"<?xml") || b"<?xml".starts_with(pending);
         if declaration_may_follow
             && memchr::memmem::find(pending, b"?>").is_none()
-            && pending.len() < 1024
+            && pending.len() < DECLARATION_WINDOW
             && !ending
         {
             return false;
         }
-        let declared = declared_encoding(pending);
+        // Only a declaration that ends within the window counts, however much of the
+        // feed has arrived: the charset never depends on how the feed was cut in chunks.
+        let declared = declared_encoding(&pending[..pending.len().min(DECLARATION_WINDOW)]);
         // A declaration read as ASCII cannot be UTF-16's: the document is not UTF-16
         // (as HTML's rule for `<meta charset=utf-16>`), so it is read as UTF-8.
         let encoding = match declared {
@@ -989,6 +991,10 @@ fn incomplete(error: &XmlError, from_end: u64) -> bool {
     )
 }
 
+/// How far into a feed its XML declaration must end to name the charset (as HTML's
+/// prescan reads 1024 bytes for a `<meta charset>`).
+const DECLARATION_WINDOW: usize = 1024;
+
 /// The charset an XML declaration at the start of `bytes` names, if known.
 fn declared_encoding(bytes: &[u8]) -> Option<&'static Encoding> {
     let mut reader = Reader::from_reader(bytes);
@@ -1155,6 +1161,36 @@ mod chunking {
 
     /// A BOM inside the feed where a chunk's window starts (found by the feed fuzz
     /// target): the same output and links whatever the chunk size.
+    /// The feed fuzz target's fourth find: a declaration whose `?>` lies past the first
+    /// 1024 bytes named the charset when the feed came whole, not when it came in chunks.
+    #[test]
+    fn the_charset_of_a_declaration_ending_late_does_not_depend_on_chunks() {
+        let mut feed = b"<?xml version='1.0' encoding='windows-1252' ".to_vec();
+        feed.extend(std::iter::repeat_n(b' ', 1100));
+        feed.extend_from_slice(
+            b"?><feed xmlns='http://www.w3.org/2005/Atom'><icon>caf\xe9.png</icon></feed>",
+        );
+        let mut short = b"<?xml version='1.0' encoding='windows-1252'?>".to_vec();
+        short.extend_from_slice(
+            b"<feed xmlns='http://www.w3.org/2005/Atom'><icon>caf\xe9.png</icon></feed>",
+        );
+        let base = Base::retrieval_url("http://h/a/").unwrap();
+        for (feed, resolved) in [(&feed, None), (&short, Some("http://h/a/café.png"))] {
+            let whole = crate::feed::rewrite(feed, &base, &Options::default(), None);
+            assert_eq!(whole.links.first().map(|l| l.resolved.as_str()), resolved);
+            for n in 1..feed.len() {
+                let mut r = Rewriter::new(&base, &Options::default(), None, Collected::default());
+                for c in feed.chunks(n) {
+                    r.write(c).unwrap();
+                }
+                let done = r.end().unwrap();
+                assert_eq!(done.output, whole.output, "chunks of {n}");
+                assert_eq!(done.links, whole.links, "chunks of {n}");
+                assert_eq!(done.warnings.len(), whole.warnings.len(), "chunks of {n}");
+            }
+        }
+    }
+
     #[test]
     fn a_bom_inside_the_feed_does_not_shift_offsets_at_any_chunk_size() {
         for feed in [
