@@ -397,3 +397,104 @@ fn whole_file_gzip_comes_out_one_member_per_record() {
     }
     assert_eq!(members, 3);
 }
+
+/// Gzip files in which no record can be read at all: the first member cut short a few
+/// bytes in, its data overwritten, the gzip magic then garbage.
+fn unreadable_gzip_files() -> Vec<(&'static str, Vec<u8>)> {
+    let whole = gz(&[relative(1), relative(2)].concat());
+    let mut overwritten = whole.clone();
+    overwritten[10..].iter_mut().for_each(|b| *b = 0xff);
+    vec![
+        ("cut at byte 10", whole[..10].to_vec()),
+        ("cut at byte 20", whole[..20].to_vec()),
+        ("overwritten from byte 10", overwritten),
+        ("magic then garbage", b"\x1f\x8b\x08\x00garbage".to_vec()),
+    ]
+}
+
+/// A gzip WARC with no readable record is a damaged WARC, not an error: a warning with
+/// the byte offset, no links, and `rewrite` copies its bytes as they are.
+#[test]
+fn unreadable_gzip_is_a_warning_and_copied() {
+    for (name, file) in unreadable_gzip_files() {
+        let (found, warnings) = links(&file);
+        assert!(found.is_empty(), "{name}: {found:?}");
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("damaged gzip data from byte 0")),
+            "{name}: {warnings:?}"
+        );
+        let (out, warnings) = rewritten(&file);
+        assert_eq!(out, file, "{name}: copied as it is");
+        assert!(!warnings.is_empty(), "{name}");
+    }
+}
+
+/// The command line: status 0, the warning names the file, and `-o`, `-i` and `-r -o DIR`
+/// all write the file (its bytes unchanged); `links` prints nothing but the warning.
+#[test]
+fn unreadable_gzip_keeps_status_zero_and_is_written() {
+    let (_, file) = unreadable_gzip_files().remove(0);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    let path = input.join("a.warc.gz");
+    std::fs::write(&path, &file).unwrap();
+    let out = absolve(&["links", path.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+    assert!(
+        stderr(&out).contains("a.warc.gz") && stderr(&out).contains("from byte 0"),
+        "{}",
+        stderr(&out)
+    );
+    let single = dir.path().join("single.warc.gz");
+    let out = absolve(
+        &[
+            "rewrite",
+            path.to_str().unwrap(),
+            "-o",
+            single.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&single).unwrap(), file);
+    let copy = dir.path().join("out");
+    let out = absolve(
+        &[
+            "rewrite",
+            "-r",
+            input.to_str().unwrap(),
+            "-o",
+            copy.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read(copy.join("a.warc.gz")).unwrap(), file);
+    let out = absolve(&["rewrite", "-i", path.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&path).unwrap(), file);
+}
+
+/// Before the first record, bytes that are not one (a junk line in the record's own
+/// member, or a junk member before it): the records are still rewritten, the junk kept.
+#[test]
+fn junk_before_the_first_record() {
+    let whole = gz(&[b"junk line\n".to_vec(), relative(1), relative(2)].concat());
+    let members = [gz(b"junk line\n"), gz(&relative(1)), gz(&relative(2))].concat();
+    for file in [whole, members] {
+        let (found, warnings) = links(&file);
+        assert_eq!(found, ["http://h1/dir/rel1", "http://h2/dir/rel2"]);
+        assert!(warnings.iter().any(|w| w.contains("10 bytes at byte 0")));
+        let (out, _) = rewritten(&file);
+        let mut plain = Vec::new();
+        flate2::read::MultiGzDecoder::new(&out[..])
+            .read_to_end(&mut plain)
+            .unwrap();
+        assert!(plain.starts_with(b"junk line\nWARC/1.0"));
+        assert!(contains(&plain, b"<a href=http://h2/dir/rel2>"));
+    }
+}

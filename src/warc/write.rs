@@ -76,6 +76,9 @@ fn rewrite_into<R: Read, W: Write>(
     let gzip = framing.input.get_ref().gzip;
     // A plain file that goes on with gzip members keeps their compressed bytes too.
     framing.input.get_mut().keep_gzip = true;
+    // Bytes skipped are handed back a bounded amount at a time, so that what is kept of
+    // them (the compressed bytes, the bytes before the first record) stays bounded.
+    framing.yield_after = Some(LEAD_LIMIT as u64);
     let mut job = Job {
         framing,
         out,
@@ -84,6 +87,7 @@ fn rewrite_into<R: Read, W: Write>(
         aligned_file: None,
         member_mode: MemberMode::Own,
         open: None,
+        lead: gzip.then(Vec::new),
         summary: Summary::default(),
     };
     if gzip {
@@ -143,8 +147,15 @@ struct Job<'a, R: Read, W: Write> {
     /// The gzip member being written (a record recompressed, and any bytes after it that
     /// are not a record), compressed into memory and passed on as it grows.
     open: Option<GzEncoder<Vec<u8>>>,
+    /// Gzip input before its first record: the bytes skipped so far (from the start of the
+    /// file), while they are at most [`LEAD_LIMIT`]; `None` once more were skipped (their
+    /// compressed bytes are then copied as they are) or once a record is found.
+    lead: Option<Vec<u8>>,
     summary: Summary,
 }
+
+/// The most bytes before the first record of a gzip file held to be recompressed with it.
+const LEAD_LIMIT: usize = 1 << 20;
 
 impl<R: Read, W: Write> Job<'_, R, W> {
     /// Writes `bytes` into the open gzip member, opening one if none is.
@@ -172,8 +183,20 @@ impl<R: Read, W: Write> Job<'_, R, W> {
     fn next_head(&mut self, warn: &mut dyn FnMut(Warning)) -> Result<Option<Head>, Error> {
         let gzip = self.gzip;
         let forwarding = self.member_mode == MemberMode::Forwarding;
-        let (open, out) = (&mut self.open, &mut self.out);
+        let leading = gzip && self.summary.records == 0;
+        let (open, out, lead) = (&mut self.open, &mut self.out, &mut self.lead);
         let mut skipped = |bytes: &[u8]| -> std::io::Result<()> {
+            if leading {
+                // Before the first record of a gzip file: held (a record may share their
+                // member) while few, else their compressed bytes are copied as they are.
+                if let Some(held) = lead {
+                    match held.len() + bytes.len() <= LEAD_LIMIT {
+                        true => held.extend_from_slice(bytes),
+                        false => *lead = None,
+                    }
+                }
+                return Ok(());
+            }
             match (gzip, forwarding) {
                 (false, _) => out.write_all(bytes),
                 (true, true) => Ok(()),
@@ -181,6 +204,9 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             }
         };
         let head = self.framing.next_head(warn, &mut skipped)?;
+        if leading && (head.is_some() || self.framing.yielded) {
+            self.end_lead(head.is_some())?;
+        }
         if !self.gzip && self.framing.input.get_ref().gzip {
             // The plain file went on with gzip members.
             self.gzip = true;
@@ -189,9 +215,59 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         Ok(head)
     }
 
+    /// Gzip input before its first record, after some bytes that are not one, or at its
+    /// first record (`found`) or its end. The compressed bytes of members before the one
+    /// being read are copied as they are (no record is in them); a record that shares its
+    /// member with the bytes before it gets them recompressed before it when they were
+    /// held, else its member is copied as it is.
+    fn end_lead(&mut self, found: bool) -> Result<(), Error> {
+        let position = self.framing.position();
+        let stream = self.framing.input.get_ref();
+        let current = stream
+            .members
+            .iter()
+            .rev()
+            .find(|m| m.decompressed <= position)
+            .copied();
+        if !found {
+            if self.lead.is_none() {
+                // Too many bytes to hold: their member is copied as it is, as read.
+                self.member_mode = MemberMode::Forwarding;
+                return self.forward(Some(position + 1));
+            }
+            if let Some(member) = current {
+                self.forward(Some(member.decompressed))?;
+            }
+            return Ok(());
+        }
+        let lead = self.lead.take();
+        let start = self.framing.start;
+        if stream.member_at(start).is_some() || current.is_none() {
+            return self.forward(Some(start));
+        }
+        let member = current.expect("checked just above");
+        match lead.filter(|lead| lead.len() as u64 == start) {
+            Some(lead) => {
+                self.forward(Some(member.decompressed))?;
+                self.member_write(&lead[member.decompressed as usize..])?;
+                self.member_mode = MemberMode::Recompressing;
+            }
+            None => self.member_mode = MemberMode::Forwarding,
+        }
+        Ok(())
+    }
+
     /// Reads and writes one record; `Ok(false)` at the end of the input.
     fn record(&mut self, warn: &mut dyn FnMut(Warning)) -> Result<bool, Error> {
         let Some(head) = self.next_head(warn)? else {
+            if self.framing.yielded {
+                // A pause while skipping: what is kept of the bytes skipped is passed on.
+                if self.gzip && self.member_mode == MemberMode::Forwarding {
+                    let at = self.framing.position();
+                    self.forward(Some(at + 1))?;
+                }
+                return Ok(true);
+            }
             if self.gzip {
                 // Bytes after the last record (damaged gzip data, padding) are copied.
                 self.forward(None)?;
