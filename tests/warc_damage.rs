@@ -498,3 +498,91 @@ fn junk_before_the_first_record() {
         assert!(contains(&plain, b"<a href=http://h2/dir/rel2>"));
     }
 }
+
+/// A whole-file gzip WARC (one member) damaged in the middle of a large non-HTML record
+/// that is recompressed as it streams: the output holds each input byte once (the part
+/// before the damage recompressed, the damaged part copied as it is), never the part
+/// before the damage twice; a warning names the offset.
+#[test]
+fn whole_file_gzip_damage_is_not_repeated() {
+    // Bytes that compress some (Huffman-coded, so that damage is found where it is, not
+    // at the checksum), not much: a repeat would add half the output's size.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let noise: Vec<u8> = (0..2 << 20)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            b'a' + (state >> 24) as u8 % 16
+        })
+        .collect();
+    let image_http = [
+        b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n".to_vec(),
+        noise,
+    ]
+    .concat();
+    let mut image = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:img>\r\n\
+         WARC-Target-URI: http://h/i.png\r\nContent-Type: application/http\r\n\
+         Content-Length: {}\r\n\r\n",
+        image_http.len()
+    )
+    .into_bytes();
+    image.extend_from_slice(&image_http);
+    image.extend_from_slice(b"\r\n\r\n");
+    let whole = gz(&[relative(1), image, relative(3)].concat());
+    let middle = whole.len() / 2;
+    // Random bytes over 4 KiB: a deflate block header among them is invalid.
+    let mut corrupt = whole.clone();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for byte in &mut corrupt[middle..middle + 4096] {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        *byte = (state >> 24) as u8;
+    }
+    let cases = [
+        ("truncated", whole[..middle].to_vec()),
+        ("corrupt", corrupt),
+    ];
+    for (name, file) in cases {
+        let (out, warnings) = rewritten(&file);
+        assert!(
+            out.len() < file.len() + (64 << 10),
+            "{name}: {} bytes out of {} in",
+            out.len(),
+            file.len()
+        );
+        // What decompresses of the output: the first record rewritten, the image up to
+        // the damage.
+        let mut plain = Vec::new();
+        let _ = flate2::read::MultiGzDecoder::new(&out[..]).read_to_end(&mut plain);
+        assert!(contains(&plain, b"<a href=http://h1/dir/rel1>"), "{name}");
+        assert!(
+            plain.len() > (1 << 20) - (64 << 10),
+            "{name}: {}",
+            plain.len()
+        );
+        if name == "corrupt" {
+            let warning = warnings
+                .iter()
+                .find(|w| w.contains("damaged gzip data"))
+                .unwrap_or_else(|| panic!("{name}: {warnings:?}"));
+            assert!(warning.contains("found at byte"), "{warning}");
+            // The damaged part is copied as it is, once: from where it was found.
+            let found_at: usize = warning
+                .split("found at byte ")
+                .nth(1)
+                .and_then(|rest| rest.split(':').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("{warning}"));
+            assert!(
+                found_at >= middle && found_at < middle + (128 << 10),
+                "{warning}"
+            );
+            let tail = &file[found_at..];
+            assert!(out.ends_with(tail), "{name}");
+            assert!(plain.len() + tail.len() < file.len() + (2 << 20), "{name}");
+        }
+    }
+}

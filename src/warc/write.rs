@@ -317,7 +317,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
                 None => None,
             }
         } else {
-            self.stream_block(plan, &analysis, warn)?;
+            self.stream_block(plan, &analysis, damaged_before, warn)?;
             None
         };
         // ISO 28500 §4: two CRLFs end a record. A record copied as it was keeps what
@@ -327,6 +327,13 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         let read_trailer = self.framing.end_of_record(&record, warn)?;
         let trailer: &[u8] = &read_trailer;
         self.framing.previous = Some(record.clone());
+        let damage_found_at = self
+            .framing
+            .input
+            .get_ref()
+            .damage
+            .first()
+            .map(|d| d.found_at);
         self.framing.report_damage(warn);
         let damaged = self.framing.input.get_ref().damaged != damaged_before;
         let end = self.framing.position();
@@ -345,6 +352,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             analysis.prefix = Vec::new();
         }
         let done = Done {
+            damage_found_at,
             plan,
             start,
             end,
@@ -385,6 +393,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         &mut self,
         plan: Plan,
         analysis: &Analysis,
+        damaged_before: u64,
         warn: &mut dyn FnMut(Warning),
     ) -> Result<(), Error> {
         match plan {
@@ -419,9 +428,26 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             Plan::Recompress => {
                 self.member_write(&analysis.head.raw)?;
                 self.member_write(&analysis.prefix)?;
+                // The compressed bytes of what is recompressed are not kept (each input
+                // byte goes out once, and they would grow with the record); damage keeps
+                // them again from where it is found.
+                let lean = self.framing.input.get_ref().damaged == damaged_before;
+                if lean {
+                    let at = self.framing.position();
+                    self.drop_kept_to(at + 1);
+                    let stream = self.framing.input.get_mut();
+                    stream.lean = true;
+                    stream.tee().keeping = false;
+                }
                 let (open, out) = (&mut self.open, &mut self.out);
                 let mut write = |b: &[u8]| write_member(open, out, b);
-                payload::copy_block(&mut self.framing, analysis, &mut write, warn)
+                let copied = payload::copy_block(&mut self.framing, analysis, &mut write, warn);
+                if lean {
+                    let stream = self.framing.input.get_mut();
+                    stream.lean = false;
+                    stream.tee().keeping = true;
+                }
+                copied
             }
         }
     }
@@ -435,6 +461,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         mut new_record: Option<(Vec<u8>, NewBlock)>,
     ) -> Result<(), Error> {
         let Done {
+            damage_found_at,
             plan,
             start,
             end,
@@ -486,7 +513,24 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             // Damaged gzip data: the record's compressed bytes are copied as they are.
             _ if damaged && plan != Plan::Recompress => self.forward(Some(end))?,
             _ if damaged => {
-                self.member_write(trailer)?;
+                // Recompressed up to the damage (a held block: what was read of it), the
+                // compressed bytes from where it was found copied as they are: each input
+                // byte once.
+                let mut member = MemberWriter {
+                    open: &mut self.open,
+                    out: &mut self.out,
+                };
+                match held_block {
+                    true => original(&mut member)?,
+                    false => member.write_all(trailer)?,
+                }
+                if let Some(found_at) = damage_found_at {
+                    self.framing
+                        .input
+                        .get_mut()
+                        .tee()
+                        .drop_kept_before(found_at);
+                }
                 self.forward(Some(end))?;
             }
             Plan::Forward => self.forward(Some(end))?,
@@ -568,6 +612,8 @@ impl<W: Write> Write for MemberWriter<'_, W> {
 
 /// Where a record read ends, how it was written, and whether gzip damage was met in it.
 struct Done {
+    /// Where the first damage in the record was found in the (compressed) file.
+    damage_found_at: Option<u64>,
     plan: Plan,
     start: u64,
     end: u64,
