@@ -586,3 +586,82 @@ fn whole_file_gzip_damage_is_not_repeated() {
         }
     }
 }
+
+/// Bytes that are not a record after the last one, in a gzip member of their own or in
+/// the last record's member (a whole-file gzip): copied once, never both recompressed and
+/// as they were.
+#[test]
+fn junk_after_the_last_record_is_copied_once() {
+    let junk = b"garbage text\n".repeat(3);
+    let own_member = [gz(&absolute(1)), gz(&junk)].concat();
+    let whole = gz(&[absolute(1), junk.clone()].concat());
+    for (name, file) in [("own member", own_member), ("whole file", whole)] {
+        let (out, warnings) = rewritten(&file);
+        assert!(
+            warnings.iter().any(|w| w.contains("are not a record")),
+            "{name}"
+        );
+        let mut plain = Vec::new();
+        flate2::read::MultiGzDecoder::new(&out[..])
+            .read_to_end(&mut plain)
+            .unwrap();
+        assert_eq!(plain, [absolute(1), junk.clone()].concat(), "{name}");
+        let mut whole_out = Vec::new();
+        let mut decoder = flate2::read::MultiGzDecoder::new(&out[..]);
+        decoder.read_to_end(&mut whole_out).unwrap();
+        assert!(
+            decoder.into_inner().is_empty(),
+            "{name}: nothing after the members"
+        );
+    }
+    let own_member = [gz(&absolute(1)), gz(&junk)].concat();
+    assert_eq!(rewritten(&own_member).0, own_member, "copied byte for byte");
+}
+
+/// Records sharing a gzip member (recompressed) followed by records in members of their
+/// own (copied): whatever was read ahead of the shared member's end, each member comes out
+/// whole, and the output reads back with every record and no warning.
+#[test]
+fn shared_member_then_own_members() {
+    let image = |id: u32| {
+        let http = "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\nPNG";
+        format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{id}>\r\n\
+             WARC-Target-URI: http://h/i.png\r\nContent-Type: application/http\r\n\
+             Content-Length: {}\r\n\r\n{http}\r\n\r\n",
+            http.len()
+        )
+        .into_bytes()
+    };
+    // A large member after the shared one: more than is read ahead of its start.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let text: String = (0..400_000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            char::from(b'a' + (state >> 24) as u8 % 26)
+        })
+        .collect();
+    let third = record(3, &format!("<a href=rel3>{text}"));
+    let file = [
+        gz(&[relative(1), image(2)].concat()),
+        gz(&third),
+        gz(&image(4)),
+        gz(&absolute(5)),
+    ]
+    .concat();
+    let (out, warnings) = rewritten(&file);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let (found, warnings) = links(&out);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(
+        found,
+        ["http://h1/dir/rel1", "http://h3/dir/rel3", "http://x/abs5"]
+    );
+    let mut plain = Vec::new();
+    flate2::read::MultiGzDecoder::new(&out[..])
+        .read_to_end(&mut plain)
+        .unwrap();
+    assert!(contains(&plain, &image(2)) && plain.ends_with(&absolute(5)));
+}

@@ -535,6 +535,10 @@ impl<R: Read> Stream<R> {
                         self.body = Body::Between(tee);
                         continue;
                     }
+                    if std::mem::take(&mut self.lean) {
+                        // A new member may hold records of its own: its bytes are kept.
+                        tee.keeping = true;
+                    }
                     tee.begin_member();
                     self.members.push_back(MemberStart {
                         decompressed: self.produced,

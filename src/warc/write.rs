@@ -88,7 +88,7 @@ fn rewrite_into<R: Read, W: Write>(
         aligned_file: None,
         member_mode: MemberMode::Own,
         open: None,
-        lead: gzip.then(Vec::new),
+        lead: gzip.then(|| Lead::from(0)),
         summary: Summary::default(),
     };
     if gzip {
@@ -148,15 +148,34 @@ struct Job<'a, R: Read, W: Write> {
     /// The gzip member being written (a record recompressed, and any bytes after it that
     /// are not a record), compressed into memory and passed on as it grows.
     open: Option<GzEncoder<Vec<u8>>>,
-    /// Gzip input before its first record: the bytes skipped so far (from the start of the
-    /// file), while they are at most [`LEAD_LIMIT`]; `None` once more were skipped (their
-    /// compressed bytes are then copied as they are) or once a record is found.
-    lead: Option<Vec<u8>>,
+    /// Gzip input before its first record, or after a record that ended its member: the
+    /// bytes skipped since (while few). `None` once a record is found.
+    lead: Option<Lead>,
     summary: Summary,
 }
 
-/// The most bytes before the first record of a gzip file held to be recompressed with it.
+/// The most bytes before a record of a gzip file held to be recompressed with it.
 const LEAD_LIMIT: usize = 1 << 20;
+
+/// Bytes that are not a record, in gzip members after the last record's (or from the
+/// start of the file): their compressed bytes are copied as they are, unless a record
+/// shares their member.
+struct Lead {
+    /// Where they start (decompressed offset).
+    from: u64,
+    /// The bytes skipped, while they are at most [`LEAD_LIMIT`]; `None` once more were
+    /// (their member's compressed bytes are then copied as they are, as read).
+    held: Option<Vec<u8>>,
+}
+
+impl Lead {
+    fn from(from: u64) -> Self {
+        Lead {
+            from,
+            held: Some(Vec::new()),
+        }
+    }
+}
 
 impl<R: Read, W: Write> Job<'_, R, W> {
     /// Writes `bytes` into the open gzip member, opening one if none is.
@@ -184,16 +203,19 @@ impl<R: Read, W: Write> Job<'_, R, W> {
     fn next_head(&mut self, warn: &mut dyn FnMut(Warning)) -> Result<Option<Head>, Error> {
         let gzip = self.gzip;
         let forwarding = self.member_mode == MemberMode::Forwarding;
-        let leading = gzip && self.summary.records == 0;
+        let leading = gzip && self.lead.is_some();
+        // Bytes recompressed into the open member: their compressed bytes are not kept
+        // (each input byte goes out once); damage or a new member keeps them again.
+        let lean = gzip && !leading && !forwarding && self.go_lean();
         let (open, out, lead) = (&mut self.open, &mut self.out, &mut self.lead);
         let mut skipped = |bytes: &[u8]| -> std::io::Result<()> {
-            if leading {
-                // Before the first record of a gzip file: held (a record may share their
-                // member) while few, else their compressed bytes are copied as they are.
-                if let Some(held) = lead {
+            if let Some(lead) = lead.as_mut().filter(|_| leading) {
+                // In members of their own (as far as is known): held (a record may share
+                // their member) while few, else their compressed bytes are copied as read.
+                if let Some(held) = &mut lead.held {
                     match held.len() + bytes.len() <= LEAD_LIMIT {
                         true => held.extend_from_slice(bytes),
-                        false => *lead = None,
+                        false => lead.held = None,
                     }
                 }
                 return Ok(());
@@ -204,9 +226,19 @@ impl<R: Read, W: Write> Job<'_, R, W> {
                 (true, false) => write_member(open, out, bytes),
             }
         };
-        let head = self.framing.next_head(warn, &mut skipped)?;
+        let head = self.framing.next_head(warn, &mut skipped);
+        if lean {
+            let stream = self.framing.input.get_mut();
+            stream.lean = false;
+            stream.tee().keeping = true;
+        }
+        let head = head?;
         if leading && (head.is_some() || self.framing.yielded) {
             self.end_lead(head.is_some())?;
+        }
+        if leading && head.is_none() && !self.framing.yielded {
+            // The end: the compressed bytes kept are copied as they are.
+            self.lead = None;
         }
         if !self.gzip && self.framing.input.get_ref().gzip {
             // The plain file went on with gzip members.
@@ -216,10 +248,25 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         Ok(head)
     }
 
-    /// Gzip input before its first record, after some bytes that are not one, or at its
-    /// first record (`found`) or its end. The compressed bytes of members before the one
-    /// being read are copied as they are (no record is in them); a record that shares its
-    /// member with the bytes before it gets them recompressed before it when they were
+    /// Stops keeping the compressed bytes read from here on, when what they decode to is
+    /// recompressed, and drops those kept of it: not when the next member has begun (read
+    /// ahead), whose bytes are kept. Damage or a new member keeps them again.
+    fn go_lean(&mut self) -> bool {
+        let at = self.framing.position();
+        if self.framing.input.get_ref().member_after(at).is_some() {
+            return false;
+        }
+        self.drop_kept_to(at + 1);
+        let stream = self.framing.input.get_mut();
+        stream.lean = true;
+        stream.tee().keeping = false;
+        true
+    }
+
+    /// Gzip input in members with no record (see [`Lead`]), after some bytes that are not
+    /// one, or at the next record (`found`). The compressed bytes of members before the
+    /// one being read are copied as they are (no record is in them); a record that shares
+    /// its member with the bytes before it gets them recompressed before it when they were
     /// held, else its member is copied as it is.
     fn end_lead(&mut self, found: bool) -> Result<(), Error> {
         let position = self.framing.position();
@@ -231,7 +278,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             .find(|m| m.decompressed <= position)
             .copied();
         if !found {
-            if self.lead.is_none() {
+            if self.lead.as_ref().is_some_and(|lead| lead.held.is_none()) {
                 // Too many bytes to hold: their member is copied as it is, as read.
                 self.member_mode = MemberMode::Forwarding;
                 return self.forward(Some(position + 1));
@@ -241,16 +288,20 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             }
             return Ok(());
         }
-        let lead = self.lead.take();
+        let Some(Lead { from, held }) = self.lead.take() else {
+            return Ok(());
+        };
         let start = self.framing.start;
         if stream.member_at(start).is_some() || current.is_none() {
             return self.forward(Some(start));
         }
         let member = current.expect("checked just above");
-        match lead.filter(|lead| lead.len() as u64 == start) {
-            Some(lead) => {
+        let whole =
+            held.filter(|held| held.len() as u64 == start - from && member.decompressed >= from);
+        match whole {
+            Some(held) => {
                 self.forward(Some(member.decompressed))?;
-                self.member_write(&lead[member.decompressed as usize..])?;
+                self.member_write(&held[(member.decompressed - from) as usize..])?;
                 self.member_mode = MemberMode::Recompressing;
             }
             None => self.member_mode = MemberMode::Forwarding,
@@ -431,14 +482,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
                 // The compressed bytes of what is recompressed are not kept (each input
                 // byte goes out once, and they would grow with the record); damage keeps
                 // them again from where it is found.
-                let lean = self.framing.input.get_ref().damaged == damaged_before;
-                if lean {
-                    let at = self.framing.position();
-                    self.drop_kept_to(at + 1);
-                    let stream = self.framing.input.get_mut();
-                    stream.lean = true;
-                    stream.tee().keeping = false;
-                }
+                let lean = self.framing.input.get_ref().damaged == damaged_before && self.go_lean();
                 let (open, out) = (&mut self.open, &mut self.out);
                 let mut write = |b: &[u8]| write_member(open, out, b);
                 let copied = payload::copy_block(&mut self.framing, analysis, &mut write, warn);
@@ -551,6 +595,10 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             }
         }
         self.member_mode = next_mode;
+        if next_mode == MemberMode::Own {
+            // What follows, up to the next record, is in members of its own.
+            self.lead = Some(Lead::from(end));
+        }
         self.framing.input.get_mut().forget_members_before(end);
         Ok(())
     }
