@@ -206,7 +206,10 @@ fn run_source(
     sink: &mut dyn Sink,
 ) -> Result<Summary, Error> {
     let head = source.head;
-    let format = options.format.unwrap_or_else(|| detect(head));
+    let name = source.file.or(source.path);
+    let format = options
+        .format
+        .unwrap_or_else(|| damaged_warc_by_name(head, name).unwrap_or_else(|| detect(head)));
     // A gzipped WARC is read by the WARC container, which keeps one member per record.
     if let Some(compression) = Compression::detect(head)
         && !(format == Format::Warc && compression == Compression::Gzip)
@@ -532,6 +535,23 @@ impl Sink for InMember<'_> {
 /// The format of an input none was given for, told by its first bytes.
 fn detect(head: &[u8]) -> Format {
     format::detect(&head[..head.len().min(CHUNK)])
+}
+
+/// A file named `.warc` or `.warc.gz` whose gzip data cannot be decompressed from its
+/// start: its content cannot tell, its name does (a damaged WARC, read with warnings and
+/// copied as it is, not a damaged gzip of some other document).
+fn damaged_warc_by_name(head: &[u8], name: Option<&Path>) -> Option<Format> {
+    let name = name?.file_name()?.to_str()?;
+    let (name, _) = crate::mailfolder::strip_compression_extension(name);
+    let named_warc = Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("warc"));
+    let mut start = [0; 5];
+    let unreadable = head.starts_with(&[0x1f, 0x8b])
+        && flate2::read::GzDecoder::new(head)
+            .read_exact(&mut start)
+            .is_err();
+    (named_warc && unreadable).then_some(Format::Warc)
 }
 
 /// The first bytes of a stream, for telling formats apart.

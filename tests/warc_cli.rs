@@ -212,10 +212,23 @@ fn not_a_warc() {
         b"\x04\x22\x4d\x18\x64\x40\xa7",
     );
     assert!(stderr(&out).contains("LZ4"), "{}", stderr(&out));
-    let out = absolve(&["links", "--format", "warc"], b"\x1f\x8b\x08\x00garbage");
+    // An HTML page: not a WARC, and the message says what it is and what to do.
+    let out = absolve(
+        &["links", "--format", "warc"],
+        b"<!doctype html>\n<a href=x>\n",
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains("damaged gzip data"),
+        stderr(&out).contains("not a WARC file") && stderr(&out).contains("it is HTML"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("leave --format out"));
+    // Gzip data that cannot be decompressed looks like a damaged WARC: a warning.
+    let out = absolve(&["links", "--format", "warc"], b"\x1f\x8b\x08\x00garbage");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("damaged gzip data from byte 0"),
         "{}",
         stderr(&out)
     );

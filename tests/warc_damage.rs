@@ -397,3 +397,271 @@ fn whole_file_gzip_comes_out_one_member_per_record() {
     }
     assert_eq!(members, 3);
 }
+
+/// Gzip files in which no record can be read at all: the first member cut short a few
+/// bytes in, its data overwritten, the gzip magic then garbage.
+fn unreadable_gzip_files() -> Vec<(&'static str, Vec<u8>)> {
+    let whole = gz(&[relative(1), relative(2)].concat());
+    let mut overwritten = whole.clone();
+    overwritten[10..].iter_mut().for_each(|b| *b = 0xff);
+    vec![
+        ("cut at byte 10", whole[..10].to_vec()),
+        ("cut at byte 20", whole[..20].to_vec()),
+        ("overwritten from byte 10", overwritten),
+        ("magic then garbage", b"\x1f\x8b\x08\x00garbage".to_vec()),
+    ]
+}
+
+/// A gzip WARC with no readable record is a damaged WARC, not an error: a warning with
+/// the byte offset, no links, and `rewrite` copies its bytes as they are.
+#[test]
+fn unreadable_gzip_is_a_warning_and_copied() {
+    for (name, file) in unreadable_gzip_files() {
+        let (found, warnings) = links(&file);
+        assert!(found.is_empty(), "{name}: {found:?}");
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("damaged gzip data from byte 0")),
+            "{name}: {warnings:?}"
+        );
+        let (out, warnings) = rewritten(&file);
+        assert_eq!(out, file, "{name}: copied as it is");
+        assert!(!warnings.is_empty(), "{name}");
+    }
+}
+
+/// The command line: status 0, the warning names the file, and `-o`, `-i` and `-r -o DIR`
+/// all write the file (its bytes unchanged); `links` prints nothing but the warning.
+#[test]
+fn unreadable_gzip_keeps_status_zero_and_is_written() {
+    let (_, file) = unreadable_gzip_files().remove(0);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    let path = input.join("a.warc.gz");
+    std::fs::write(&path, &file).unwrap();
+    let out = absolve(&["links", path.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+    assert!(
+        stderr(&out).contains("a.warc.gz") && stderr(&out).contains("from byte 0"),
+        "{}",
+        stderr(&out)
+    );
+    let single = dir.path().join("single.warc.gz");
+    let out = absolve(
+        &[
+            "rewrite",
+            path.to_str().unwrap(),
+            "-o",
+            single.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&single).unwrap(), file);
+    let copy = dir.path().join("out");
+    let out = absolve(
+        &[
+            "rewrite",
+            "-r",
+            input.to_str().unwrap(),
+            "-o",
+            copy.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read(copy.join("a.warc.gz")).unwrap(), file);
+    let out = absolve(&["rewrite", "-i", path.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&path).unwrap(), file);
+}
+
+/// Before the first record, bytes that are not one (a junk line in the record's own
+/// member, or a junk member before it): the records are still rewritten, the junk kept.
+#[test]
+fn junk_before_the_first_record() {
+    let whole = gz(&[b"junk line\n".to_vec(), relative(1), relative(2)].concat());
+    let members = [gz(b"junk line\n"), gz(&relative(1)), gz(&relative(2))].concat();
+    for file in [whole, members] {
+        let (found, warnings) = links(&file);
+        assert_eq!(found, ["http://h1/dir/rel1", "http://h2/dir/rel2"]);
+        assert!(warnings.iter().any(|w| w.contains("10 bytes at byte 0")));
+        let (out, _) = rewritten(&file);
+        let mut plain = Vec::new();
+        flate2::read::MultiGzDecoder::new(&out[..])
+            .read_to_end(&mut plain)
+            .unwrap();
+        assert!(plain.starts_with(b"junk line\nWARC/1.0"));
+        assert!(contains(&plain, b"<a href=http://h2/dir/rel2>"));
+    }
+}
+
+/// A whole-file gzip WARC (one member) damaged in the middle of a large non-HTML record
+/// that is recompressed as it streams: the output holds each input byte once (the part
+/// before the damage recompressed, the damaged part copied as it is), never the part
+/// before the damage twice; a warning names the offset.
+#[test]
+fn whole_file_gzip_damage_is_not_repeated() {
+    // Bytes that compress some (Huffman-coded, so that damage is found where it is, not
+    // at the checksum), not much: a repeat would add half the output's size.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let noise: Vec<u8> = (0..2 << 20)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            b'a' + (state >> 24) as u8 % 16
+        })
+        .collect();
+    let image_http = [
+        b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n".to_vec(),
+        noise,
+    ]
+    .concat();
+    let mut image = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:img>\r\n\
+         WARC-Target-URI: http://h/i.png\r\nContent-Type: application/http\r\n\
+         Content-Length: {}\r\n\r\n",
+        image_http.len()
+    )
+    .into_bytes();
+    image.extend_from_slice(&image_http);
+    image.extend_from_slice(b"\r\n\r\n");
+    let whole = gz(&[relative(1), image, relative(3)].concat());
+    let middle = whole.len() / 2;
+    // Random bytes over 4 KiB: a deflate block header among them is invalid.
+    let mut corrupt = whole.clone();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for byte in &mut corrupt[middle..middle + 4096] {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        *byte = (state >> 24) as u8;
+    }
+    let cases = [
+        ("truncated", whole[..middle].to_vec()),
+        ("corrupt", corrupt),
+    ];
+    for (name, file) in cases {
+        let (out, warnings) = rewritten(&file);
+        assert!(
+            out.len() < file.len() + (64 << 10),
+            "{name}: {} bytes out of {} in",
+            out.len(),
+            file.len()
+        );
+        // What decompresses of the output: the first record rewritten, the image up to
+        // the damage.
+        let mut plain = Vec::new();
+        let _ = flate2::read::MultiGzDecoder::new(&out[..]).read_to_end(&mut plain);
+        assert!(contains(&plain, b"<a href=http://h1/dir/rel1>"), "{name}");
+        assert!(
+            plain.len() > (1 << 20) - (64 << 10),
+            "{name}: {}",
+            plain.len()
+        );
+        if name == "corrupt" {
+            let warning = warnings
+                .iter()
+                .find(|w| w.contains("damaged gzip data"))
+                .unwrap_or_else(|| panic!("{name}: {warnings:?}"));
+            assert!(warning.contains("found at byte"), "{warning}");
+            // The damaged part is copied as it is, once: from where it was found.
+            let found_at: usize = warning
+                .split("found at byte ")
+                .nth(1)
+                .and_then(|rest| rest.split(':').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("{warning}"));
+            assert!(
+                found_at >= middle && found_at < middle + (128 << 10),
+                "{warning}"
+            );
+            let tail = &file[found_at..];
+            assert!(out.ends_with(tail), "{name}");
+            assert!(plain.len() + tail.len() < file.len() + (2 << 20), "{name}");
+        }
+    }
+}
+
+/// Bytes that are not a record after the last one, in a gzip member of their own or in
+/// the last record's member (a whole-file gzip): copied once, never both recompressed and
+/// as they were.
+#[test]
+fn junk_after_the_last_record_is_copied_once() {
+    let junk = b"garbage text\n".repeat(3);
+    let own_member = [gz(&absolute(1)), gz(&junk)].concat();
+    let whole = gz(&[absolute(1), junk.clone()].concat());
+    for (name, file) in [("own member", own_member), ("whole file", whole)] {
+        let (out, warnings) = rewritten(&file);
+        assert!(
+            warnings.iter().any(|w| w.contains("are not a record")),
+            "{name}"
+        );
+        let mut plain = Vec::new();
+        flate2::read::MultiGzDecoder::new(&out[..])
+            .read_to_end(&mut plain)
+            .unwrap();
+        assert_eq!(plain, [absolute(1), junk.clone()].concat(), "{name}");
+        let mut whole_out = Vec::new();
+        let mut decoder = flate2::read::MultiGzDecoder::new(&out[..]);
+        decoder.read_to_end(&mut whole_out).unwrap();
+        assert!(
+            decoder.into_inner().is_empty(),
+            "{name}: nothing after the members"
+        );
+    }
+    let own_member = [gz(&absolute(1)), gz(&junk)].concat();
+    assert_eq!(rewritten(&own_member).0, own_member, "copied byte for byte");
+}
+
+/// Records sharing a gzip member (recompressed) followed by records in members of their
+/// own (copied): whatever was read ahead of the shared member's end, each member comes out
+/// whole, and the output reads back with every record and no warning.
+#[test]
+fn shared_member_then_own_members() {
+    let image = |id: u32| {
+        let http = "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\nPNG";
+        format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{id}>\r\n\
+             WARC-Target-URI: http://h/i.png\r\nContent-Type: application/http\r\n\
+             Content-Length: {}\r\n\r\n{http}\r\n\r\n",
+            http.len()
+        )
+        .into_bytes()
+    };
+    // A large member after the shared one: more than is read ahead of its start.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let text: String = (0..400_000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            char::from(b'a' + (state >> 24) as u8 % 26)
+        })
+        .collect();
+    let third = record(3, &format!("<a href=rel3>{text}"));
+    let file = [
+        gz(&[relative(1), image(2)].concat()),
+        gz(&third),
+        gz(&image(4)),
+        gz(&absolute(5)),
+    ]
+    .concat();
+    let (out, warnings) = rewritten(&file);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let (found, warnings) = links(&out);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(
+        found,
+        ["http://h1/dir/rel1", "http://h3/dir/rel3", "http://x/abs5"]
+    );
+    let mut plain = Vec::new();
+    flate2::read::MultiGzDecoder::new(&out[..])
+        .read_to_end(&mut plain)
+        .unwrap();
+    assert!(contains(&plain, &image(2)) && plain.ends_with(&absolute(5)));
+}

@@ -64,6 +64,15 @@ pub(crate) struct Framing<R> {
     pub start: u64,
     /// Bytes skipped before the current record that were not a record.
     pub skipped: u64,
+    /// Where the bytes skipped before the next record start, while skipping.
+    skipped_at: Option<u64>,
+    /// [`next_head`](Self::next_head) returns `None` (with `yielded` set) each time it
+    /// has skipped this many bytes, so that its caller can pass on what it keeps of them.
+    pub yield_after: Option<u64>,
+    /// The last `None` of `next_head` was a pause, not the end of the input.
+    pub yielded: bool,
+    /// The start of the first line that is not blank, for the error if no record follows.
+    first_line: Option<Vec<u8>>,
 }
 
 /// Where bytes that are not a record go: `rewrite` copies them, `Links` drops them.
@@ -85,6 +94,10 @@ impl<R: Read> Framing<R> {
             previous: None,
             start: 0,
             skipped: 0,
+            skipped_at: None,
+            yield_after: None,
+            yielded: false,
+            first_line: None,
         })
     }
 
@@ -110,10 +123,6 @@ impl<R: Read> Framing<R> {
     /// Warns about damaged gzip data found since the last call, naming the record it was
     /// in or after.
     pub fn report_damage(&mut self, warn: &mut dyn FnMut(Warning)) {
-        if self.number == 0 {
-            // Before the first record: if there is none, the file is no gzipped WARC.
-            return;
-        }
         for damage in std::mem::take(&mut self.input.get_mut().damage) {
             warn(Warning::DamagedGzip {
                 record: self.previous.clone(),
@@ -125,23 +134,32 @@ impl<R: Read> Framing<R> {
         }
     }
 
-    /// The error for a gzip file in which no record was found: its first member is
-    /// damaged or cut short.
-    fn not_gzip_warc(&mut self) -> Result<(), Error> {
+    /// The end of an input in which no record was found. Damaged gzip data (a first member
+    /// damaged or cut short) makes it a damaged WARC: a warning, its bytes passed on as
+    /// they are. Bytes that are neither, with no record anywhere, are not a WARC: an error
+    /// that says what they look like.
+    fn no_record(&mut self, warn: &mut dyn FnMut(Warning)) -> Result<(), Error> {
         let stream = self.input.get_mut();
-        if let Some(damage) = stream.damage.first() {
-            return Err(Error::Gzip {
-                offset: damage.found_at,
-                reason: damage.reason.clone(),
-            });
-        }
         if stream.truncated {
-            return Err(Error::Gzip {
-                offset: 0,
-                reason: "the first gzip member ends before its data does".into(),
+            stream.truncated = false;
+            let member = stream.members.back().map_or(0, |m| m.compressed);
+            let end = stream.tee().consumed;
+            warn(Warning::DamagedGzip {
+                record: None,
+                offset: member,
+                found_at: end,
+                reason: "the file ends inside a gzip member (cut short)".into(),
+                resumed_at: None,
             });
+            return Ok(());
         }
-        Ok(())
+        if stream.damaged > 0 {
+            return Ok(());
+        }
+        match self.first_line.take() {
+            Some(line) => Err(not_a_warc(&line, stream.gzip)),
+            None => Ok(()),
+        }
     }
 
     /// The next record's head, or `None` at the end of the input. Blank lines before it
@@ -153,11 +171,20 @@ impl<R: Read> Framing<R> {
         warn: &mut dyn FnMut(Warning),
         skipped: Skipped<'_>,
     ) -> Result<Option<Head>, Error> {
-        self.skipped = 0;
-        let mut skipped_at = None;
+        if !std::mem::take(&mut self.yielded) {
+            self.skipped = 0;
+            self.skipped_at = None;
+        }
+        let skipped_before = self.skipped;
         let mut line = Vec::new();
         loop {
             self.report_damage(warn);
+            if let Some(limit) = self.yield_after
+                && self.skipped - skipped_before >= limit
+            {
+                self.yielded = true;
+                return Ok(None);
+            }
             let at = self.position();
             line.clear();
             let n = self.read_line(&mut line)?;
@@ -165,32 +192,41 @@ impl<R: Read> Framing<R> {
                 if !self.at_end()? {
                     continue;
                 }
+                self.report_damage(warn);
                 if self.number == 0 {
-                    self.not_gzip_warc()?;
+                    self.no_record(warn)?;
                 }
-                self.report_skipped(skipped_at, warn);
+                self.report_skipped(warn);
                 return Ok(None);
             }
             let version = match line.starts_with(b"WARC/") {
                 true => Some(0),
-                false if self.number > 0 || skipped_at.is_some() => version_inside(&line),
+                false if self.number > 0 || self.skipped_at.is_some() => version_inside(&line),
                 false => None,
             };
             if let Some(p) = version {
                 if p > 0 {
-                    skipped_at.get_or_insert(at);
+                    self.skipped_at.get_or_insert(at);
                     self.skipped += p as u64;
                     skipped(&line[..p])?;
                 }
                 let head_at = at + p as u64;
                 match self.read_head(line[p..].to_vec(), head_at)? {
-                    Found::Head(head) => {
-                        self.report_skipped(skipped_at, warn);
+                    Found::Head(head) if self.takes_as_first(&head) => {
+                        self.report_skipped(warn);
                         self.start = head_at;
                         return Ok(Some(head));
                     }
+                    Found::Head(head) => {
+                        // Before any record, after bytes that are not one: `WARC/` in a
+                        // text (a page about WARC files) is no record without its length.
+                        self.number -= 1;
+                        self.skipped += head.raw.len() as u64;
+                        skipped(&head.raw)?;
+                        continue;
+                    }
                     Found::NotAHead(raw) => {
-                        skipped_at.get_or_insert(head_at);
+                        self.skipped_at.get_or_insert(head_at);
                         self.skipped += raw.len() as u64;
                         skipped(&raw)?;
                         continue;
@@ -203,7 +239,7 @@ impl<R: Read> Framing<R> {
             {
                 // A plain WARC that goes on with gzip members: read as gzip from there.
                 if p > 0 {
-                    skipped_at.get_or_insert(at);
+                    self.skipped_at.get_or_insert(at);
                     self.skipped += p as u64;
                     skipped(&line[..p])?;
                 }
@@ -214,12 +250,13 @@ impl<R: Read> Framing<R> {
                 self.input.get_mut().switch_to_gzip(&rest);
                 continue;
             }
-            if trim_line_end(&line).is_empty() && skipped_at.is_none() {
+            if trim_line_end(&line).is_empty() && self.skipped_at.is_none() {
                 skipped(&line)?;
                 continue;
             }
-            if self.number == 0 && skipped_at.is_none() {
-                return Err(not_a_warc(&line));
+            if self.number == 0 && self.first_line.is_none() {
+                // Kept for the error if no record follows: what the input looks like.
+                self.first_line = Some(line[..line.len().min(64)].to_vec());
             }
             if n == MAX_HEAD && !line.ends_with(b"\n") {
                 // A version line may start in the last bytes: they are read again.
@@ -232,14 +269,20 @@ impl<R: Read> Framing<R> {
                     line.truncate(n - keep);
                 }
             }
-            skipped_at.get_or_insert(at);
+            self.skipped_at.get_or_insert(at);
             self.skipped += line.len() as u64;
             skipped(&line)?;
         }
     }
 
-    fn report_skipped(&self, skipped_at: Option<u64>, warn: &mut dyn FnMut(Warning)) {
-        if let Some(at) = skipped_at {
+    /// Whether a head found is taken as a record: always, but before the first record
+    /// after bytes that are not one, only with a `Content-Length`.
+    fn takes_as_first(&self, head: &Head) -> bool {
+        head.record.number > 1 || self.skipped_at.is_none() || head.has_length
+    }
+
+    fn report_skipped(&mut self, warn: &mut dyn FnMut(Warning)) {
+        if let Some(at) = self.skipped_at.take() {
             warn(Warning::Resynchronised {
                 after: self.previous.clone(),
                 offset: at,
@@ -373,20 +416,29 @@ pub(crate) fn trim_line_end(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-/// The error for a first line that is not a WARC version line, naming what it looks like.
-fn not_a_warc(line: &[u8]) -> Error {
+/// The error for an input with no record in it (no `WARC/` line anywhere, no damaged
+/// gzip data), from its first line that is not blank (decompressed when `gzip`): what it
+/// looks like, and what to do.
+fn not_a_warc(line: &[u8], gzip: bool) -> Error {
     let start: String = String::from_utf8_lossy(&line[..line.len().min(24)])
         .chars()
         .map(|c| if c.is_control() { '.' } else { c })
         .collect();
+    let text = line.trim_ascii_start();
     let hint = if line.starts_with(b"filedesc://") {
         " (an ARC file: ARC is not supported, convert it with `warcio recompress` or `jwarc`)"
     } else if line.starts_with(&[0x04, 0x22, 0x4d, 0x18]) {
         " (LZ4-compressed: decompress it first, e.g. `lz4 -dc FILE | absolve ... --format warc`)"
     } else if line.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
         " (zstd-compressed: decompress it first with `zstd -dc`)"
+    } else if text.starts_with(b"<") && gzip {
+        " and has no WARC/ record line: it is gzipped HTML or XML, not a WARC; leave --format out to read it as what it is"
+    } else if text.starts_with(b"<") {
+        " and has no WARC/ record line: it is HTML or XML, not a WARC; leave --format out to read it as what it is"
+    } else if gzip {
+        " and has no WARC/ record line: gzip data that is not a WARC; give its format with --format, or leave --format out"
     } else {
-        ""
+        " and has no WARC/ record line: it is not a WARC; give its format with --format, or leave --format out"
     };
     Error::NotWarc { start, hint }
 }

@@ -178,6 +178,8 @@ fn decode_capped(body: Vec<u8>, codings: &[String], cap: u64) -> Result<Decoded,
                 cap >> 20
             ));
         }
+        // The room left by growing is given back: the decoded payload is held a while.
+        out.shrink_to_fit();
         match result {
             Ok(_) => body = out,
             Err(error) if out.is_empty() => {

@@ -206,12 +206,13 @@ impl Pending {
         }
         if let (Some(kind), Some(body)) = (self.analysis.document, self.body()) {
             let mut warn = |w: Warning| give(Event::Warning(w.into()));
-            payload::process(
+            // Nothing is written: no output, no error.
+            let _ = payload::process(
                 &self.analysis,
                 kind,
                 body,
                 options,
-                false,
+                None,
                 Some(&mut link),
                 &mut warn,
             );

@@ -51,6 +51,7 @@ mod framing;
 mod http;
 mod list;
 mod payload;
+mod spool;
 mod stream;
 mod write;
 

@@ -231,6 +231,10 @@ fn read_http_head<R: Read>(
 /// The most bytes [`read_block`] reserves ahead on the word of a `Content-Length`.
 const RESERVE_LIMIT: u64 = 8 << 20;
 
+/// The largest block [`read_block`] reserves whole before reading it: the cap on a
+/// decoded payload.
+const UPFRONT_LIMIT: u64 = http::MAX_DECODED;
+
 /// Reads the rest of the block into `analysis.prefix`, warning if the file ends first.
 pub(crate) fn read_block<R: Read>(
     framing: &mut Framing<R>,
@@ -240,9 +244,16 @@ pub(crate) fn read_block<R: Read>(
     let remaining = analysis.head.length - analysis.prefix.len() as u64;
     let before = analysis.prefix.len();
     let mut n = 0;
+    if remaining <= UPFRONT_LIMIT {
+        // One buffer its size, never copied as it grows (a copy would hold the block
+        // twice). A lying length costs address space only: pages are not touched until
+        // bytes come.
+        analysis.prefix.reserve_exact(remaining as usize);
+    }
     loop {
-        // Grown toward the length given, exactly, at most doubling at a time: an honest
-        // block is held in one buffer its size, a lying one in at most twice what it has.
+        // Beyond, grown toward the length given, exactly, at most doubling at a time: an
+        // honest block is held in one buffer its size, a lying one in at most twice what
+        // it has.
         let left = remaining - n;
         let room = (analysis.prefix.capacity() - analysis.prefix.len()) as u64;
         if left > room {
@@ -581,19 +592,19 @@ pub(crate) fn charset_of(analysis: &Analysis, options: &Options) -> Option<&'sta
 
 /// Where a record's document's results go: the output kept (when asked for), each link
 /// handed on as it is found (when asked for), each warning named by the record.
-struct RecordSink<'r, 'l, 'w> {
+struct RecordSink<'r, 'l, 'w, 's> {
     record: &'r RecordRef,
-    output: Option<Vec<u8>>,
+    output: Option<&'s mut dyn io::Write>,
     on_link: Option<&'l mut dyn FnMut(Link)>,
     warn: &'w mut dyn FnMut(Warning),
 }
 
-impl Sink for RecordSink<'_, '_, '_> {
+impl Sink for RecordSink<'_, '_, '_, '_> {
     fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if let Some(output) = &mut self.output {
-            output.extend_from_slice(bytes);
+        match &mut self.output {
+            Some(output) => output.write_all(bytes),
+            None => Ok(()),
         }
-        Ok(())
     }
     fn link(&mut self, link: Link) {
         if let Some(on_link) = &mut self.on_link {
@@ -620,19 +631,19 @@ impl Sink for RecordSink<'_, '_, '_> {
     }
 }
 
-/// Rewrites (with `want_output`) or lists (each link to `on_link`, as it is found) the
-/// document `body` of kind `kind`, through the one function per kind
+/// Rewrites (into `output`, when given) or lists (each link to `on_link`, as it is found)
+/// the document `body` of kind `kind`, through the one function per kind
 /// ([`pipeline::document`]), against the record's base and in its charset; the
-/// rewriter's warnings name the record. Returns the new document when it changed.
+/// rewriter's warnings name the record. An error is `output`'s (a temporary file).
 pub(crate) fn process(
     analysis: &Analysis,
     kind: DocKind,
     body: &[u8],
     options: &Options,
-    want_output: bool,
+    output: Option<&mut dyn io::Write>,
     on_link: Option<&mut dyn FnMut(Link)>,
     warn: &mut dyn FnMut(Warning),
-) -> Option<Vec<u8>> {
+) -> io::Result<()> {
     let outer = outer_base(analysis, options);
     let html_options = html::Options {
         charset: charset_of(analysis, options),
@@ -643,17 +654,13 @@ pub(crate) fn process(
         DocKind::Feed | DocKind::Xml => Kind::Feed,
         DocKind::Html | DocKind::Untyped => Kind::Html,
     };
-    let output = want_output
-        .then(|| Vec::with_capacity(body.len() + body.len().min(RESERVE_LIMIT as usize) / 8));
     let mut sink = RecordSink {
         record: analysis.record(),
         output,
         on_link,
         warn,
     };
-    // Writing to memory cannot fail.
-    let _ = pipeline::document(kind, Body::Memory(body), &outer, &html_options, &mut sink);
-    sink.output.filter(|output| output != body)
+    pipeline::document(kind, Body::Memory(body), &outer, &html_options, &mut sink)
 }
 
 #[cfg(test)]

@@ -328,6 +328,10 @@ pub(crate) struct Stream<R> {
     pub keep_gzip: bool,
     /// The decoder of the last member, for the next.
     spare: Option<Decoder<R>>,
+    /// While set (and the input's bytes not kept), the bytes decoded are being
+    /// recompressed: on damage, the input's bytes are kept again from where it was found,
+    /// so that the damaged part is copied once, as it is.
+    pub lean: bool,
 }
 
 impl<R: Read> Stream<R> {
@@ -353,6 +357,7 @@ impl<R: Read> Stream<R> {
             pause: false,
             keep_gzip: false,
             spare: None,
+            lean: false,
         })
     }
 
@@ -496,6 +501,10 @@ impl<R: Read> Stream<R> {
                             // A member that gave nothing: not one, its bytes skipped.
                             self.members.pop_back();
                         }
+                        if std::mem::take(&mut self.lean) {
+                            // What was decoded is recompressed: the rest is kept as it is.
+                            tee.keeping = true;
+                        }
                         let reason = error.to_string();
                         self.damaged_member(
                             &mut tee,
@@ -525,6 +534,10 @@ impl<R: Read> Stream<R> {
                         self.damaged_member(&mut tee, offset, offset, reason, offset)?;
                         self.body = Body::Between(tee);
                         continue;
+                    }
+                    if std::mem::take(&mut self.lean) {
+                        // A new member may hold records of its own: its bytes are kept.
+                        tee.keeping = true;
                     }
                     tee.begin_member();
                     self.members.push_back(MemberStart {

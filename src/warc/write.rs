@@ -16,6 +16,7 @@ pub const ORIGINAL_RECORD_ID: &str = "Absolve-Original-Record-ID";
 
 use super::framing::{Framing, Head};
 use super::payload::{self, Analysis, DocKind};
+use super::spool::Spool;
 use super::{Error, Options, RecordRef, Summary, Warning};
 use crate::Sink;
 use crate::sink::SinkWriter;
@@ -76,6 +77,9 @@ fn rewrite_into<R: Read, W: Write>(
     let gzip = framing.input.get_ref().gzip;
     // A plain file that goes on with gzip members keeps their compressed bytes too.
     framing.input.get_mut().keep_gzip = true;
+    // Bytes skipped are handed back a bounded amount at a time, so that what is kept of
+    // them (the compressed bytes, the bytes before the first record) stays bounded.
+    framing.yield_after = Some(LEAD_LIMIT as u64);
     let mut job = Job {
         framing,
         out,
@@ -84,6 +88,7 @@ fn rewrite_into<R: Read, W: Write>(
         aligned_file: None,
         member_mode: MemberMode::Own,
         open: None,
+        lead: gzip.then(|| Lead::from(0)),
         summary: Summary::default(),
     };
     if gzip {
@@ -123,12 +128,12 @@ enum Plan {
 /// apart so that they are not copied into one buffer.
 struct NewBlock {
     http_head: Vec<u8>,
-    body: Vec<u8>,
+    body: Spool<'static>,
 }
 
 impl NewBlock {
-    fn len(&self) -> usize {
-        self.http_head.len() + self.body.len()
+    fn len(&self) -> u64 {
+        self.http_head.len() as u64 + self.body.len()
     }
 }
 
@@ -143,7 +148,33 @@ struct Job<'a, R: Read, W: Write> {
     /// The gzip member being written (a record recompressed, and any bytes after it that
     /// are not a record), compressed into memory and passed on as it grows.
     open: Option<GzEncoder<Vec<u8>>>,
+    /// Gzip input before its first record, or after a record that ended its member: the
+    /// bytes skipped since (while few). `None` once a record is found.
+    lead: Option<Lead>,
     summary: Summary,
+}
+
+/// The most bytes before a record of a gzip file held to be recompressed with it.
+const LEAD_LIMIT: usize = 1 << 20;
+
+/// Bytes that are not a record, in gzip members after the last record's (or from the
+/// start of the file): their compressed bytes are copied as they are, unless a record
+/// shares their member.
+struct Lead {
+    /// Where they start (decompressed offset).
+    from: u64,
+    /// The bytes skipped, while they are at most [`LEAD_LIMIT`]; `None` once more were
+    /// (their member's compressed bytes are then copied as they are, as read).
+    held: Option<Vec<u8>>,
+}
+
+impl Lead {
+    fn from(from: u64) -> Self {
+        Lead {
+            from,
+            held: Some(Vec::new()),
+        }
+    }
 }
 
 impl<R: Read, W: Write> Job<'_, R, W> {
@@ -172,15 +203,43 @@ impl<R: Read, W: Write> Job<'_, R, W> {
     fn next_head(&mut self, warn: &mut dyn FnMut(Warning)) -> Result<Option<Head>, Error> {
         let gzip = self.gzip;
         let forwarding = self.member_mode == MemberMode::Forwarding;
-        let (open, out) = (&mut self.open, &mut self.out);
+        let leading = gzip && self.lead.is_some();
+        // Bytes recompressed into the open member: their compressed bytes are not kept
+        // (each input byte goes out once); damage or a new member keeps them again.
+        let lean = gzip && !leading && !forwarding && self.go_lean();
+        let (open, out, lead) = (&mut self.open, &mut self.out, &mut self.lead);
         let mut skipped = |bytes: &[u8]| -> std::io::Result<()> {
+            if let Some(lead) = lead.as_mut().filter(|_| leading) {
+                // In members of their own (as far as is known): held (a record may share
+                // their member) while few, else their compressed bytes are copied as read.
+                if let Some(held) = &mut lead.held {
+                    match held.len() + bytes.len() <= LEAD_LIMIT {
+                        true => held.extend_from_slice(bytes),
+                        false => lead.held = None,
+                    }
+                }
+                return Ok(());
+            }
             match (gzip, forwarding) {
                 (false, _) => out.write_all(bytes),
                 (true, true) => Ok(()),
                 (true, false) => write_member(open, out, bytes),
             }
         };
-        let head = self.framing.next_head(warn, &mut skipped)?;
+        let head = self.framing.next_head(warn, &mut skipped);
+        if lean {
+            let stream = self.framing.input.get_mut();
+            stream.lean = false;
+            stream.tee().keeping = true;
+        }
+        let head = head?;
+        if leading && (head.is_some() || self.framing.yielded) {
+            self.end_lead(head.is_some())?;
+        }
+        if leading && head.is_none() && !self.framing.yielded {
+            // The end: the compressed bytes kept are copied as they are.
+            self.lead = None;
+        }
         if !self.gzip && self.framing.input.get_ref().gzip {
             // The plain file went on with gzip members.
             self.gzip = true;
@@ -189,9 +248,78 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         Ok(head)
     }
 
+    /// Stops keeping the compressed bytes read from here on, when what they decode to is
+    /// recompressed, and drops those kept of it: not when the next member has begun (read
+    /// ahead), whose bytes are kept. Damage or a new member keeps them again.
+    fn go_lean(&mut self) -> bool {
+        let at = self.framing.position();
+        if self.framing.input.get_ref().member_after(at).is_some() {
+            return false;
+        }
+        self.drop_kept_to(at + 1);
+        let stream = self.framing.input.get_mut();
+        stream.lean = true;
+        stream.tee().keeping = false;
+        true
+    }
+
+    /// Gzip input in members with no record (see [`Lead`]), after some bytes that are not
+    /// one, or at the next record (`found`). The compressed bytes of members before the
+    /// one being read are copied as they are (no record is in them); a record that shares
+    /// its member with the bytes before it gets them recompressed before it when they were
+    /// held, else its member is copied as it is.
+    fn end_lead(&mut self, found: bool) -> Result<(), Error> {
+        let position = self.framing.position();
+        let stream = self.framing.input.get_ref();
+        let current = stream
+            .members
+            .iter()
+            .rev()
+            .find(|m| m.decompressed <= position)
+            .copied();
+        if !found {
+            if self.lead.as_ref().is_some_and(|lead| lead.held.is_none()) {
+                // Too many bytes to hold: their member is copied as it is, as read.
+                self.member_mode = MemberMode::Forwarding;
+                return self.forward(Some(position + 1));
+            }
+            if let Some(member) = current {
+                self.forward(Some(member.decompressed))?;
+            }
+            return Ok(());
+        }
+        let Some(Lead { from, held }) = self.lead.take() else {
+            return Ok(());
+        };
+        let start = self.framing.start;
+        if stream.member_at(start).is_some() || current.is_none() {
+            return self.forward(Some(start));
+        }
+        let member = current.expect("checked just above");
+        let whole =
+            held.filter(|held| held.len() as u64 == start - from && member.decompressed >= from);
+        match whole {
+            Some(held) => {
+                self.forward(Some(member.decompressed))?;
+                self.member_write(&held[(member.decompressed - from) as usize..])?;
+                self.member_mode = MemberMode::Recompressing;
+            }
+            None => self.member_mode = MemberMode::Forwarding,
+        }
+        Ok(())
+    }
+
     /// Reads and writes one record; `Ok(false)` at the end of the input.
     fn record(&mut self, warn: &mut dyn FnMut(Warning)) -> Result<bool, Error> {
         let Some(head) = self.next_head(warn)? else {
+            if self.framing.yielded {
+                // A pause while skipping: what is kept of the bytes skipped is passed on.
+                if self.gzip && self.member_mode == MemberMode::Forwarding {
+                    let at = self.framing.position();
+                    self.forward(Some(at + 1))?;
+                }
+                return Ok(true);
+            }
             if self.gzip {
                 // Bytes after the last record (damaged gzip data, padding) are copied.
                 self.forward(None)?;
@@ -236,11 +364,11 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             let damaged = self.framing.input.get_ref().damaged != damaged_before;
             match document {
                 Some(_) if damaged => None,
-                Some(kind) => rewritten_block(&analysis, kind, self.options, warn),
+                Some(kind) => rewritten_block(&analysis, kind, self.options, warn)?,
                 None => None,
             }
         } else {
-            self.stream_block(plan, &analysis, warn)?;
+            self.stream_block(plan, &analysis, damaged_before, warn)?;
             None
         };
         // ISO 28500 §4: two CRLFs end a record. A record copied as it was keeps what
@@ -250,11 +378,18 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         let read_trailer = self.framing.end_of_record(&record, warn)?;
         let trailer: &[u8] = &read_trailer;
         self.framing.previous = Some(record.clone());
+        let damage_found_at = self
+            .framing
+            .input
+            .get_ref()
+            .damage
+            .first()
+            .map(|d| d.found_at);
         self.framing.report_damage(warn);
         let damaged = self.framing.input.get_ref().damaged != damaged_before;
         let end = self.framing.position();
         let new_record = match changed {
-            Some(block) => match converted_head(&analysis, &block) {
+            Some(mut block) => match converted_head(&analysis, &mut block)? {
                 Ok(head) => Some((head, block)),
                 Err(reason) => {
                     warn(Warning::NotRewritten { record, reason });
@@ -268,6 +403,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             analysis.prefix = Vec::new();
         }
         let done = Done {
+            damage_found_at,
             plan,
             start,
             end,
@@ -308,6 +444,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         &mut self,
         plan: Plan,
         analysis: &Analysis,
+        damaged_before: u64,
         warn: &mut dyn FnMut(Warning),
     ) -> Result<(), Error> {
         match plan {
@@ -342,9 +479,19 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             Plan::Recompress => {
                 self.member_write(&analysis.head.raw)?;
                 self.member_write(&analysis.prefix)?;
+                // The compressed bytes of what is recompressed are not kept (each input
+                // byte goes out once, and they would grow with the record); damage keeps
+                // them again from where it is found.
+                let lean = self.framing.input.get_ref().damaged == damaged_before && self.go_lean();
                 let (open, out) = (&mut self.open, &mut self.out);
                 let mut write = |b: &[u8]| write_member(open, out, b);
-                payload::copy_block(&mut self.framing, analysis, &mut write, warn)
+                let copied = payload::copy_block(&mut self.framing, analysis, &mut write, warn);
+                if lean {
+                    let stream = self.framing.input.get_mut();
+                    stream.lean = false;
+                    stream.tee().keeping = true;
+                }
+                copied
             }
         }
     }
@@ -355,9 +502,10 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         done: Done,
         analysis: &Analysis,
         trailer: &[u8],
-        new_record: Option<(Vec<u8>, NewBlock)>,
+        mut new_record: Option<(Vec<u8>, NewBlock)>,
     ) -> Result<(), Error> {
         let Done {
+            damage_found_at,
             plan,
             start,
             end,
@@ -369,10 +517,11 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             out.write_all(&analysis.prefix)?;
             out.write_all(trailer)
         };
-        let new = |out: &mut dyn Write, (head, block): &(Vec<u8>, NewBlock)| {
+        // The new payload is copied from its spool, never gathered with the rest.
+        let new = |out: &mut dyn Write, (head, block): &mut (Vec<u8>, NewBlock)| {
             out.write_all(head)?;
             out.write_all(&block.http_head)?;
-            out.write_all(&block.body)?;
+            block.body.for_each(&mut |piece| out.write_all(piece))?;
             out.write_all(b"\r\n\r\n")
         };
         match new_record {
@@ -380,7 +529,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             None => self.summary.copied += 1,
         }
         if plan == Plan::Plain {
-            match &new_record {
+            match &mut new_record {
                 Some(record) => new(&mut self.out, record)?,
                 None if held_block => original(&mut self.out)?,
                 None => self.out.write_all(trailer)?,
@@ -408,24 +557,48 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             // Damaged gzip data: the record's compressed bytes are copied as they are.
             _ if damaged && plan != Plan::Recompress => self.forward(Some(end))?,
             _ if damaged => {
-                self.member_write(trailer)?;
+                // Recompressed up to the damage (a held block: what was read of it), the
+                // compressed bytes from where it was found copied as they are: each input
+                // byte once.
+                let mut member = MemberWriter {
+                    open: &mut self.open,
+                    out: &mut self.out,
+                };
+                match held_block {
+                    true => original(&mut member)?,
+                    false => member.write_all(trailer)?,
+                }
+                if let Some(found_at) = damage_found_at {
+                    self.framing
+                        .input
+                        .get_mut()
+                        .tee()
+                        .drop_kept_before(found_at);
+                }
                 self.forward(Some(end))?;
             }
             Plan::Forward => self.forward(Some(end))?,
             Plan::Hold if !held_block => self.forward(Some(end))?,
             Plan::Hold if new_record.is_none() && member_ends_here => self.forward(Some(end))?,
             _ => {
-                let mut member = Vec::new();
-                match &new_record {
+                // Compressed as it is written, a piece at a time.
+                let mut member = MemberWriter {
+                    open: &mut self.open,
+                    out: &mut self.out,
+                };
+                match &mut new_record {
                     Some(record) => new(&mut member, record)?,
                     None if held_block => original(&mut member)?,
-                    None => member.extend_from_slice(trailer),
+                    None => member.write_all(trailer)?,
                 }
-                self.member_write(&member)?;
                 self.drop_kept_to(end);
             }
         }
         self.member_mode = next_mode;
+        if next_mode == MemberMode::Own {
+            // What follows, up to the next record, is in members of its own.
+            self.lead = Some(Lead::from(end));
+        }
         self.framing.input.get_mut().forget_members_before(end);
         Ok(())
     }
@@ -469,8 +642,26 @@ fn write_member<W: Write>(
     Ok(())
 }
 
+/// Writes into the open gzip member (see [`write_member`]).
+struct MemberWriter<'a, W> {
+    open: &'a mut Option<GzEncoder<Vec<u8>>>,
+    out: &'a mut W,
+}
+
+impl<W: Write> Write for MemberWriter<'_, W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        write_member(self.open, self.out, bytes)?;
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Where a record read ends, how it was written, and whether gzip damage was met in it.
 struct Done {
+    /// Where the first damage in the record was found in the (compressed) file.
+    damage_found_at: Option<u64>,
     plan: Plan,
     start: u64,
     end: u64,
@@ -515,14 +706,17 @@ fn read_some<R: Read>(
 
 /// The new block of a record whose document changed, or `None` when it is unchanged
 /// (or cannot be decoded, or is untyped and not HTML, or decodes to more than the cap: a
-/// decompression bomb is copied as it is, never cut).
+/// decompression bomb is copied as it is, never cut). The new payload is spooled (held
+/// in memory while small, else in a temporary file), not held beside the old one.
 fn rewritten_block(
     analysis: &Analysis,
     kind: DocKind,
     options: &Options,
     warn: &mut dyn FnMut(Warning),
-) -> Option<NewBlock> {
-    let payload = payload::payload(analysis, warn)?;
+) -> Result<Option<NewBlock>, Error> {
+    let Some(payload) = payload::payload(analysis, warn) else {
+        return Ok(None);
+    };
     if payload.capped {
         warn(Warning::NotRewritten {
             record: analysis.head.record.clone(),
@@ -531,22 +725,27 @@ fn rewritten_block(
                 super::http::MAX_DECODED >> 20
             ),
         });
-        return None;
+        return Ok(None);
     }
     let body = payload.body;
     if !payload::is_document(kind, &body) {
-        return None;
+        return Ok(None);
     }
-    let new_body = payload::process(analysis, kind, &body, options, true, None, warn)?;
+    let mut spool = Spool::new(&body);
+    payload::process(analysis, kind, &body, options, Some(&mut spool), None, warn)?;
+    if !spool.changed() {
+        return Ok(None);
+    }
+    let spool = spool.detach();
     drop(body);
     let http_head = match &analysis.http {
-        Some(http) => new_http_head(&analysis.prefix[..http.len], new_body.len()),
+        Some(http) => new_http_head(&analysis.prefix[..http.len], spool.len()),
         None => Vec::new(),
     };
-    Some(NewBlock {
+    Ok(Some(NewBlock {
         http_head,
-        body: new_body,
-    })
+        body: spool,
+    }))
 }
 
 /// The header fields of a changed HTTP message renamed `X-Original-...`: the codings that
@@ -555,7 +754,7 @@ const RENAMED: [&str; 3] = ["transfer-encoding", "content-encoding", "content-le
 
 /// The HTTP head of a changed response: the original lines, the codings and length
 /// renamed (nothing is lost), and the new `Content-Length`.
-fn new_http_head(head: &[u8], body_length: usize) -> Vec<u8> {
+fn new_http_head(head: &[u8], body_length: u64) -> Vec<u8> {
     let mut out = Vec::with_capacity(head.len() + 64);
     let mut lines = head.split_inclusive(|&b| b == b'\n');
     if let Some(status) = lines.next() {
@@ -578,36 +777,34 @@ fn new_http_head(head: &[u8], body_length: usize) -> Vec<u8> {
     out
 }
 
-/// ISO 28500 §5.8/§5.9: a digest value `algorithm:value` of the bytes `parts` (one after
-/// the other), with the algorithms known here.
-fn digest(original: &str, parts: &[&[u8]]) -> Result<String, String> {
+/// ISO 28500 §5.8/§5.9: the digest value `algorithm:value` of a SHA-1 `hash`, written in
+/// the form of the `original` value (hex or base32); only SHA-1 is known here.
+fn digest(original: &str, hash: &[u8]) -> Result<String, String> {
     let (algorithm, value) = original.split_once(':').unwrap_or(("", original));
     if !algorithm.eq_ignore_ascii_case("sha1") {
         return Err(format!("digest algorithm {algorithm:?} is not supported"));
     }
-    let mut hasher = Sha1::new();
-    for part in parts {
-        hasher.update(part);
-    }
-    let hash = hasher.finalize();
     let encoded = if value.len() == 40 && value.bytes().all(|b| b.is_ascii_hexdigit()) {
         hash.iter().map(|b| format!("{b:02x}")).collect()
     } else {
-        BASE32.encode(&hash)
+        BASE32.encode(hash)
     };
     Ok(format!("{algorithm}:{encoded}"))
 }
 
-/// A name-based record ID for the new record (RFC 4122 §4.3, SHA-1 form), from the
-/// original's ID and the new block: the same input gives the same output.
-fn new_record_id(original: &RecordRef, block: &[&[u8]]) -> String {
+/// The hasher of a name-based record ID for the conversion of `original` (RFC 4122
+/// §4.3, SHA-1 form): the new block is hashed after it, so that the same input gives the
+/// same output.
+fn record_id_hasher(original: &RecordRef) -> Sha1 {
     let mut hasher = Sha1::new();
     hasher.update(b"absolve conversion of ");
     hasher.update(original.id.as_deref().unwrap_or_default().as_bytes());
-    for part in block {
-        hasher.update(part);
-    }
-    let mut b: [u8; 16] = hasher.finalize()[..16].try_into().expect("16 of 20 bytes");
+    hasher
+}
+
+/// The record ID (a UUID, RFC 4122 §4.3) of a name-based SHA-1 `hash`.
+fn record_id(hash: &[u8]) -> String {
+    let mut b: [u8; 16] = hash[..16].try_into().expect("16 of 20 bytes");
     b[6] = (b[6] & 0x0f) | 0x50;
     b[8] = (b[8] & 0x3f) | 0x80;
     let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
@@ -621,11 +818,41 @@ fn new_record_id(original: &RecordRef, block: &[&[u8]]) -> String {
     )
 }
 
+/// The hashes of a new block, made in one pass over its spooled payload.
+struct Hashes {
+    block: Vec<u8>,
+    payload: Vec<u8>,
+    id: Vec<u8>,
+}
+
+fn hashes(original: &RecordRef, block: &mut NewBlock) -> std::io::Result<Hashes> {
+    let mut whole = Sha1::new();
+    let mut payload = Sha1::new();
+    let mut id = record_id_hasher(original);
+    whole.update(&block.http_head);
+    id.update(&block.http_head);
+    block.body.for_each(&mut |piece| {
+        whole.update(piece);
+        payload.update(piece);
+        id.update(piece);
+        Ok(())
+    })?;
+    Ok(Hashes {
+        block: whole.finalize().to_vec(),
+        payload: payload.finalize().to_vec(),
+        id: id.finalize().to_vec(),
+    })
+}
+
 /// The header block of the record that replaces a changed record, whose new block is
-/// `block` (written after it, then two CRLFs).
-fn converted_head(analysis: &Analysis, block: &NewBlock) -> Result<Vec<u8>, String> {
+/// `block` (written after it, then two CRLFs); `Err` (inside) when a digest cannot be
+/// made.
+fn converted_head(
+    analysis: &Analysis,
+    block: &mut NewBlock,
+) -> std::io::Result<Result<Vec<u8>, String>> {
     let head: &Head = &analysis.head;
-    let parts: [&[u8]; 2] = [&block.http_head, &block.body];
+    let hashes = hashes(&head.record, block)?;
     let mut out = Vec::with_capacity(head.raw.len() + 256);
     let version = head
         .raw
@@ -641,19 +868,27 @@ fn converted_head(analysis: &Analysis, block: &NewBlock) -> Result<Vec<u8>, Stri
         out.extend_from_slice(b"\r\n");
     };
     for (name, value) in &head.fields {
-        match name.to_ascii_lowercase().as_str() {
+        let value = match name.to_ascii_lowercase().as_str() {
             "warc-record-id" => {
-                field(name, &new_record_id(&head.record, &parts));
+                field(name, &record_id(&hashes.id));
                 field(ORIGINAL_RECORD_ID, value);
+                continue;
             }
-            "content-length" => field(name, &block.len().to_string()),
-            "warc-block-digest" => field(name, &digest(value, &parts)?),
-            "warc-payload-digest" => field(name, &digest(value, &[&block.body])?),
-            _ => field(name, value),
-        }
+            "content-length" => block.len().to_string(),
+            "warc-block-digest" => match digest(value, &hashes.block) {
+                Ok(digest) => digest,
+                Err(reason) => return Ok(Err(reason)),
+            },
+            "warc-payload-digest" => match digest(value, &hashes.payload) {
+                Ok(digest) => digest,
+                Err(reason) => return Ok(Err(reason)),
+            },
+            _ => value.clone(),
+        };
+        field(name, &value);
     }
     out.extend_from_slice(b"\r\n");
-    Ok(out)
+    Ok(Ok(out))
 }
 
 #[cfg(test)]
@@ -672,15 +907,16 @@ mod tests {
 
     #[test]
     fn digests_keep_their_algorithm_and_form() {
+        let empty = Sha1::digest(b"");
         assert_eq!(
-            digest("sha1:X", &[b""]).unwrap(),
+            digest("sha1:X", &empty).unwrap(),
             "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"
         );
         assert_eq!(
-            digest("sha1:da39a3ee5e6b4b0d3255bfef95601890afd80709", &[]).unwrap(),
+            digest("sha1:da39a3ee5e6b4b0d3255bfef95601890afd80709", &empty).unwrap(),
             "sha1:da39a3ee5e6b4b0d3255bfef95601890afd80709"
         );
-        assert!(digest("sha256:x", &[b""]).is_err());
+        assert!(digest("sha256:x", &empty).is_err());
     }
 
     #[test]
@@ -690,9 +926,15 @@ mod tests {
             offset: 0,
             id: Some("<urn:uuid:x>".into()),
         };
-        let id = new_record_id(&r, &[b"block"]);
+        let id_of = |block: &[u8]| {
+            let mut hasher = record_id_hasher(&r);
+            hasher.update(block);
+            record_id(&hasher.finalize())
+        };
+        let id = id_of(b"block");
         assert_eq!(id.len(), "<urn:uuid:>".len() + 36);
         assert_eq!(&id[24..25], "5");
-        assert_eq!(id, new_record_id(&r, &[b"block"]));
+        assert_eq!(id, id_of(b"block"));
+        assert_ne!(id, id_of(b"other"));
     }
 }

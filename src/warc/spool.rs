@@ -1,0 +1,149 @@
+//! A record's new payload, as `rewrite` makes it: held in memory while small, then in an
+//! anonymous temporary file, so that a large rewritten payload is never held beside the
+//! payload it is made from. It is compared with that payload as it is written (an
+//! unchanged payload leaves its record copied as it was).
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom, Write};
+
+/// The most bytes held in memory before they go to a temporary file.
+pub(crate) const IN_MEMORY: usize = 4 << 20;
+
+/// The bytes written, in memory or in a temporary file, and whether they are still the
+/// same as `original`'s.
+pub(crate) struct Spool<'a> {
+    original: &'a [u8],
+    memory: Vec<u8>,
+    file: Option<io::BufWriter<File>>,
+    len: u64,
+    same: bool,
+}
+
+impl<'a> Spool<'a> {
+    /// An empty spool for a new version of `original`.
+    pub fn new(original: &'a [u8]) -> Self {
+        Spool {
+            original,
+            memory: Vec::new(),
+            file: None,
+            len: 0,
+            same: true,
+        }
+    }
+
+    /// How many bytes were written.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the bytes written differ from the original's.
+    pub fn changed(&self) -> bool {
+        !self.same || self.len != self.original.len() as u64
+    }
+
+    /// The spool without its original, once compared.
+    pub fn detach(self) -> Spool<'static> {
+        Spool {
+            original: &[],
+            memory: self.memory,
+            file: self.file,
+            len: self.len,
+            same: false,
+        }
+    }
+
+    /// Gives each piece of the bytes written, in order, to `each`.
+    pub fn for_each(&mut self, each: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        let Some(file) = &mut self.file else {
+            return each(&self.memory);
+        };
+        file.flush()?;
+        let file = file.get_mut();
+        file.seek(SeekFrom::Start(0))?;
+        let mut buf = vec![0; super::stream::CHUNK];
+        let mut left = self.len;
+        while left > 0 {
+            let n = file.read(&mut buf)?;
+            if n == 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the temporary file of a rewritten record is shorter than written",
+                ));
+            }
+            let n = n.min(left as usize);
+            each(&buf[..n])?;
+            left -= n as u64;
+        }
+        Ok(())
+    }
+}
+
+impl Write for Spool<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if self.same {
+            let at = self.len as usize;
+            self.same = self
+                .original
+                .get(at..at + bytes.len())
+                .is_some_and(|o| o == bytes);
+        }
+        match &mut self.file {
+            Some(file) => file.write_all(bytes)?,
+            None if self.memory.len() + bytes.len() <= IN_MEMORY => {
+                self.memory.extend_from_slice(bytes)
+            }
+            None => {
+                let file = tempfile::tempfile()?;
+                let mut file = io::BufWriter::with_capacity(super::stream::CHUNK, file);
+                file.write_all(&self.memory)?;
+                file.write_all(bytes)?;
+                self.file = Some(file);
+                self.memory = Vec::new();
+            }
+        }
+        self.len += bytes.len() as u64;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collected(spool: &mut Spool) -> Vec<u8> {
+        let mut all = Vec::new();
+        spool
+            .for_each(&mut |piece| {
+                all.extend_from_slice(piece);
+                Ok(())
+            })
+            .unwrap();
+        all
+    }
+
+    /// Small or large, the bytes come back as written; the comparison with the original
+    /// holds across pieces and beyond the memory limit.
+    #[test]
+    fn bytes_come_back_in_memory_and_from_a_file() {
+        let original: Vec<u8> = (0..IN_MEMORY * 2 + 77).map(|i| (i % 251) as u8).collect();
+        for size in [0, 10, IN_MEMORY, IN_MEMORY + 1, original.len()] {
+            let mut spool = Spool::new(&original);
+            for piece in original[..size].chunks(100_003) {
+                spool.write_all(piece).unwrap();
+            }
+            assert_eq!(spool.file.is_some(), size > IN_MEMORY);
+            assert_eq!(spool.len(), size as u64);
+            assert_eq!(spool.changed(), size != original.len());
+            assert_eq!(collected(&mut spool), &original[..size]);
+        }
+        let mut spool = Spool::new(&original);
+        spool.write_all(&original[..IN_MEMORY]).unwrap();
+        spool.write_all(b"x").unwrap();
+        spool.write_all(&original[IN_MEMORY + 1..]).unwrap();
+        assert!(spool.changed());
+    }
+}
