@@ -840,6 +840,19 @@ fn one_message(
 fn warc_file(input: impl Read, options: &Options, sink: &mut dyn Sink) -> Result<bool, Error> {
     if sink.wants_links() && !sink.wants_output() {
         let mut changed = false;
+        if let Some(encoder) = sink.link_encoder() {
+            // Each link written where it is found, in parallel; the bytes in file order.
+            for item in warc::EncodedLinks::new(input, options.clone(), encoder) {
+                match item? {
+                    warc::Encoded::Links(links) => {
+                        changed |= links.changed;
+                        sink.encoded_links(&links.bytes)?;
+                    }
+                    warc::Encoded::Warning(warning) => sink.warning(warning),
+                }
+            }
+            return Ok(changed);
+        }
         for event in warc::Links::new(input, options.clone()) {
             match event? {
                 crate::Event::Link(link) => {

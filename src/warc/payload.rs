@@ -6,7 +6,7 @@ use super::http::{self, HttpHead, MAX_HTTP_HEAD};
 use super::{Error, RecordRef, Warning};
 use crate::base::{Base, BaseSource};
 use crate::html::{self, charset};
-use crate::links::Link;
+use crate::links::{Link, LinkRef};
 use crate::pipeline::{self, Body, Kind};
 use crate::{Options, Problem, Sink};
 use encoding_rs::Encoding;
@@ -584,7 +584,7 @@ pub(crate) fn charset_of(analysis: &Analysis, options: &Options) -> Option<&'sta
 struct RecordSink<'r, 'l, 'w> {
     record: &'r RecordRef,
     output: Option<Vec<u8>>,
-    on_link: Option<&'l mut dyn FnMut(Link)>,
+    on_link: Option<&'l mut dyn FnMut(LinkRef<'_>)>,
     warn: &'w mut dyn FnMut(Warning),
 }
 
@@ -596,6 +596,9 @@ impl Sink for RecordSink<'_, '_, '_> {
         Ok(())
     }
     fn link(&mut self, link: Link) {
+        self.link_ref(link.borrowed());
+    }
+    fn link_ref(&mut self, link: LinkRef<'_>) {
         if let Some(on_link) = &mut self.on_link {
             on_link(link);
         }
@@ -630,7 +633,7 @@ pub(crate) fn process(
     body: &[u8],
     options: &Options,
     want_output: bool,
-    on_link: Option<&mut dyn FnMut(Link)>,
+    on_link: Option<&mut dyn FnMut(LinkRef<'_>)>,
     warn: &mut dyn FnMut(Warning),
 ) -> Option<Vec<u8>> {
     let outer = outer_base(analysis, options);
