@@ -119,7 +119,7 @@ pub struct EncodedLinks<R: Read, E: Encode>(Reader<R, Encoding<E>>);
 
 /// How many links an encoded output holds at most before it is handed on (a record
 /// processed on its own hands its links on as they come).
-const ENCODED_LINKS: usize = 256;
+const ENCODED_LINKS: usize = 64;
 
 /// What a record's links and warnings become, on the thread that finds them.
 trait Mode: Send + Sync + 'static {
@@ -175,9 +175,10 @@ impl<E: Encode> Mode for Encoding<E> {
     }
 }
 
-/// The room an output of a [`LinkEncoder`](crate::LinkEncoder) starts with: a page's JSON lines (some 35
-/// links of 450 bytes), so that most are not grown (and copied) as they are written.
-const LINK_BYTES: usize = 16 << 10;
+/// The room an output of a [`LinkEncoder`](crate::LinkEncoder) starts with: the JSON
+/// lines of [`ENCODED_LINKS`] links of some 450 bytes (a Common Crawl record's), so that
+/// an output is seldom grown (and copied) as it is written.
+const LINK_BYTES: usize = 32 << 10;
 
 /// A sink's [`LinkEncoder`](crate::LinkEncoder) as an [`Encode`]: whether a link changed noted for it.
 impl Encode for Arc<dyn crate::LinkEncoder> {
