@@ -365,6 +365,12 @@ impl Base {
         (!self.url.is_empty()).then(|| Arc::clone(&self.url))
     }
 
+    /// [`shared_url`](Self::shared_url) borrowed: what a [`LinkRef`](crate::links::LinkRef)
+    /// holds.
+    pub(crate) fn shared_url_ref(&self) -> Option<&Arc<str>> {
+        (!self.url.is_empty()).then_some(&self.url)
+    }
+
     /// Where this base came from.
     pub fn source(&self) -> BaseSource {
         self.source

@@ -74,7 +74,7 @@ mod warning;
 pub use links::{Link, Location};
 pub use options::{OptionError, Options};
 pub use pipeline::Error;
-pub use sink::{Collected, Event, Sink};
+pub use sink::{Collected, Event, LinkBytes, LinkEncoder, Sink};
 pub use url::{Standard, resolve};
 pub use warning::{Problem, Warning};
 

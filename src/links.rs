@@ -119,6 +119,101 @@ pub struct Link {
     pub kept: Option<Kept>,
 }
 
+/// A [`Link`] borrowed from what holds it: the document's decoded value, the resolved
+/// text, the record's [`Location`]. What a [`Sink`](crate::Sink) is given by
+/// [`Sink::link_ref`](crate::Sink::link_ref) and a [`warc::Encode`](crate::warc::Encode)
+/// by each record: a writer that turns each link into bytes (JSON, columns) as it is
+/// found needs no owned copy of its strings. The same keys as [`Link`], serialized the
+/// same way.
+///
+/// ```
+/// use absolve::links::{Link, LinkRef};
+/// use absolve::{document, Options};
+///
+/// let options = Options::new().with_url("http://h/a/")?;
+/// let found = document::links(br#"<a href="b">x</a>"#, &options)?;
+/// let borrowed: LinkRef<'_> = found.links[0].borrowed();
+/// assert_eq!((borrowed.element, borrowed.resolved), ("a", "http://h/a/b"));
+/// assert_eq!(borrowed.to_link(), found.links[0]);
+/// assert_eq!(serde_json::to_string(&borrowed)?, serde_json::to_string(&found.links[0])?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LinkRef<'a> {
+    /// [`Link::location`].
+    #[serde(flatten)]
+    pub location: &'a Location,
+    /// [`Link::element`].
+    pub element: &'a str,
+    /// [`Link::attribute`].
+    pub attribute: Option<&'a str>,
+    /// [`Link::original`].
+    pub original: &'a str,
+    /// [`Link::resolved`].
+    pub resolved: &'a str,
+    /// [`Link::base`], shared.
+    pub base: Option<&'a Arc<str>>,
+    /// [`Link::base_from`].
+    pub base_from: BaseSource,
+    /// [`Link::offset`].
+    pub offset: u64,
+    /// [`Link::srcdoc`].
+    pub srcdoc: u32,
+    /// [`Link::kept`].
+    pub kept: Option<Kept>,
+}
+
+/// The location of a link in a bare document: no key set.
+pub(crate) static NOWHERE: Location = Location {
+    file: None,
+    message: None,
+    part: None,
+    record: None,
+    target_uri: None,
+};
+
+impl LinkRef<'_> {
+    /// The owned [`Link`]: its strings copied (the location's and base's shared).
+    pub fn to_link(&self) -> Link {
+        Link {
+            location: self.location.clone(),
+            element: self.element.to_owned(),
+            attribute: self.attribute.map(str::to_owned),
+            original: self.original.to_owned(),
+            resolved: self.resolved.to_owned(),
+            base: self.base.cloned(),
+            base_from: self.base_from,
+            offset: self.offset,
+            srcdoc: self.srcdoc,
+            kept: self.kept,
+        }
+    }
+}
+
+impl Link {
+    /// The link borrowed: see [`LinkRef`].
+    ///
+    /// ```
+    /// let found = absolve::document::links(b"<img src=i.png>", &absolve::Options::new())?;
+    /// assert_eq!(found.links[0].borrowed().original, "i.png");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn borrowed(&self) -> LinkRef<'_> {
+        LinkRef {
+            location: &self.location,
+            element: &self.element,
+            attribute: self.attribute.as_deref(),
+            original: &self.original,
+            resolved: &self.resolved,
+            base: self.base.as_ref(),
+            base_from: self.base_from,
+            offset: self.offset,
+            srcdoc: self.srcdoc,
+            kept: self.kept,
+        }
+    }
+}
+
 /// Why a reference was kept as written.
 ///
 /// ```

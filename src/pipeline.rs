@@ -39,7 +39,7 @@ use crate::base::{Base, BaseSource};
 use crate::compress::{Compression, Decoder, Encoder};
 use crate::format::{self, Format};
 use crate::html::{self, Rewriter};
-use crate::links::Link;
+use crate::links::{Link, LinkRef};
 use crate::options::Options;
 use crate::sink::Sink;
 use crate::sink::SinkWriter;
@@ -860,6 +860,19 @@ fn one_message(
 fn warc_file(input: impl Read, options: &Options, sink: &mut dyn Sink) -> Result<bool, Error> {
     if sink.wants_links() && !sink.wants_output() {
         let mut changed = false;
+        if let Some(encoder) = sink.link_encoder() {
+            // Each link written where it is found, in parallel; the bytes in file order.
+            for item in warc::EncodedLinks::new(input, options.clone(), encoder) {
+                match item? {
+                    warc::Encoded::Links(links) => {
+                        changed |= links.changed;
+                        sink.encoded_links(&links.bytes)?;
+                    }
+                    warc::Encoded::Warning(warning) => sink.warning(warning),
+                }
+            }
+            return Ok(changed);
+        }
         for event in warc::Links::new(input, options.clone()) {
             match event? {
                 crate::Event::Link(link) => {
@@ -988,15 +1001,29 @@ struct Tally<'s> {
     watch: bool,
 }
 
+impl Tally<'_> {
+    /// Notes whether `link` changed, or was left relative for want of a base.
+    fn note(&mut self, link: LinkRef<'_>) {
+        self.changed |= link.resolved != link.original;
+        self.relative_left |= link.base_from == BaseSource::None && is_relative(link.original);
+    }
+}
+
 impl Sink for Tally<'_> {
     fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.inner.output(bytes)
     }
     fn link(&mut self, link: Link) {
-        self.changed |= link.resolved != link.original;
-        self.relative_left |= link.base_from == BaseSource::None && is_relative(&link.original);
+        self.note(link.borrowed());
         if self.inner.wants_links() {
             self.inner.link(link);
+        }
+    }
+    /// Passed on borrowed: a sink that writes links out makes no [`Link`] of it.
+    fn link_ref(&mut self, link: LinkRef<'_>) {
+        self.note(link);
+        if self.inner.wants_links() {
+            self.inner.link_ref(link);
         }
     }
     fn warning(&mut self, warning: Warning) {

@@ -2,9 +2,11 @@
 //! bytes, each [`Link`] as it is found, each [`Warning`] as it is met. Nothing is
 //! collected unless the sink collects it ([`Collected`] does, for inputs held in memory).
 
-use crate::links::Link;
+use crate::links::{Link, LinkRef};
 use crate::warning::Warning;
+use std::any::Any;
 use std::io;
+use std::sync::Arc;
 
 /// Where results go: the output bytes, each link found, each warning. Nothing in the
 /// library blocks or spawns on a sink's behalf: it calls these as it goes, in input
@@ -49,6 +51,12 @@ pub trait Sink {
     fn output(&mut self, bytes: &[u8]) -> io::Result<()>;
     /// A URL found, in input order, with its resolved form and where it is.
     fn link(&mut self, _link: Link) {}
+    /// A URL found, borrowed from the document (see [`LinkRef`]): what the rewriters
+    /// call. By default it is made a [`Link`] and given to [`link`](Self::link); a sink
+    /// that only reads the link (to write it out) takes it here and saves the copies.
+    fn link_ref(&mut self, link: LinkRef<'_>) {
+        self.link(link.to_link());
+    }
     /// Something that went wrong without stopping the work.
     fn warning(&mut self, _warning: Warning) {}
     /// Whether the bytes given to [`output`](Self::output) are used: a sink that drops
@@ -61,6 +69,68 @@ pub trait Sink {
     /// and the rewriters then do not build them. `true` by default.
     fn wants_links(&self) -> bool {
         true
+    }
+    /// A sink that writes each link out as bytes (JSON lines) may give how here: the
+    /// links of a WARC file's records, which are processed in parallel, are then written
+    /// by it on the threads that find them, and given to
+    /// [`encoded_links`](Self::encoded_links) in order, rather than to
+    /// [`link`](Self::link). `None` by default.
+    fn link_encoder(&self) -> Option<Arc<dyn LinkEncoder>> {
+        None
+    }
+    /// Links written by the [`link_encoder`](Self::link_encoder), in input order (each
+    /// piece whole links). Called only if it gave one; an error is returned by the call
+    /// that found the links.
+    fn encoded_links(&mut self, _bytes: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Writes links as bytes on any thread: what [`Sink::link_encoder`] gives.
+///
+/// ```
+/// use absolve::links::LinkRef;
+/// use absolve::{LinkBytes, LinkEncoder};
+///
+/// /// A line per link: the resolved URL.
+/// struct Urls;
+///
+/// impl LinkEncoder for Urls {
+///     fn encode(&self, link: LinkRef<'_>, out: &mut LinkBytes) {
+///         out.bytes.extend_from_slice(link.resolved.as_bytes());
+///         out.bytes.push(b'\n');
+///     }
+/// }
+///
+/// let found = absolve::document::links(b"<a href=x>", &absolve::Options::new().with_url("http://h/")?)?;
+/// let mut out = LinkBytes::default();
+/// Urls.encode(found.links[0].borrowed(), &mut out);
+/// assert_eq!(out.bytes, b"http://h/x\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait LinkEncoder: Send + Sync {
+    /// Appends `link` to `out.bytes`.
+    fn encode(&self, link: LinkRef<'_>, out: &mut LinkBytes);
+}
+
+/// Some consecutive links of one document as a [`LinkEncoder`] wrote them.
+#[derive(Default)]
+pub struct LinkBytes {
+    /// The bytes written.
+    pub bytes: Vec<u8>,
+    /// What the encoder keeps from one link to the next of these (`None` at first): the
+    /// JSON of the keys consecutive links share, for example.
+    pub state: Option<Box<dyn Any + Send>>,
+    /// Whether a link resolved to something other than what it said (set by the library).
+    pub changed: bool,
+}
+
+impl std::fmt::Debug for LinkBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinkBytes")
+            .field("bytes", &String::from_utf8_lossy(&self.bytes))
+            .field("changed", &self.changed)
+            .finish_non_exhaustive()
     }
 }
 
@@ -85,6 +155,9 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     fn link(&mut self, link: Link) {
         (**self).link(link);
     }
+    fn link_ref(&mut self, link: LinkRef<'_>) {
+        (**self).link_ref(link);
+    }
     fn warning(&mut self, warning: Warning) {
         (**self).warning(warning);
     }
@@ -93,6 +166,12 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
     fn wants_links(&self) -> bool {
         (**self).wants_links()
+    }
+    fn link_encoder(&self) -> Option<Arc<dyn LinkEncoder>> {
+        (**self).link_encoder()
+    }
+    fn encoded_links(&mut self, bytes: &[u8]) -> io::Result<()> {
+        (**self).encoded_links(bytes)
     }
 }
 

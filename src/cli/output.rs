@@ -3,7 +3,8 @@
 
 use absolve::base::BaseSource;
 use absolve::format::Format;
-use absolve::{Link, Location, Problem, Sink, Warning};
+use absolve::links::LinkRef;
+use absolve::{Link, LinkBytes, LinkEncoder, Location, Problem, Sink, Warning};
 use serde::Serialize;
 use std::io::{self, Write};
 use std::path::Path;
@@ -205,62 +206,81 @@ fn keys_json(value: &impl Serialize) -> Vec<u8> {
     json
 }
 
-impl<W: Write> LinksSink<'_, W> {
-    /// One line: the link as [`Link`] serializes it with `file` set to the input's
-    /// label (every line has the same keys), the shared keys from the [`LineCache`].
-    fn write_line(&mut self, link: &Link) -> io::Result<()> {
-        let cache = &mut self.cache;
-        if !matches!(&cache.location, Some(Cached { key, .. }) if *key == link.location) {
-            let file = match &link.location.file {
-                Some(member) => member_label(self.label, member),
-                None => self.label.to_owned(),
-            };
-            let keys = Location {
-                file: Some(Arc::from(file)),
-                ..link.location.clone()
-            };
-            cache.location = Some(Cached {
-                key: link.location.clone(),
-                json: keys_json(&keys),
-            });
-        }
-        let base = link.base.as_deref();
-        if !matches!(&cache.base, Some(Cached { key: (b, from), .. }) if b.as_deref() == base && *from == link.base_from)
-        {
-            let keys = BaseKeys {
-                base,
-                base_from: link.base_from,
-            };
-            let key = (link.base.clone(), link.base_from);
-            cache.base = Some(Cached {
-                key,
-                json: keys_json(&keys),
-            });
-        }
-        let out = &mut self.out;
-        out.write_all(b"{")?;
-        out.write_all(&cache.location.as_ref().expect("set above").json)?;
-        out.write_all(b"\"element\":")?;
-        write_json_str(out, &link.element)?;
-        out.write_all(b",\"attribute\":")?;
-        match &link.attribute {
-            Some(attribute) => write_json_str(out, attribute)?,
-            None => out.write_all(b"null")?,
-        }
-        out.write_all(b",\"original\":")?;
-        write_json_str(out, &link.original)?;
-        out.write_all(b",\"resolved\":")?;
-        write_json_str(out, &link.resolved)?;
-        out.write_all(b",")?;
-        out.write_all(&cache.base.as_ref().expect("set above").json)?;
-        // Numbers written by serde_json, as the rest: no `format_args!` per line.
-        out.write_all(b"\"offset\":")?;
-        serde_json::to_writer(&mut *out, &link.offset)?;
-        out.write_all(b",\"srcdoc\":")?;
-        serde_json::to_writer(&mut *out, &link.srcdoc)?;
-        out.write_all(b",\"kept\":")?;
-        serde_json::to_writer(&mut *out, &link.kept)?;
-        out.write_all(b"}\n")
+/// One line: the link as [`Link`] serializes it with `file` set to the input's `label`
+/// (every line has the same keys), the shared keys from the [`LineCache`].
+fn write_line(
+    cache: &mut LineCache,
+    label: &str,
+    link: LinkRef<'_>,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    if !matches!(&cache.location, Some(Cached { key, .. }) if key == link.location) {
+        let file = match &link.location.file {
+            Some(member) => member_label(label, member),
+            None => label.to_owned(),
+        };
+        let keys = Location {
+            file: Some(Arc::from(file)),
+            ..link.location.clone()
+        };
+        cache.location = Some(Cached {
+            key: link.location.clone(),
+            json: keys_json(&keys),
+        });
+    }
+    let base = link.base.map(|b| &**b);
+    if !matches!(&cache.base, Some(Cached { key: (b, from), .. }) if b.as_deref() == base && *from == link.base_from)
+    {
+        let keys = BaseKeys {
+            base,
+            base_from: link.base_from,
+        };
+        let key = (link.base.cloned(), link.base_from);
+        cache.base = Some(Cached {
+            key,
+            json: keys_json(&keys),
+        });
+    }
+    out.write_all(b"{")?;
+    out.write_all(&cache.location.as_ref().expect("set above").json)?;
+    out.write_all(b"\"element\":")?;
+    write_json_str(out, link.element)?;
+    out.write_all(b",\"attribute\":")?;
+    match link.attribute {
+        Some(attribute) => write_json_str(out, attribute)?,
+        None => out.write_all(b"null")?,
+    }
+    out.write_all(b",\"original\":")?;
+    write_json_str(out, link.original)?;
+    out.write_all(b",\"resolved\":")?;
+    write_json_str(out, link.resolved)?;
+    out.write_all(b",")?;
+    out.write_all(&cache.base.as_ref().expect("set above").json)?;
+    // Numbers written by serde_json, as the rest: no `format_args!` per line.
+    out.write_all(b"\"offset\":")?;
+    serde_json::to_writer(&mut *out, &link.offset)?;
+    out.write_all(b",\"srcdoc\":")?;
+    serde_json::to_writer(&mut *out, &link.srcdoc)?;
+    out.write_all(b",\"kept\":")?;
+    serde_json::to_writer(&mut *out, &link.kept)?;
+    out.write_all(b"}\n")
+}
+
+/// The JSON lines of [`LinksSink`], written on the threads that find the links (see
+/// [`Sink::link_encoder`]), each piece with its own [`LineCache`].
+struct JsonLines {
+    label: String,
+}
+
+impl LinkEncoder for JsonLines {
+    fn encode(&self, link: LinkRef<'_>, out: &mut LinkBytes) {
+        let state = out
+            .state
+            .get_or_insert_with(|| Box::new(LineCache::default()));
+        let cache = state
+            .downcast_mut::<LineCache>()
+            .expect("only this encoder keeps state here");
+        write_line(cache, &self.label, link, &mut out.bytes).expect("writing to memory");
     }
 }
 
@@ -297,11 +317,24 @@ impl<W: Write> Sink for LinksSink<'_, W> {
         false
     }
     fn link(&mut self, link: Link) {
+        self.link_ref(link.borrowed());
+    }
+    fn link_ref(&mut self, link: LinkRef<'_>) {
         if self.error.is_none()
-            && let Err(error) = self.write_line(&link)
+            && let Err(error) = write_line(&mut self.cache, self.label, link, &mut self.out)
         {
             self.error = Some(error);
         }
+    }
+    fn link_encoder(&self) -> Option<Arc<dyn LinkEncoder>> {
+        let label = self.label.to_owned();
+        Some(Arc::new(JsonLines { label }))
+    }
+    fn encoded_links(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if let Some(error) = self.error.take() {
+            return Err(error);
+        }
+        self.out.write_all(bytes)
     }
     fn warning(&mut self, warning: Warning) {
         warn_about(self.label, &warning);

@@ -7,7 +7,7 @@ use super::document::{AttributeValue, BaseState, Document, Edit};
 use super::values::{escape_attribute, url_ranges};
 use super::{Options, Rewriter, Sink, Warning, attributes::Syntax};
 use crate::base::Base;
-use crate::links::{Kept, Link};
+use crate::links::{Kept, Link, LinkRef, NOWHERE};
 use crate::url::Standard;
 use encoding_rs::Encoding;
 use std::borrow::Cow;
@@ -63,30 +63,25 @@ fn write_attribute(
     let fragments = FragmentRule::for_value(value, &doc.options);
     let wants_links = sink.wants_links();
     let wants_output = sink.wants_output();
-    // Reports a URL (if links are wanted) and gives its new text if it changed (if the
-    // bytes are wanted): the resolved `String` is moved, not copied, where one use is left.
+    // Reports a URL (if links are wanted), borrowed, and gives its new text if it changed
+    // (if the bytes are wanted).
     let mut settle = |original: &str, resolved: Cow<'_, str>, kept: Option<Kept>| {
         let changed = resolved != original;
-        if !wants_links {
-            return changed.then(|| resolved.into_owned());
+        if wants_links {
+            sink.link_ref(LinkRef {
+                location: &NOWHERE,
+                element: &value.element,
+                attribute: Some(&value.attribute),
+                original,
+                resolved: &resolved,
+                base: base.shared_url_ref(),
+                base_from: base.source(),
+                offset: value.range.start,
+                srcdoc: 0,
+                kept,
+            });
         }
-        let (listed, written) = match (changed && wants_output, resolved) {
-            (true, resolved) => (resolved.to_string(), Some(resolved.into_owned())),
-            (false, resolved) => (resolved.into_owned(), None),
-        };
-        sink.link(Link {
-            location: Default::default(),
-            element: value.element.to_string(),
-            attribute: Some(value.attribute.to_string()),
-            original: original.to_owned(),
-            resolved: listed,
-            base: base.shared_url(),
-            base_from: base.source(),
-            offset: value.range.start,
-            srcdoc: 0,
-            kept,
-        });
-        written
+        (changed && wants_output).then(|| resolved.into_owned())
     };
     let mut rejected = Vec::new();
     let new_value = match value.syntax {
@@ -200,6 +195,13 @@ impl Sink for SrcdocSink<'_> {
         link.srcdoc += 1;
         link.offset = self.offset;
         self.outer.link(link);
+    }
+    fn link_ref(&mut self, link: LinkRef<'_>) {
+        self.outer.link_ref(LinkRef {
+            srcdoc: link.srcdoc + 1,
+            offset: self.offset,
+            ..link
+        });
     }
     fn warning(&mut self, warning: crate::Warning) {
         self.outer.warning(warning.shifted(self.offset));
@@ -380,6 +382,12 @@ impl Sink for Shifted<'_> {
     fn link(&mut self, mut link: Link) {
         link.offset += self.shift;
         self.inner.link(link);
+    }
+    fn link_ref(&mut self, link: LinkRef<'_>) {
+        self.inner.link_ref(LinkRef {
+            offset: link.offset + self.shift,
+            ..link
+        });
     }
     fn warning(&mut self, warning: crate::Warning) {
         self.inner.warning(warning.shifted(self.shift));

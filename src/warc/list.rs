@@ -4,7 +4,7 @@ use super::framing::Framing;
 use super::payload::{self, Analysis};
 use super::{Error, Options, Warning};
 use crate::Event;
-use crate::links::{Link, Location};
+use crate::links::{Link, LinkRef, Location};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -52,21 +52,166 @@ use std::sync::mpsc::Receiver;
 /// assert_eq!(second.location.record.as_deref(), Some("<urn:uuid:2>"));
 /// # Ok::<(), absolve::warc::Error>(())
 /// ```
-pub struct Links<R: Read> {
+pub struct Links<R: Read>(Reader<R, Owned>);
+
+/// Turns the links of a WARC file into what a reader writes (JSON lines, columns) on the
+/// threads that find them, from [`LinkRef`]s: no [`Link`] is made, copied or handed
+/// between threads. See [`EncodedLinks`].
+pub trait Encode: Send + Sync + 'static {
+    /// What links become: some lines' bytes, some rows of columns.
+    type Output: Send + 'static;
+    /// An empty output, for the next links of a record (a record's links may be given
+    /// in several outputs, in order).
+    fn start(&self) -> Self::Output;
+    /// Adds a link to `output`.
+    fn link(&self, output: &mut Self::Output, link: LinkRef<'_>);
+}
+
+/// What [`EncodedLinks`] hands out, in file order.
+#[derive(Debug)]
+pub enum Encoded<T> {
+    /// Some links of a record, encoded.
+    Links(T),
+    /// A warning met.
+    Warning(crate::Warning),
+}
+
+/// [`Links`] with each link encoded by an [`Encode`] where it is found (records are
+/// processed in parallel): the outputs and warnings in file order, the same links in
+/// the same order as [`Links`] gives them.
+///
+/// ```
+/// use absolve::links::LinkRef;
+/// use absolve::warc::{Encode, Encoded, EncodedLinks};
+/// use absolve::Options;
+///
+/// /// A line per link: its resolved URL.
+/// struct Lines;
+///
+/// impl Encode for Lines {
+///     type Output = String;
+///     fn start(&self) -> String {
+///         String::new()
+///     }
+///     fn link(&self, output: &mut String, link: LinkRef<'_>) {
+///         output.push_str(link.resolved);
+///         output.push('\n');
+///     }
+/// }
+///
+/// let http = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=b>b</a><img src=/i>";
+/// let warc = format!(
+///     "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/a/\r\n\
+///      Content-Type: application/http;msgtype=response\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n",
+///     http.len()
+/// );
+/// let mut text = String::new();
+/// for item in EncodedLinks::new(warc.as_bytes(), Options::new(), Lines) {
+///     match item? {
+///         Encoded::Links(lines) => text.push_str(&lines),
+///         Encoded::Warning(warning) => panic!("{warning}"),
+///     }
+/// }
+/// assert_eq!(text, "http://h/a/b\nhttp://h/i\n");
+/// # Ok::<(), absolve::warc::Error>(())
+/// ```
+pub struct EncodedLinks<R: Read, E: Encode>(Reader<R, Encoding<E>>);
+
+/// How many links an encoded output holds at most before it is handed on (a record
+/// processed on its own hands its links on as they come).
+const ENCODED_LINKS: usize = 64;
+
+/// What a record's links and warnings become, on the thread that finds them.
+trait Mode: Send + Sync + 'static {
+    /// What is handed out.
+    type Item: Send + 'static;
+    /// Links gathered, not handed on yet.
+    type Open: Send;
+    /// Takes a link; a complete item to hand on, if one is.
+    fn link(&self, open: &mut Option<Self::Open>, link: LinkRef<'_>) -> Option<Self::Item>;
+    /// The links gathered, as an item.
+    fn close(&self, open: Option<Self::Open>) -> Option<Self::Item>;
+    /// A warning, as an item.
+    fn warning(&self, warning: crate::Warning) -> Self::Item;
+}
+
+/// Each link made a [`Link`], an [`Event`] of its own.
+struct Owned;
+
+impl Mode for Owned {
+    type Item = Event;
+    type Open = ();
+    fn link(&self, _: &mut Option<()>, link: LinkRef<'_>) -> Option<Event> {
+        Some(Event::Link(link.to_link()))
+    }
+    fn close(&self, _: Option<()>) -> Option<Event> {
+        None
+    }
+    fn warning(&self, warning: crate::Warning) -> Event {
+        Event::Warning(warning)
+    }
+}
+
+/// Links encoded by an [`Encode`], [`ENCODED_LINKS`] at most to an output.
+struct Encoding<E>(E);
+
+impl<E: Encode> Mode for Encoding<E> {
+    type Item = Encoded<E::Output>;
+    type Open = (E::Output, usize);
+    fn link(&self, open: &mut Option<Self::Open>, link: LinkRef<'_>) -> Option<Self::Item> {
+        let (output, count) = open.get_or_insert_with(|| (self.0.start(), 0));
+        self.0.link(output, link);
+        *count += 1;
+        match *count >= ENCODED_LINKS {
+            true => self.close(open.take()),
+            false => None,
+        }
+    }
+    fn close(&self, open: Option<Self::Open>) -> Option<Self::Item> {
+        open.map(|(output, _)| Encoded::Links(output))
+    }
+    fn warning(&self, warning: crate::Warning) -> Self::Item {
+        Encoded::Warning(warning)
+    }
+}
+
+/// The room an output of a [`LinkEncoder`](crate::LinkEncoder) starts with: the JSON
+/// lines of [`ENCODED_LINKS`] links of some 450 bytes (a Common Crawl record's), so that
+/// an output is seldom grown (and copied) as it is written.
+const LINK_BYTES: usize = 32 << 10;
+
+/// A sink's [`LinkEncoder`](crate::LinkEncoder) as an [`Encode`]: whether a link changed noted for it.
+impl Encode for Arc<dyn crate::LinkEncoder> {
+    type Output = crate::LinkBytes;
+    fn start(&self) -> crate::LinkBytes {
+        crate::LinkBytes {
+            bytes: Vec::with_capacity(LINK_BYTES),
+            ..crate::LinkBytes::default()
+        }
+    }
+    fn link(&self, output: &mut crate::LinkBytes, link: LinkRef<'_>) {
+        output.changed |= link.resolved != link.original;
+        self.encode(link, output);
+    }
+}
+
+/// The reader behind [`Links`] and [`EncodedLinks`].
+struct Reader<R: Read, M: Mode> {
     state: State<R>,
     options: Arc<Options>,
-    queue: VecDeque<Event>,
+    mode: Arc<M>,
+    queue: VecDeque<M::Item>,
     /// The records of the batch being handed out, in order.
-    outcomes: VecDeque<Outcome>,
+    outcomes: VecDeque<Outcome<M::Item>>,
     /// A record being processed on a thread of its own: its events, handed out first.
-    streaming: Option<Receiver<Streamed>>,
+    streaming: Option<Receiver<Streamed<M::Item>>>,
     /// Warnings met while reading, not yet given to a pending record.
     warnings: Vec<Warning>,
     /// Records read whose payloads are not processed yet, and their payload bytes.
     pending: Vec<Pending>,
     pending_bytes: usize,
     /// Batches being processed (or large records waiting), oldest first.
-    in_flight: VecDeque<Flight>,
+    in_flight: VecDeque<Flight<M::Item>>,
     /// An error met with records pending: reported after their links.
     deferred: Option<Error>,
 }
@@ -92,18 +237,18 @@ const CHANNEL_EVENTS: usize = 1024;
 pub const IN_FLIGHT: usize = 2;
 
 /// A batch's records' outcomes, in order (or the panic that stopped it).
-type Processed = std::thread::Result<Vec<Outcome>>;
+type Processed<T> = std::thread::Result<Vec<Outcome<T>>>;
 
 /// What a record of a batch gave.
-enum Outcome {
-    Events(Vec<Event>),
+enum Outcome<T> {
+    Events(Vec<T>),
     /// Too many links to gather: to be processed on its own, streaming.
     Alone(Box<Pending>),
 }
 
 /// Work handed out, in file order.
-enum Flight {
-    Batch(Receiver<Processed>),
+enum Flight<T> {
+    Batch(Receiver<Processed<T>>),
     /// A large record, processed on its own when its turn comes.
     Large(Box<Pending>),
 }
@@ -185,27 +330,56 @@ impl Pending {
     /// The record's events: its warnings, then its links (header fields first, then
     /// payload) and the rewriter's warnings as they come, each given to `emit` as it is
     /// found. `false` when `emit` refused one (then it is given no more).
-    fn run(&self, options: &Options, emit: &mut dyn FnMut(Event) -> bool) -> bool {
-        let open = RefCell::new((true, emit));
-        let give = |event: Event| {
-            let mut open = open.borrow_mut();
-            if open.0 {
-                open.0 = (open.1)(event);
+    ///
+    /// `emit` is given each item with the number of links and warnings in it.
+    fn run<M: Mode>(
+        &self,
+        options: &Options,
+        mode: &M,
+        emit: &mut dyn FnMut(M::Item, usize) -> bool,
+    ) -> bool {
+        let run = RefCell::new(Run {
+            open: true,
+            emit,
+            gathered: None,
+            count: 0,
+        });
+        let give_link = |link: LinkRef<'_>| {
+            let mut run = run.borrow_mut();
+            if run.open {
+                run.count += 1;
+                if let Some(item) = mode.link(&mut run.gathered, link) {
+                    run.hand_on(item);
+                }
+            }
+        };
+        let give_warning = |warning: Warning| {
+            let mut run = run.borrow_mut();
+            if run.open {
+                if let Some(item) = mode.close(run.gathered.take()) {
+                    run.hand_on(item);
+                }
+                run.count += 1;
+                if run.open {
+                    run.hand_on(mode.warning(warning.into()));
+                }
             }
         };
         for warning in &self.warnings {
-            give(Event::Warning(warning.clone().into()));
+            give_warning(warning.clone());
         }
         let location = self.location();
-        let mut link = |mut link: Link| {
-            link.location = location.clone();
-            give(Event::Link(link));
+        let mut link = |link: LinkRef<'_>| {
+            give_link(LinkRef {
+                location: &location,
+                ..link
+            });
         };
         for header_link in &self.header_links {
-            link(header_link.clone());
+            link(header_link.borrowed());
         }
         if let (Some(kind), Some(body)) = (self.analysis.document, self.body()) {
-            let mut warn = |w: Warning| give(Event::Warning(w.into()));
+            let mut warn = |w: Warning| give_warning(w);
             // Nothing is written: no output, no error.
             let _ = payload::process(
                 &self.analysis,
@@ -217,23 +391,31 @@ impl Pending {
                 &mut warn,
             );
         }
-        open.into_inner().0
+        let mut run = run.into_inner();
+        if run.open
+            && let Some(item) = mode.close(run.gathered.take())
+        {
+            run.hand_on(item);
+        }
+        run.open
     }
 
     /// Its events gathered, unless they take the batch's count beyond [`BATCH_EVENTS`].
-    fn gather(self, options: &Options, count: &AtomicUsize) -> Outcome {
+    fn gather<M: Mode>(self, options: &Options, mode: &M, count: &AtomicUsize) -> Outcome<M::Item> {
         let mut events = Vec::new();
-        let complete = self.run(options, &mut |event| {
-            if count.fetch_add(1, Ordering::Relaxed) >= BATCH_EVENTS {
+        let mut kept = 0;
+        let complete = self.run(options, mode, &mut |event, n| {
+            if count.fetch_add(n, Ordering::Relaxed) >= BATCH_EVENTS {
                 return false;
             }
+            kept += n;
             events.push(event);
             true
         });
         match complete {
             true => Outcome::Events(events),
             false => {
-                count.fetch_sub(events.len(), Ordering::Relaxed);
+                count.fetch_sub(kept, Ordering::Relaxed);
                 Outcome::Alone(Box::new(self))
             }
         }
@@ -241,12 +423,14 @@ impl Pending {
 
     /// Its events handed out through a bounded channel, from a thread of its own (a
     /// panic there is handed out too, to be resumed by the reader).
-    fn stream(self, options: Arc<Options>) -> Receiver<Streamed> {
+    fn stream<M: Mode>(self, options: Arc<Options>, mode: Arc<M>) -> Receiver<Streamed<M::Item>> {
         let (send, receive) = std::sync::mpsc::sync_channel(CHANNEL_EVENTS);
         std::thread::spawn(move || {
             let run = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 // The receiver is gone only if the iterator was dropped: then stop sending.
-                self.run(&options, &mut |event| send.send(Ok(event)).is_ok());
+                self.run(&options, &*mode, &mut |event, _| {
+                    send.send(Ok(event)).is_ok()
+                });
             }));
             if let Err(panic) = run {
                 let _ = send.send(Err(panic));
@@ -256,8 +440,25 @@ impl Pending {
     }
 }
 
+/// A record's run: items handed on until `emit` refuses one.
+struct Run<'e, T, O> {
+    open: bool,
+    emit: &'e mut dyn FnMut(T, usize) -> bool,
+    /// Links gathered for the next item.
+    gathered: Option<O>,
+    /// Links and warnings since the last item handed on.
+    count: usize,
+}
+
+impl<T, O> Run<'_, T, O> {
+    fn hand_on(&mut self, item: T) {
+        let count = std::mem::take(&mut self.count);
+        self.open = (self.emit)(item, count);
+    }
+}
+
 /// An event of a record processed on its own, or the panic that stopped it.
-type Streamed = std::thread::Result<Event>;
+type Streamed<T> = std::thread::Result<T>;
 
 enum State<R> {
     /// The input has not been looked at yet.
@@ -269,9 +470,40 @@ enum State<R> {
 impl<R: Read> Links<R> {
     /// Links of the WARC read from `reader` (plain, or gzip detected by its magic number).
     pub fn new(reader: R, options: Options) -> Self {
-        Links {
+        Links(Reader::new(reader, options, Owned))
+    }
+}
+
+impl<R: Read, E: Encode> EncodedLinks<R, E> {
+    /// The links of the WARC read from `reader` (plain, or gzip detected by its magic
+    /// number), each encoded by `encoder`.
+    pub fn new(reader: R, options: Options, encoder: E) -> Self {
+        EncodedLinks(Reader::new(reader, options, Encoding(encoder)))
+    }
+}
+
+impl<R: Read> Iterator for Links<R> {
+    type Item = Result<Event, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next()
+    }
+}
+
+impl<R: Read, E: Encode> Iterator for EncodedLinks<R, E> {
+    type Item = Result<Encoded<E::Output>, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next()
+    }
+}
+
+impl<R: Read, M: Mode> Reader<R, M> {
+    fn new(reader: R, options: Options, mode: M) -> Self {
+        Reader {
             state: State::Start(reader),
             options: Arc::new(options),
+            mode: Arc::new(mode),
             queue: VecDeque::new(),
             outcomes: VecDeque::new(),
             streaming: None,
@@ -344,13 +576,14 @@ impl<R: Read> Links<R> {
         let pending = std::mem::take(&mut self.pending);
         self.pending_bytes = 0;
         let options = Arc::clone(&self.options);
+        let mode = Arc::clone(&self.mode);
         let (done, receiver) = std::sync::mpsc::sync_channel(1);
         let job = move || {
             let count = AtomicUsize::new(0);
             let processed = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 pending
                     .into_par_iter()
-                    .map(|p| p.gather(&options, &count))
+                    .map(|p| p.gather(&options, &*mode, &count))
                     .collect()
             }));
             // The receiver is gone only if the iterator was dropped: nothing to tell.
@@ -390,10 +623,8 @@ impl<R: Read> Links<R> {
     }
 }
 
-impl<R: Read> Iterator for Links<R> {
-    type Item = Result<Event, Error>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl<R: Read, M: Mode> Reader<R, M> {
+    fn next(&mut self) -> Option<Result<M::Item, Error>> {
         loop {
             if let Some(event) = self.queue.pop_front() {
                 return Some(Ok(event));
@@ -412,7 +643,8 @@ impl<R: Read> Iterator for Links<R> {
                     continue;
                 }
                 Some(Outcome::Alone(pending)) => {
-                    self.streaming = Some(pending.stream(Arc::clone(&self.options)));
+                    let mode = Arc::clone(&self.mode);
+                    self.streaming = Some(pending.stream(Arc::clone(&self.options), mode));
                     continue;
                 }
                 None => {}
@@ -433,7 +665,8 @@ impl<R: Read> Iterator for Links<R> {
                 }
                 if !self.warnings.is_empty() {
                     // Warnings after the last record (a truncated file, trailing junk).
-                    let warnings = self.warnings.drain(..).map(|w| Event::Warning(w.into()));
+                    let mode = &self.mode;
+                    let warnings = self.warnings.drain(..).map(|w| mode.warning(w.into()));
                     self.queue.extend(warnings);
                     continue;
                 }
@@ -448,5 +681,80 @@ impl<R: Read> Iterator for Links<R> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each link as the JSON of its [`LinkRef`], a line each.
+    struct Json;
+
+    impl Encode for Json {
+        type Output = Vec<String>;
+        fn start(&self) -> Vec<String> {
+            Vec::new()
+        }
+        fn link(&self, output: &mut Vec<String>, link: LinkRef<'_>) {
+            output.push(serde_json::to_string(&link).expect("a link serializes"));
+        }
+    }
+
+    /// A response record of `body` at `uri`, or, without `length`, one with no
+    /// `Content-Length` (read past with a warning).
+    fn record(uri: &str, body: &str, length: bool) -> String {
+        let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{body}");
+        let length = match length {
+            true => format!("Content-Length: {}\r\n", http.len()),
+            false => String::new(),
+        };
+        format!(
+            "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:{uri}>\r\n\
+             WARC-Target-URI: {uri}\r\nContent-Type: application/http;msgtype=response\r\n\
+             {length}\r\n{http}\r\n\r\n"
+        )
+    }
+
+    /// Encoded where they are found, the links and warnings are those of [`Links`], in
+    /// the same order, split into outputs of at most [`ENCODED_LINKS`] links.
+    #[test]
+    fn encoded_links_are_the_links() {
+        let many: String = (0..ENCODED_LINKS + 5)
+            .map(|i| format!("<a href=p{i}>"))
+            .collect();
+        let warc = [
+            record("http://h/a/", "<base href=/b/><img src=i.png>", true),
+            record("http://h/c/", "<a href=x>", false),
+            record("http://h/d/", &many, true),
+            record(
+                "http://h/e/",
+                "<style>p{background:url(e.png)}</style>",
+                true,
+            ),
+        ]
+        .concat();
+        let mut expected = Vec::new();
+        for event in Links::new(warc.as_bytes(), Options::new()) {
+            expected.push(match event.expect("readable") {
+                Event::Link(link) => serde_json::to_string(&link).expect("serializes"),
+                Event::Warning(warning) => format!("warning: {warning}"),
+            });
+        }
+        let mut found = Vec::new();
+        let mut largest = 0;
+        for item in EncodedLinks::new(warc.as_bytes(), Options::new(), Json) {
+            match item.expect("readable") {
+                Encoded::Links(lines) => {
+                    largest = largest.max(lines.len());
+                    found.extend(lines);
+                }
+                Encoded::Warning(warning) => found.push(format!("warning: {warning}")),
+            }
+        }
+        assert_eq!(found, expected);
+        assert_eq!(largest, ENCODED_LINKS);
+        assert!(expected.iter().any(|line| line.starts_with("warning: ")));
+        assert_eq!(expected.len(), 2 + 1 + ENCODED_LINKS + 5 + 1 + 1);
     }
 }

@@ -55,7 +55,7 @@ mod spool;
 mod stream;
 mod write;
 
-pub use list::{BATCH_BYTES, LARGE_PAYLOAD, Links};
+pub use list::{BATCH_BYTES, Encode, Encoded, EncodedLinks, LARGE_PAYLOAD, Links};
 pub use write::{ORIGINAL_RECORD_ID, rewrite};
 
 use crate::Options;

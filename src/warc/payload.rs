@@ -6,7 +6,7 @@ use super::http::{self, HttpHead, MAX_HTTP_HEAD};
 use super::{Error, RecordRef, Warning};
 use crate::base::{Base, BaseSource};
 use crate::html::{self, charset};
-use crate::links::Link;
+use crate::links::{Link, LinkRef};
 use crate::pipeline::{self, Body, Kind};
 use crate::{Options, Problem, Sink};
 use encoding_rs::Encoding;
@@ -595,7 +595,7 @@ pub(crate) fn charset_of(analysis: &Analysis, options: &Options) -> Option<&'sta
 struct RecordSink<'r, 'l, 'w, 's> {
     record: &'r RecordRef,
     output: Option<&'s mut dyn io::Write>,
-    on_link: Option<&'l mut dyn FnMut(Link)>,
+    on_link: Option<&'l mut dyn FnMut(LinkRef<'_>)>,
     warn: &'w mut dyn FnMut(Warning),
 }
 
@@ -607,6 +607,9 @@ impl Sink for RecordSink<'_, '_, '_, '_> {
         }
     }
     fn link(&mut self, link: Link) {
+        self.link_ref(link.borrowed());
+    }
+    fn link_ref(&mut self, link: LinkRef<'_>) {
         if let Some(on_link) = &mut self.on_link {
             on_link(link);
         }
@@ -641,7 +644,7 @@ pub(crate) fn process(
     body: &[u8],
     options: &Options,
     output: Option<&mut dyn io::Write>,
-    on_link: Option<&mut dyn FnMut(Link)>,
+    on_link: Option<&mut dyn FnMut(LinkRef<'_>)>,
     warn: &mut dyn FnMut(Warning),
 ) -> io::Result<()> {
     let outer = outer_base(analysis, options);
