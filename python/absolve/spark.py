@@ -50,6 +50,10 @@ The knobs:
     --num-output-partitions M  at most M Parquet files: the input partitions are coalesced
                                to M tasks (each writes one file; fewer tasks, fewer cores)
     --compression C            snappy (default, Spark's), zstd, gzip, lz4, brotli, none
+    --jvm-options OPTS         local mode, when this command starts the JVM: its options
+                               (default in the direct form: C1 only, the serial collector:
+                               the JVM only schedules and collects, and these halve its
+                               CPU time; none with --spark-writer or --rdd)
 
 Threads: Spark runs one task per core; absolve's own pool (rayon, which parses a WARC
 file's payloads in parallel) is set to one thread per task (``RAYON_NUM_THREADS=1`` in
@@ -81,6 +85,12 @@ COLUMNS = [
     ("base", True),
     ("base_from", False),
 ]
+
+
+# The JVM's options in local mode (see --jvm-options): the JVM only schedules and collects,
+# and a short job's CPU went mostly to JIT compiling and garbage collection threads: C1
+# only and the serial collector halved the JVM's CPU time (BENCHMARKS.md, "Crawl scale").
+LOCAL_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:CICompilerCount=1"
 
 
 def parse_arguments(argv=None):
@@ -120,6 +130,11 @@ def parse_arguments(argv=None):
         default="snappy",
         choices=["snappy", "zstd", "gzip", "lz4", "brotli", "none", "uncompressed"],
         help="the Parquet compression codec (default: snappy, Spark's)",
+    )
+    parser.add_argument(
+        "--jvm-options",
+        help="in local mode, when this command starts the JVM: its options (default, without"
+        f" --spark-writer or --rdd: {LOCAL_JVM_OPTIONS!r}; '' for the JVM's own)",
     )
     parser.add_argument("--overwrite", action="store_true", help="replace OUTPUT_DIR if it exists")
     parser.add_argument("--charset", help="the charset of pages that declare none (a WHATWG label)")
@@ -429,6 +444,13 @@ def run(arguments):
     if (master or "").startswith("local"):
         # Local mode: the workers' Python is this one, where absolve is installed.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        direct = not (arguments.rdd or arguments.spark_writer)
+        jvm_options = LOCAL_JVM_OPTIONS if arguments.jvm_options is None and direct else arguments.jvm_options
+        if not submitted and jvm_options:
+            # This process starts the JVM; in the direct form it only schedules tasks and
+            # collects summaries, and C2's compiling and a parallel collector cost more
+            # than they bring.
+            builder = builder.config("spark.driver.extraJavaOptions", jvm_options)
     spark = (
         builder.config("spark.sql.parquet.compression.codec", arguments.compression)
         .config("spark.ui.showConsoleProgress", "false")
