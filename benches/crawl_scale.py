@@ -1,7 +1,7 @@
 """Crawl scale (issue 24), every ratio measured in one run on the same files:
 
     target/venv/bin/python benches/crawl_scale.py [--files 30] [--copies 2] [--pages 2000]
-        [--large-mb 400] [--runs 3] [--no-spark] [--only cli,spark,batches,pandas]
+        [--large-mb 400] [--runs 3] [--no-spark] [--only cli,spark,batches,pandas] [--before BIN]
 
 1. `absolve links -r -j 2` against `-j 1` over a tree of WARC files and a tree of HTML
    pages (goal >= 1.7x), in interleaved rounds, the best and the median of --runs;
@@ -50,24 +50,26 @@ def load():
 
 def children_cpu():
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    return usage.ru_utime + usage.ru_stime, usage.ru_stime
 
 
 def timed(command, env=None):
-    """(wall seconds, CPU seconds) of a command, its output thrown away."""
-    cpu, started = children_cpu(), time.perf_counter()
+    """(wall seconds, CPU seconds, of which system) of a command, its output thrown away."""
+    (cpu, system), started = children_cpu(), time.perf_counter()
     subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
-    return time.perf_counter() - started, children_cpu() - cpu
+    after = children_cpu()
+    return time.perf_counter() - started, after[0] - cpu, after[1] - system
 
 
 def rounds(runs, commands):
     """Runs each of `commands` (thunks) once per round, interleaved; per command, the
-    (wall, CPU) of its fastest round and the median wall."""
+    best (wall, CPU, system CPU), each the least of the rounds, and the median wall."""
     results = [[] for _ in commands]
     for _ in range(runs):
         for result, command in zip(results, commands):
             result.append(command())
-    return [(min(r, key=lambda x: x[0]), statistics.median(x[0] for x in r)) for r in results]
+    best = lambda r: tuple(min(x[i] for x in r) for i in range(len(r[0])))
+    return [(best(r), statistics.median(x[0] for x in r)) for r in results]
 
 
 def cli_threads(binary, tree, runs, extra=()):
@@ -123,16 +125,20 @@ def one_core(command):
     return ["taskset", "-c", "0", *command] if shutil.which("taskset") else command
 
 
-def threads_section(binary, warc_tree, html_tree, runs):
+def threads_section(binary, warc_tree, html_tree, runs, before=None):
     print(f"== 1. links -r -j 2 against -j 1 (interleaved rounds: best, median wall) [{load()}]")
+    binaries = [("", binary)] + ([("before: ", before)] if before else [])
     for name, tree, extra in [("WARC", warc_tree, ()), ("HTML", html_tree, ("--url", "https://www.cloudflare.com/"))]:
-        (one, one_median), (two, two_median) = cli_threads(binary, tree, runs, extra)
-        print(
-            f"{name} tree: -j 1 {one[0]:.2f} s wall (median {one_median:.2f}) {one[1]:.2f} s CPU;"
-            f" -j 2 {two[0]:.2f} s wall (median {two_median:.2f}) {two[1]:.2f} s CPU"
-            f" ({two[1] / two[0]:.2f} cores busy): {one[0] / two[0]:.2f}x wall (medians {one_median / two_median:.2f}x),"
-            f" CPU -j 2 / -j 1 {two[1] / one[1]:.2f} [{load()}]"
-        )
+        command = lambda b, threads: lambda: timed([b, "links", "-r", "-j", threads, *extra, str(tree)])
+        results = rounds(runs, [command(b, threads) for _, b in binaries for threads in ["1", "2"]])
+        for n, (label, _) in enumerate(binaries):
+            (one, one_median), (two, two_median) = results[2 * n], results[2 * n + 1]
+            print(
+                f"{label}{name} tree: -j 1 {one[0]:.2f} s wall (median {one_median:.2f}) {one[1]:.2f} s CPU ({one[2]:.2f} system);"
+                f" -j 2 {two[0]:.2f} s wall (median {two_median:.2f}) {two[1]:.2f} s CPU ({two[2]:.2f} system):"
+                f" {one[0] / two[0]:.2f}x wall (medians {one_median / two_median:.2f}x),"
+                f" CPU -j 2 / -j 1 {two[1] / one[1]:.2f} [{load()}]"
+            )
 
 
 def batches_section(binary, paths, runs):
@@ -230,6 +236,7 @@ def main():
     parser.add_argument("--no-spark", action="store_true")
     parser.add_argument("--only", default="cli,spark,batches,pandas", help="which sections, comma-separated")
     parser.add_argument("--bin", default=str(REPO / "target" / "release" / "absolve"))
+    parser.add_argument("--before", help="another absolve binary timed beside --bin in section 1 (e.g. the one before a change)")
     arguments = parser.parse_args()
     only = set(arguments.only.split(","))
     binary = arguments.bin
@@ -246,7 +253,7 @@ def main():
             subprocess.run([sys.executable, str(REPO / "benches" / "generate.py"), "pages", str(arguments.pages), str(html_tree)], check=True)
             html_size = sum(p.stat().st_size for p in html_tree.rglob("*") if p.is_file()) / 1e6
             print(f"inputs: {len(paths)} WARC files ({size:.0f} MB gzip), {arguments.pages} HTML pages ({html_size:.0f} MB)")
-            threads_section(binary, warc_tree, html_tree, arguments.runs)
+            threads_section(binary, warc_tree, html_tree, arguments.runs, arguments.before)
         rows = None
         if "batches" in only or "spark" in only:
             rows = batches_section(binary, paths, arguments.runs)
