@@ -106,3 +106,26 @@ def test_a_job_without_links_still_has_a_table(tmp_path):
     assert table.num_rows == 0
     assert table.column_names == ["page_url", "record_id", "element", "attribute", "original", "resolved", "base", "base_from"]
     assert report[1].endswith("1 files could not be read:")
+
+
+def test_only_the_accepted_attempts_parts_are_committed(tmp_path):
+    """A retried or speculative attempt's part (left in _temporary) never reaches the table:
+    the driver moves only the parts named in the collected summaries."""
+    import pyarrow as pa
+
+    from absolve import spark
+
+    target = spark.Target(str(tmp_path / "out"), "job1", "snappy", "{}")
+    spark.prepare_output(target, overwrite=False)
+    filesystem, root = target.filesystem()
+    parts = {}
+    for partition, attempt, value in [(0, 0, "first"), (0, 1, "retried"), (1, 0, "other")]:
+        folder = target.attempt_dir(root, partition, attempt, 10 * partition + attempt)
+        filesystem.create_dir(folder)
+        parts[value] = f"{folder}/{target.part_name(partition)}"
+        pq.write_table(pa.table({"original": [value]}), parts[value], filesystem=filesystem)
+    summaries = [{"part": parts["retried"]}, {"part": parts["other"]}, {"part": parts["other"]}, {"part": None}]
+    assert spark.commit_parts(target, summaries) == 2
+    names = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert names == ["_SUCCESS", "part-00000-job1.c000.snappy.parquet", "part-00001-job1.c000.snappy.parquet"]
+    assert sorted(pq.read_table(tmp_path / "out").column("original").to_pylist()) == ["other", "retried"]
