@@ -1,22 +1,30 @@
 """Crawl scale (issue 24), every ratio measured in one run on the same files:
 
-    target/venv/bin/python benches/crawl_scale.py [--files 30] [--copies 2] [--pages 2000] [--no-spark]
+    target/venv/bin/python benches/crawl_scale.py [--files 30] [--copies 2] [--pages 2000]
+        [--large-mb 400] [--runs 3] [--no-spark] [--only cli,spark,batches,pandas] [--before BIN]
 
 1. `absolve links -r -j 2` against `-j 1` over a tree of WARC files and a tree of HTML
-   pages (goal >= 1.7x);
-2. the Spark job (`python -m absolve.spark`, mapInArrow over `warc_link_batches`):
-   local[2] against local[1] (goal >= 1.5x), and local[2]'s span against the CLI's
-   `links -r -j 2` wall time (goal <= 1.5x);
+   pages (goal >= 1.7x), in interleaved rounds, the best and the median of --runs;
+2. the Spark job (`python -m absolve.spark`): local[1] and local[2] with the parts written
+   by the Python workers (the default), local[2] with Spark's own writer
+   (`--spark-writer`, the form before), and the CLI's `links -r -j 1` and `-j 2` on the same
+   files right after: local[2] against local[1] (goal >= 1.5x) and local[2]'s span against
+   the CLI's `-j 2` wall time (goal <= 1.5x). The span is given two ways: the job's own
+   time (from the Spark session ready to the table committed, the report line's "in N s")
+   and the whole command's (with the JVM's start); CPU is the JVM's and the Python
+   workers'. Done on the WARC set, then on the same files repeated (hard links) to
+   --large-mb (0: not), since the JVM's fixed cost dominates a small set;
 3. `absolve.warc_link_batches` on one core (taskset -c 0) against the CLI's `links -j 1`
    on the same core (links per second, goal >= 0.9x);
-4. a pandas frame from the batches (`pa.Table.from_batches(...).to_pandas()`) against one
-   built from `warc_links`' `Link` objects (goal >= 5x).
+4. a pandas frame (5 files) from (a) the batches, `pa.Table.from_batches(...).to_pandas()`,
+   (b) the same with `types_mapper=pd.ArrowDtype`, (c) `warc_links`' `Link` objects: end
+   to end from the files, and the conversion alone (the parse done first, not timed).
+   Goal: >= 5x.
 
 The WARC files are benches/python_spark.py's (../shared/corpus's readable archives and
 pages as response records, concatenated; made in a temporary folder, never kept); the
-HTML tree is benches/generate.py's. Each figure is the median of --runs runs (the two
-sides alternating); wall and CPU seconds (the process and its children) are given, and
-the load average before and after: the machine may be shared.
+HTML tree is benches/generate.py's pages. Every figure is printed with the load average
+(`uptime`'s) when it was taken: the machine may be shared.
 """
 
 import argparse
@@ -36,35 +44,38 @@ sys.path.insert(0, str(REPO / "benches"))
 import python_spark  # noqa: E402  (benches/python_spark.py: the files and the Spark runner)
 
 
+def load():
+    return "load %.2f %.2f %.2f" % os.getloadavg()
+
+
 def children_cpu():
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    return usage.ru_utime + usage.ru_stime, usage.ru_stime
 
 
 def timed(command, env=None):
-    """(wall seconds, CPU seconds) of a command, its output thrown away."""
-    cpu, started = children_cpu(), time.perf_counter()
+    """(wall seconds, CPU seconds, of which system) of a command, its output thrown away."""
+    (cpu, system), started = children_cpu(), time.perf_counter()
     subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
-    return time.perf_counter() - started, children_cpu() - cpu
+    after = children_cpu()
+    return time.perf_counter() - started, after[0] - cpu, after[1] - system
 
 
-def median_pair(runs, first, second):
-    """Runs `first` and `second` alternately; the median (wall, cpu) of each."""
-    ones, twos = [], []
+def rounds(runs, commands):
+    """Runs each of `commands` (thunks) once per round, interleaved; per command, the
+    best (wall, CPU, system CPU), each the least of the rounds, and the median wall."""
+    results = [[] for _ in commands]
     for _ in range(runs):
-        ones.append(first())
-        twos.append(second())
-    pick = lambda results: (statistics.median(r[0] for r in results), statistics.median(r[1] for r in results))
-    return pick(ones), pick(twos)
+        for result, command in zip(results, commands):
+            result.append(command())
+    best = lambda r: tuple(min(x[i] for x in r) for i in range(len(r[0])))
+    return [(best(r), statistics.median(x[0] for x in r)) for r in results]
 
 
 def cli_threads(binary, tree, runs, extra=()):
-    one, two = median_pair(
-        runs,
-        lambda: timed([binary, "links", "-r", "-j", "1", *extra, str(tree)]),
-        lambda: timed([binary, "links", "-r", "-j", "2", *extra, str(tree)]),
-    )
-    return one, two
+    """`links -r -j 1` and `-j 2` over `tree`, interleaved: best and median of each."""
+    command = lambda threads: lambda: timed([binary, "links", "-r", "-j", threads, *extra, str(tree)])
+    return rounds(runs, [command("1"), command("2")])
 
 
 BATCHES = """
@@ -85,23 +96,28 @@ PANDAS = """
 import sys, time, warnings
 import pandas as pd, pyarrow as pa
 import absolve
-paths = sys.argv[2:]
+how, paths = sys.argv[1], sys.argv[2:]
 columns = ["page_url", "record_id", "element", "attribute", "original", "resolved", "base", "base_from"]
 warnings.simplefilter("ignore", absolve.AbsolveWarning)
 started = time.perf_counter()
-if sys.argv[1] == "batches":
-    # pandas' own types: a Python str per value, as the frame from Link objects has.
-    frame = pa.Table.from_batches([b for p in paths for b in absolve.warc_link_batches(p)]).to_pandas()
-elif sys.argv[1] == "arrow-backed":
-    # pandas >= 2 with Arrow-backed columns: the strings stay in the batches' buffers.
-    frame = pa.Table.from_batches([b for p in paths for b in absolve.warc_link_batches(p)]).to_pandas(types_mapper=pd.ArrowDtype)
+if how == "links":
+    parsed = [l for p in paths for l in absolve.warc_links(p)]
+else:
+    parsed = [b for p in paths for b in absolve.warc_link_batches(p)]
+converting = time.perf_counter()
+if how == "batches":
+    # pandas' own types (object columns, or pandas 3's pyarrow-backed str).
+    frame = pa.Table.from_batches(parsed).to_pandas()
+elif how == "arrow-backed":
+    # Arrow-backed columns: the strings stay in the batches' buffers.
+    frame = pa.Table.from_batches(parsed).to_pandas(types_mapper=pd.ArrowDtype)
 else:
     frame = pd.DataFrame(
-        [(l.target_uri, l.record, l.element, l.attribute, l.original, l.resolved, l.base, l.base_from)
-         for p in paths for l in absolve.warc_links(p)],
+        [(l.target_uri, l.record, l.element, l.attribute, l.original, l.resolved, l.base, l.base_from) for l in parsed],
         columns=columns,
     )
-print(len(frame), time.perf_counter() - started)
+done = time.perf_counter()
+print(len(frame), done - started, done - converting)
 """
 
 
@@ -109,87 +125,148 @@ def one_core(command):
     return ["taskset", "-c", "0", *command] if shutil.which("taskset") else command
 
 
+def threads_section(binary, warc_tree, html_tree, runs, before=None):
+    print(f"== 1. links -r -j 2 against -j 1 (interleaved rounds: best, median wall) [{load()}]")
+    binaries = [("", binary)] + ([("before: ", before)] if before else [])
+    for name, tree, extra in [("WARC", warc_tree, ()), ("HTML", html_tree, ("--url", "https://www.cloudflare.com/"))]:
+        command = lambda b, threads: lambda: timed([b, "links", "-r", "-j", threads, *extra, str(tree)])
+        results = rounds(runs, [command(b, threads) for _, b in binaries for threads in ["1", "2"]])
+        for n, (label, _) in enumerate(binaries):
+            (one, one_median), (two, two_median) = results[2 * n], results[2 * n + 1]
+            print(
+                f"{label}{name} tree: -j 1 {one[0]:.2f} s wall (median {one_median:.2f}) {one[1]:.2f} s CPU ({one[2]:.2f} system);"
+                f" -j 2 {two[0]:.2f} s wall (median {two_median:.2f}) {two[1]:.2f} s CPU ({two[2]:.2f} system):"
+                f" {one[0] / two[0]:.2f}x wall (medians {one_median / two_median:.2f}x),"
+                f" CPU -j 2 / -j 1 {two[1] / one[1]:.2f} [{load()}]"
+            )
+
+
+def batches_section(binary, paths, runs):
+    print(f"== 3. warc_link_batches on one core against links -j 1 on the same core [{load()}]")
+    env = {**os.environ, "RAYON_NUM_THREADS": "1"}
+    (cli, _), (batches, _) = rounds(
+        runs,
+        [
+            lambda: timed(one_core([binary, "links", "-j", "1", "--format", "warc", *map(str, paths)])),
+            lambda: timed(one_core([sys.executable, "-c", BATCHES, *map(str, paths)]), env=env),
+        ],
+    )
+    rows = int(subprocess.run([sys.executable, "-c", BATCHES, *map(str, paths)], capture_output=True, text=True, check=True).stdout.split()[0])
+    print(
+        f"{rows} links: CLI {cli[0]:.2f} s wall {cli[1]:.2f} s CPU ({rows / cli[0] / 1e6:.2f} M links/s);"
+        f" warc_link_batches {batches[0]:.2f} s wall {batches[1]:.2f} s CPU ({rows / batches[0] / 1e6:.2f} M links/s):"
+        f" {cli[0] / batches[0]:.2f}x the CLI's throughput (wall), {cli[1] / batches[1]:.2f}x (CPU) [{load()}]"
+    )
+    return rows
+
+
+def pandas_section(paths, runs):
+    print(f"== 4. a pandas frame (5 files): from batches, Arrow-backed, from Link objects [{load()}]")
+    some = list(map(str, paths[:5]))
+
+    def frame(how):
+        out = subprocess.run([sys.executable, "-c", PANDAS, how, *some], capture_output=True, text=True, check=True).stdout.split()
+        return float(out[1]), float(out[2])
+
+    ways = ["batches", "arrow-backed", "links"]
+    seen = {way: [] for way in ways}
+    for _ in range(runs):  # interleaved rounds; the best of each measure
+        for way in ways:
+            seen[way].append(frame(way))
+    whole = {way: min(w for w, _ in seen[way]) for way in ways}
+    conversion = {way: min(c for _, c in seen[way]) for way in ways}
+    for way in ways:
+        print(
+            f"{way}: end to end {whole[way]:.3f} s ({whole['links'] / whole[way]:.2f}x faster than from Link objects);"
+            f" conversion alone {conversion[way]:.4f} s ({conversion['links'] / conversion[way]:.1f}x) [{load()}]"
+        )
+
+
+def spark_section(binary, listing, tree, rows, work, label):
+    print(f"== 2. the Spark job on {label}: local[1], local[2], Spark's writer, then the CLI [{load()}]")
+    results = {}
+    for name, master, mode in [("local[1]", "local[1]", "arrow"), ("local[2]", "local[2]", "arrow"), ("local[2] --spark-writer", "local[2]", "spark-writer")]:
+        results[name] = result = python_spark.with_spark(listing, work, master, mode)
+        assert result["links"] == rows, (result["links"], rows)
+        print(
+            f"{name}: job {result['job']:.1f} s (Spark's start {result['ready']:.1f} s before it), command {result['wall']:.1f} s wall;"
+            f" CPU: JVM {result['jvm']:.1f} s, Python workers {result['workers']:.1f} s [{load()}]"
+        )
+    cli = {}
+    for threads in ["1", "2"]:
+        cli[threads] = timed([binary, "links", "-r", "-j", threads, str(tree)])
+        print(f"links -r -j {threads}: {cli[threads][0]:.2f} s wall, {cli[threads][1]:.2f} s CPU [{load()}]")
+    one, two = results["local[1]"], results["local[2]"]
+    cpu = lambda r: r["jvm"] + r["workers"]
+    print(
+        f"{label}: local[2] vs local[1] {one['job'] / two['job']:.2f}x (job), {one['wall'] / two['wall']:.2f}x (command);"
+        f" local[2] against links -r -j 2: job {two['job'] / cli['2'][0]:.2f}x, command {two['wall'] / cli['2'][0]:.2f}x;"
+        f" CPU {cpu(two):.1f} s against the CLI's {cli['2'][1]:.2f} s ({cpu(two) / cli['2'][1]:.1f}x);"
+        f" Spark's writer: job {results['local[2] --spark-writer']['job']:.1f} s, CPU {cpu(results['local[2] --spark-writer']):.1f} s"
+    )
+
+
+def repeated(paths, target_mb, folder):
+    """The files hard-linked (copied where links cannot be made) into `folder` as many
+    times as it takes to reach `target_mb`; (listing, paths)."""
+    folder.mkdir()
+    size = sum(p.stat().st_size for p in paths)
+    copies = max(1, round(target_mb * 1e6 / size))
+    made = []
+    for copy in range(copies):
+        for path in paths:
+            name = folder / f"{copy:03}-{path.name}"
+            try:
+                os.link(path, name)
+            except OSError:
+                shutil.copyfile(path, name)
+            made.append(name)
+    listing = folder.parent / f"{folder.name}.paths"
+    listing.write_text("".join(f"{p}\n" for p in made))
+    return listing, made
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", type=int, default=30)
     parser.add_argument("--copies", type=int, default=2)
     parser.add_argument("--pages", type=int, default=2000)
+    parser.add_argument("--large-mb", type=int, default=400, help="the WARC files repeated to this size for Spark (0: not)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-spark", action="store_true")
+    parser.add_argument("--only", default="cli,spark,batches,pandas", help="which sections, comma-separated")
     parser.add_argument("--bin", default=str(REPO / "target" / "release" / "absolve"))
+    parser.add_argument("--before", help="another absolve binary timed beside --bin in section 1 (e.g. the one before a change)")
     arguments = parser.parse_args()
+    only = set(arguments.only.split(","))
     binary = arguments.bin
     work = pathlib.Path(tempfile.mkdtemp(prefix="absolve-crawl-scale-"))
     try:
-        print(f"load average before: {os.getloadavg()}; {os.cpu_count()} cores")
+        print(f"{os.cpu_count()} cores; {binary} [{load()}]")
         warc_tree = work / "warc"
         warc_tree.mkdir()
         listing, paths = python_spark.make_files(warc_tree, arguments.files, arguments.copies)
         listing = listing.rename(work / "warc.paths")
         size = sum(p.stat().st_size for p in paths) / 1e6
         html_tree = work / "pages"
-        subprocess.run([sys.executable, str(REPO / "benches" / "generate.py"), "pages", str(arguments.pages), str(html_tree)], check=True)
-        html_size = sum(p.stat().st_size for p in html_tree.rglob("*") if p.is_file()) / 1e6
-        print(f"inputs: {len(paths)} WARC files ({size:.0f} MB gzip), {arguments.pages} HTML pages ({html_size:.0f} MB)")
-
-        print("== 1. links -r -j 2 against -j 1 (median of the runs: wall, CPU)")
-        figures = {}
-        for name, tree, extra in [("WARC", warc_tree, ()), ("HTML", html_tree, ("--url", "https://www.cloudflare.com/"))]:
-            one, two = cli_threads(binary, tree, arguments.runs, extra)
-            figures[name] = two
-            print(
-                f"{name} tree: -j 1 {one[0]:.2f} s wall {one[1]:.2f} s CPU; -j 2 {two[0]:.2f} s wall"
-                f" {two[1]:.2f} s CPU ({two[1] / two[0]:.2f} cores busy): {one[0] / two[0]:.2f}x wall,"
-                f" CPU per link {one[1] / two[1]:.2f}x"
-            )
-
-        print("== 3. warc_link_batches on one core against links -j 1 on the same core")
-        cli, batches = median_pair(
-            arguments.runs,
-            lambda: timed(one_core([binary, "links", "-j", "1", "--format", "warc", *map(str, paths)])),
-            lambda: timed(one_core([sys.executable, "-c", BATCHES, *map(str, paths)]), env={**os.environ, "RAYON_NUM_THREADS": "1"}),
-        )
-        rows = int(subprocess.run([sys.executable, "-c", BATCHES, *map(str, paths)], capture_output=True, text=True, check=True).stdout.split()[0])
-        print(
-            f"{rows} links: CLI {cli[0]:.2f} s wall {cli[1]:.2f} s CPU ({rows / cli[0] / 1e6:.2f} M links/s);"
-            f" warc_link_batches {batches[0]:.2f} s wall {batches[1]:.2f} s CPU ({rows / batches[0] / 1e6:.2f} M links/s):"
-            f" {cli[0] / batches[0]:.2f}x the CLI's throughput (wall), {cli[1] / batches[1]:.2f}x (CPU)"
-        )
-
-        print("== 4. a pandas frame from the batches against one from Link objects (5 files)")
-        some = list(map(str, paths[:5]))
-        pandas = lambda how: float(subprocess.run([sys.executable, "-c", PANDAS, how, *some], capture_output=True, text=True, check=True).stdout.split()[1])
-        from_batches = statistics.median(pandas("batches") for _ in range(arguments.runs))
-        arrow_backed = statistics.median(pandas("arrow-backed") for _ in range(arguments.runs))
-        from_links = statistics.median(pandas("links") for _ in range(arguments.runs))
-        print(
-            f"from Link objects {from_links:.2f} s; from batches {from_batches:.2f} s ({from_links / from_batches:.2f}x),"
-            f" Arrow-backed (types_mapper=pd.ArrowDtype) {arrow_backed:.2f} s ({from_links / arrow_backed:.2f}x)"
-        )
-
-        if not arguments.no_spark:
-            print("== 2. the Spark job (mapInArrow over warc_link_batches): local[1], local[2], against links -r -j 2")
-            spark = {}
-            for master in ["local[1]", "local[2]"]:
-                spark[master] = result = python_spark.with_spark(listing, work, master, "arrow")
-                assert result["links"] == rows, (result["links"], rows)
-                print(
-                    f"{master}: job {result['job']:.1f} s, command {result['wall']:.1f} s wall;"
-                    f" CPU: JVM {result['jvm']:.1f} s, Python workers {result['workers']:.1f} s"
-                )
-            cli_two = timed([binary, "links", "-r", "-j", "2", str(warc_tree)])
-            one, two = spark["local[1]"], spark["local[2]"]
-            spark_cpu = lambda r: r["jvm"] + r["workers"]
-            print(
-                f"CPU of the job (JVM + Python workers) {spark_cpu(two):.1f} s against the CLI's {cli_two[1]:.2f} s:"
-                f" {spark_cpu(two) / cli_two[1]:.1f}x"
-            )
-            print(
-                f"local[2] vs local[1]: {one['job'] / two['job']:.2f}x (job);"
-                f" local[2] job {two['job']:.1f} s against links -r -j 2 {cli_two[0]:.2f} s:"
-                f" {two['job'] / cli_two[0]:.2f}x (command with the JVM's start: {two['wall'] / cli_two[0]:.2f}x)"
-            )
-        print(f"load average after: {os.getloadavg()}")
+        if "cli" in only:
+            subprocess.run([sys.executable, str(REPO / "benches" / "generate.py"), "pages", str(arguments.pages), str(html_tree)], check=True)
+            html_size = sum(p.stat().st_size for p in html_tree.rglob("*") if p.is_file()) / 1e6
+            print(f"inputs: {len(paths)} WARC files ({size:.0f} MB gzip), {arguments.pages} HTML pages ({html_size:.0f} MB)")
+            threads_section(binary, warc_tree, html_tree, arguments.runs, arguments.before)
+        rows = None
+        if "batches" in only or "spark" in only:
+            rows = batches_section(binary, paths, arguments.runs)
+        if "pandas" in only:
+            pandas_section(paths, arguments.runs)
+        if "spark" in only and not arguments.no_spark:
+            spark_section(binary, listing, warc_tree, rows, work, f"{len(paths)} files, {size:.0f} MB")
+            if arguments.large_mb:
+                large_listing, large = repeated(paths, arguments.large_mb, work / "large")
+                large_size = sum(p.stat().st_size for p in large) / 1e6
+                copies = len(large) // len(paths)
+                spark_section(binary, large_listing, work / "large", rows * copies, work, f"{len(large)} files, {large_size:.0f} MB")
+        print(f"[{load()}]")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -9,7 +9,8 @@ all of it --copies times (default 8: about 97,000 links and 5.4 MB a file). Meas
 - the job's own time (from the report line: the Spark action, without the JVM's start)
   and the wall time of the whole command, for local[1] and local[2];
 - the CPU time of the JVM and of the Python workers (sampled from /proc): what bounds it;
-- both ways rows reach the JVM: Arrow batches (mapInArrow, the default) and cc-pyspark's
+- the three ways links reach Parquet: Arrow batches written by the Python workers (the
+  default), Arrow batches handed to the JVM's writer (--spark-writer) and cc-pyspark's
   RDD of pickled rows (--rdd);
 - the same links read in this process without Spark (absolve.warc_links + the row tuple):
   what the work costs on one core, so that what Spark adds shows.
@@ -115,12 +116,14 @@ def cpu_by_process(root):
 
 
 def with_spark(listing, workdir, master, mode):
+    """Runs the job; mode: "arrow" (the default: parts written by the Python workers),
+    "spark-writer" (mapInArrow to the JVM, Spark writes) or "rdd"."""
     output = workdir / f"out-{mode}-{master.replace('[', '').replace(']', '')}"
     shutil.rmtree(output, ignore_errors=True)
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "absolve.spark", "--master", master, str(listing), str(output)]
-        + (["--rdd"] if mode == "rdd" else []),
+        + {"rdd": ["--rdd"], "spark-writer": ["--spark-writer"]}.get(mode, []),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -141,7 +144,8 @@ def with_spark(listing, workdir, master, mode):
     line = next(l for l in done.stderr.splitlines() if "WARC files read" in l)
     job = float(re.search(r" in ([0-9.]+) s ", line).group(1))
     links = int(re.search(r"([0-9]+) links written", line).group(1))
-    return {"job": job, "wall": wall, "links": links, "line": line, "jvm": jvm, "workers": workers}
+    ready = float(re.search(r"Spark started in ([0-9.]+) s", line).group(1))
+    return {"job": job, "ready": ready, "wall": wall, "links": links, "line": line, "jvm": jvm, "workers": workers}
 
 
 def main():
@@ -155,7 +159,7 @@ def main():
         help="how many times each file holds the corpus records (Spark's start costs ~10 s of"
         " JVM CPU whatever the input: small inputs measure only that)",
     )
-    parser.add_argument("--mode", choices=["arrow", "rdd", "both"], default="both")
+    parser.add_argument("--mode", choices=["arrow", "spark-writer", "rdd", "all"], default="all")
     arguments = parser.parse_args()
     if not CORPUS.is_dir():
         sys.exit(f"needs the shared corpus at {CORPUS}")
@@ -168,7 +172,7 @@ def main():
         warnings.simplefilter("ignore", absolve.AbsolveWarning)
         seconds, rows = without_spark(paths)
     print(f"without Spark, one core: {rows} links in {seconds:.1f} s")
-    modes = ["arrow", "rdd"] if arguments.mode == "both" else [arguments.mode]
+    modes = ["arrow", "spark-writer", "rdd"] if arguments.mode == "all" else [arguments.mode]
     for mode in modes:
         results = {}
         for master in ["local[1]", "local[2]"]:

@@ -6,20 +6,40 @@
 The pattern of Common Crawl's cc-pyspark jobs: INPUT_LIST is a text file naming one WARC
 file per line (a local path, a ``file:`` URI, or an ``http(s)://`` URL, read as a stream);
 its lines are split into partitions, and ``mapInArrow`` (Spark >= 3.3) runs
-``absolve.warc_link_batches`` over each file of a partition: the Arrow record batches it
-builds in Rust go to the JVM and on to Parquet as they are, with no Python object per link
-(``--rdd``: cc-pyspark's ``mapPartitions`` over ``absolve.warc_links``, a pickled row per
-link, about three times the CPU time). The links go to OUTPUT_DIR as a Parquet table, one
-row per link:
+``absolve.warc_link_batches`` over each file of a partition. The links go to OUTPUT_DIR as
+a Parquet table, one row per link:
 
     page_url   the record's WARC-Target-URI (the page's URL; null if the record has none)
     record_id  the record's WARC-Record-ID (null if the record has none)
     element, attribute, original, resolved, base, base_from
                as in ``absolve links`` (attribute and base may be null)
 
+How the links reach Parquet (the default): each task writes the Arrow record batches
+absolve builds in Rust straight to one Parquet file of its own with
+``pyarrow.parquet.ParquetWriter`` (one row group per batch, snappy by default), in the
+Python worker: the links never cross to the JVM, which sees only one small summary row
+per WARC file (the file, its links, its warnings, why it could not be read, the part
+file). The part file is written under ``OUTPUT_DIR/_temporary/JOB/ATTEMPT/``, a name of
+the task attempt's own; once every task's summary is collected, the driver moves the part
+file of each partition's accepted attempt to ``OUTPUT_DIR/part-NNNNN-JOB.c000.snappy.parquet``,
+deletes ``_temporary`` (with whatever failed, retried or speculative attempts left there)
+and writes ``_SUCCESS``, as Spark's own file committer does: a retried or duplicated task
+never leaves two copies of its rows. OUTPUT_DIR is opened with ``pyarrow.fs`` (a local
+path, ``file:``, ``s3://``, ``gs://``, ``hdfs://``): every executor must reach it by the
+same name (in local mode, any local path). The files carry Spark's schema in their
+metadata, so ``spark.read.parquet`` and ``pyarrow.parquet.read_table`` read them as
+Spark's own.
+
+``--spark-writer``: the batches go to the JVM instead, through ``mapInArrow``, and Spark
+writes the Parquet files (any filesystem Hadoop knows; the JVM converts every link to a
+row: on 406 MB of WARC files, the JVM's CPU time was 40 s against 8 s, the whole job's
+63 s against 32 s). ``--rdd``: cc-pyspark's ``mapPartitions`` over
+``absolve.warc_links``, a pickled row per link (the slowest form: last measured at about
+three times ``--spark-writer``'s CPU time).
+
 A file that cannot be read (missing, not a WARC, damaged gzip data) does not stop the job:
-it is counted (a Spark accumulator) and named in the report printed at the end; the links
-read from a damaged file before the damage are kept. The job fails only if Spark does.
+it is counted and named in the report printed at the end; the links read from a damaged
+file before the damage are kept. The job fails only if Spark does.
 
 The knobs:
 
@@ -27,9 +47,15 @@ The knobs:
                                the files' sizes vary); with one WARC file per line, each task
                                reads ~files/N files one after another: keep N >= the cores
                                so that every core stays busy till the end
-    --batch-rows R             links per Arrow batch (default 65536, ~10 MB of strings):
-                               memory per task grows with it, the JVM's cost per batch shrinks
-    --num-output-partitions M  how many Parquet files (default: one per input partition)
+    --batch-rows R             links per Arrow batch (default 65536, ~10 MB of strings),
+                               and so per Parquet row group: memory per task grows with it
+    --num-output-partitions M  at most M Parquet files: the input partitions are coalesced
+                               to M tasks (each writes one file; fewer tasks, fewer cores)
+    --compression C            snappy (default, Spark's), zstd, gzip, lz4, brotli, none
+    --jvm-options OPTS         local mode, when this command starts the JVM: its options
+                               (default in the direct form: C1 only, the serial collector:
+                               the JVM only schedules and collects, and these halve its
+                               CPU time; none with --spark-writer or --rdd)
 
 Threads: Spark runs one task per core; absolve's own pool (rayon, which parses a WARC
 file's payloads in parallel) is set to one thread per task (``RAYON_NUM_THREADS=1`` in
@@ -63,6 +89,12 @@ COLUMNS = [
 ]
 
 
+# The JVM's options in local mode (see --jvm-options): the JVM only schedules and collects,
+# and a short job's CPU went mostly to JIT compiling and garbage collection threads: C1
+# only and the serial collector halved the JVM's CPU time (BENCHMARKS.md, "Crawl scale").
+LOCAL_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:CICompilerCount=1"
+
+
 def parse_arguments(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m absolve.spark",
@@ -84,12 +116,28 @@ def parse_arguments(argv=None):
         help="rows through an RDD (cc-pyspark's form, pickled row by row) instead of Arrow batches",
     )
     parser.add_argument(
+        "--spark-writer",
+        action="store_true",
+        help="hand the Arrow batches to the JVM and let Spark write the Parquet files (any Hadoop"
+        " filesystem; ~2x the job's CPU) instead of writing them from the Python workers",
+    )
+    parser.add_argument(
         "--batch-rows",
         type=int,
         default=65536,
-        help="links per Arrow batch handed to Spark (default: 65536; memory per task grows with it)",
+        help="links per Arrow batch and Parquet row group (default: 65536; memory per task grows with it)",
     )
-    parser.add_argument("--compression", default="snappy", help="the Parquet compression codec (default: snappy)")
+    parser.add_argument(
+        "--compression",
+        default="snappy",
+        choices=["snappy", "zstd", "gzip", "lz4", "brotli", "none", "uncompressed"],
+        help="the Parquet compression codec (default: snappy, Spark's)",
+    )
+    parser.add_argument(
+        "--jvm-options",
+        help="in local mode, when this command starts the JVM: its options (default, without"
+        f" --spark-writer or --rdd: {LOCAL_JVM_OPTIONS!r}; '' for the JVM's own)",
+    )
     parser.add_argument("--overwrite", action="store_true", help="replace OUTPUT_DIR if it exists")
     parser.add_argument("--charset", help="the charset of pages that declare none (a WHATWG label)")
     parser.add_argument("--resolve-fragments", action="store_true", help="resolve #x references too, as RFC 1808 §5 does")
@@ -176,6 +224,127 @@ def arrow_batches(batches, counters, options, batch_rows=65536):
                     counters["warnings"].add(sum(isinstance(w.message, absolve.AbsolveWarning) for w in seen))
 
 
+# The summary of one WARC file that a task of the direct form hands to the JVM.
+SUMMARY = [("file", "string"), ("links", "long"), ("warnings", "long"), ("failure", "string"), ("part", "string")]
+
+
+class Target:
+    """Where the direct form's tasks write: OUTPUT_DIR (a path or a ``pyarrow.fs`` URI),
+    the job's id (in the part files' names), the codec and Spark's schema (as JSON, for
+    the files' metadata). Made in the driver, pickled to the tasks."""
+
+    def __init__(self, output, job, compression, spark_schema):
+        if "://" not in output and not output.startswith("file:"):
+            output = os.path.abspath(output)
+        self.output, self.job, self.spark_schema = output, job, spark_schema
+        self.compression = "none" if compression == "uncompressed" else compression
+
+    def filesystem(self):
+        """(filesystem, OUTPUT_DIR's path in it)."""
+        from pyarrow import fs
+
+        return fs.FileSystem.from_uri(self.output)
+
+    def part_name(self, partition):
+        codec = "" if self.compression == "none" else f".{self.compression}"
+        return f"part-{partition:05d}-{self.job}.c000{codec}.parquet"
+
+    def attempt_dir(self, root, partition, attempt, task_attempt):
+        """The task attempt's own folder: no two attempts of a task write the same file."""
+        return f"{root}/_temporary/{self.job}/attempt-{partition:05d}-{attempt}-{task_attempt}"
+
+    def arrow_schema(self, schema):
+        """``schema`` with Spark's row metadata, as Spark's own Parquet files carry it."""
+        return schema.with_metadata({"org.apache.spark.sql.parquet.row.metadata": self.spark_schema})
+
+
+def parquet_parts(batches, options, batch_rows, target):
+    """``mapInArrow`` of the direct form: the links of every WARC file named in ``batches``
+    (Arrow batches of lines of the list), from ``absolve.warc_link_batches`` to the task
+    attempt's own Parquet file, batch by batch; yields only one summary row per WARC file
+    (``SUMMARY``), once the file is closed. The same rows as ``arrow_batches``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from pyspark import TaskContext
+
+    import absolve
+
+    task = TaskContext.get()
+    partition, attempt, task_attempt = task.partitionId(), task.attemptNumber(), task.taskAttemptId()
+    filesystem, root = target.filesystem()
+    part = f"{target.attempt_dir(root, partition, attempt, task_attempt)}/{target.part_name(partition)}"
+    writer = None
+    summary = {name: [] for name, _ in SUMMARY}
+    try:
+        for batch in batches:
+            for line in batch.column(0).to_pylist():
+                uri = (line or "").strip()
+                if not uri or uri.startswith("#"):
+                    continue
+                rows, problem = 0, None
+                with warnings.catch_warnings(record=True) as seen:
+                    warnings.simplefilter("always", absolve.AbsolveWarning)
+                    try:
+                        for links in absolve.warc_link_batches(open_warc(uri), batch_rows, **options):
+                            if writer is None:
+                                filesystem.create_dir(part.rsplit("/", 1)[0])
+                                schema = target.arrow_schema(links.schema)
+                                writer = pq.ParquetWriter(part, schema, filesystem=filesystem, compression=target.compression)
+                            writer.write_batch(links)
+                            rows += links.num_rows
+                    except (OSError, ValueError) as error:
+                        problem = failure(uri, error)
+                for name, value in [("file", uri), ("links", rows), ("failure", problem), ("part", None)]:
+                    summary[name].append(value)
+                summary["warnings"].append(sum(isinstance(w.message, absolve.AbsolveWarning) for w in seen))
+    finally:
+        if writer is not None:
+            writer.close()
+    if writer is not None:
+        summary["part"] = [part] * len(summary["file"])
+    types = {"string": pa.string(), "long": pa.int64()}
+    yield pa.RecordBatch.from_pydict(summary, schema=pa.schema([(n, types[t]) for n, t in SUMMARY]))
+
+
+def prepare_output(target, overwrite):
+    """OUTPUT_DIR made (emptied first with ``overwrite``; refused if it exists without)."""
+    from pyarrow import fs
+
+    filesystem, root = target.filesystem()
+    if filesystem.get_file_info(root).type != fs.FileType.NotFound:
+        if not overwrite:
+            raise FileExistsError(f"{target.output} exists (--overwrite replaces it)")
+        filesystem.delete_dir(root)
+    filesystem.create_dir(root)
+
+
+def commit_parts(target, summaries):
+    """Moves the part file of each partition's accepted attempt (those named in the
+    collected ``summaries``) to OUTPUT_DIR, deletes ``_temporary`` (the other attempts'
+    files with it) and writes ``_SUCCESS``. A job that found no link gets one empty
+    part, so that the table still has its schema."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from pyarrow import fs
+
+    filesystem, root = target.filesystem()
+    parts = sorted({s["part"] for s in summaries if s["part"]})
+    for part in parts:
+        filesystem.move(part, f"{root}/{part.rsplit('/', 1)[1]}")
+    if not parts:
+        pq.write_table(
+            target.arrow_schema(pa.schema([pa.field(n, pa.string(), null) for n, null in COLUMNS])).empty_table(),
+            f"{root}/{target.part_name(0)}",
+            filesystem=filesystem,
+            compression=target.compression,
+        )
+    if filesystem.get_file_info(f"{root}/_temporary").type != fs.FileType.NotFound:
+        filesystem.delete_dir(f"{root}/_temporary")
+    with filesystem.open_output_stream(f"{root}/_SUCCESS"):
+        pass
+    return len(parts)
+
+
 def failure(uri, error):
     """One line of the report: the file, then what was wrong with it."""
     if isinstance(error, OSError) and error.strerror:
@@ -210,10 +379,60 @@ def make_counters(spark_context):
     }
 
 
+def write_with_spark(spark, arguments, partitions, counters, options):
+    """The links to Parquet through the JVM: ``--rdd`` (pickled rows) or ``--spark-writer``
+    (``mapInArrow`` over the batches); the counts go to ``counters`` (accumulators)."""
+    context = spark.sparkContext
+    if arguments.rdd:
+        # cc-pyspark's own form: an RDD of rows, pickled row by row to the JVM.
+        rows = context.textFile(arguments.input, minPartitions=partitions).mapPartitions(
+            lambda lines: links_of_partition(lines, counters, options)
+        )
+        table = spark.createDataFrame(rows, schema=schema(), verifySchema=False)
+    else:
+        # The same mapPartitions over the list, as Arrow batches (Spark >= 3.3).
+        paths = spark.read.text(arguments.input).repartition(partitions)
+        batch_rows = arguments.batch_rows
+        table = paths.mapInArrow(lambda batches: arrow_batches(batches, counters, options, batch_rows), schema())
+    if arguments.num_output_partitions:
+        table = table.coalesce(arguments.num_output_partitions)
+    table.write.mode("overwrite" if arguments.overwrite else "errorifexists").parquet(arguments.output)
+
+
+def write_directly(spark, arguments, partitions, options):
+    """The links to Parquet from the Python workers (see the module's docstring): each task
+    writes its part file, the JVM collects one summary row per WARC file, the driver
+    commits the accepted attempts' parts. Returns the report's counts, from the summaries
+    (a retried task's are counted once, unlike an accumulator's)."""
+    import uuid
+
+    target = Target(arguments.output, uuid.uuid4().hex, arguments.compression, schema().json())
+    prepare_output(target, arguments.overwrite)
+    paths = spark.read.text(arguments.input).repartition(partitions)
+    if arguments.num_output_partitions:
+        paths = paths.coalesce(arguments.num_output_partitions)
+    batch_rows = arguments.batch_rows
+    summary = ", ".join(f"{name} {kind}" for name, kind in SUMMARY)
+    rows = paths.mapInArrow(lambda batches: parquet_parts(batches, options, batch_rows, target), summary)
+    summaries = [row.asDict() for row in rows.collect()]
+    commit_parts(target, summaries)
+    failed = [s["failure"] for s in summaries if s["failure"] is not None]
+    return {
+        "read": len(summaries) - len(failed),
+        "failed": len(failed),
+        "links": sum(s["links"] for s in summaries),
+        "warnings": sum(s["warnings"] for s in summaries),
+        "failures": sorted(failed),
+    }
+
+
 def run(arguments):
-    """Runs the job; returns the report's counts."""
+    """Runs the job; returns the report's counts, with ``seconds`` (the job's own time,
+    from the Spark session's start to the table's commit) and ``ready`` (the seconds
+    the Spark session took to start, the JVM's included)."""
     from pyspark.sql import SparkSession
 
+    starting = time.perf_counter()
     builder = SparkSession.builder.appName("absolve-links")
     # Under spark-submit (or with PYSPARK_SUBMIT_ARGS), the master is already chosen.
     submitted = any(v in os.environ for v in ("PYSPARK_GATEWAY_PORT", "SPARK_ENV_LOADED", "PYSPARK_SUBMIT_ARGS"))
@@ -227,11 +446,19 @@ def run(arguments):
     if (master or "").startswith("local"):
         # Local mode: the workers' Python is this one, where absolve is installed.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        direct = not (arguments.rdd or arguments.spark_writer)
+        jvm_options = LOCAL_JVM_OPTIONS if arguments.jvm_options is None and direct else arguments.jvm_options
+        if not submitted and jvm_options:
+            # This process starts the JVM; in the direct form it only schedules tasks and
+            # collects summaries, and C2's compiling and a parallel collector cost more
+            # than they bring.
+            builder = builder.config("spark.driver.extraJavaOptions", jvm_options)
     spark = (
         builder.config("spark.sql.parquet.compression.codec", arguments.compression)
         .config("spark.ui.showConsoleProgress", "false")
         .getOrCreate()
     )
+    ready = time.perf_counter() - starting
     try:
         context = spark.sparkContext
         counters = make_counters(context)
@@ -243,30 +470,16 @@ def run(arguments):
         }
         partitions = arguments.num_input_partitions or 4 * context.defaultParallelism
         started = time.perf_counter()
-        if arguments.rdd:
-            # cc-pyspark's own form: an RDD of rows, pickled row by row to the JVM.
-            rows = context.textFile(arguments.input, minPartitions=partitions).mapPartitions(
-                lambda lines: links_of_partition(lines, counters, options)
-            )
-            table = spark.createDataFrame(rows, schema=schema(), verifySchema=False)
+        if arguments.rdd or arguments.spark_writer:
+            write_with_spark(spark, arguments, partitions, counters, options)
+            counts = {name: counters[name].value for name in ["read", "failed", "links", "warnings"]}
+            counts["failures"] = sorted(counters["failures"].value)
         else:
-            # The same mapPartitions over the list, as Arrow batches (Spark >= 3.3).
-            paths = spark.read.text(arguments.input).repartition(partitions)
-            batch_rows = arguments.batch_rows
-            table = paths.mapInArrow(lambda batches: arrow_batches(batches, counters, options, batch_rows), schema())
-        if arguments.num_output_partitions:
-            table = table.coalesce(arguments.num_output_partitions)
-        table.write.mode("overwrite" if arguments.overwrite else "errorifexists").parquet(arguments.output)
-        seconds = time.perf_counter() - started
-        return {
-            "read": counters["read"].value,
-            "failed": counters["failed"].value,
-            "links": counters["links"].value,
-            "warnings": counters["warnings"].value,
-            "failures": sorted(counters["failures"].value),
-            "seconds": seconds,
-            "master": context.master,
-        }
+            counts = write_directly(spark, arguments, partitions, options)
+        counts["seconds"] = time.perf_counter() - started
+        counts["ready"] = ready
+        counts["master"] = context.master
+        return counts
     finally:
         spark.stop()
 
@@ -274,7 +487,8 @@ def run(arguments):
 def report(counts, output, stream=sys.stderr):
     print(
         f"absolve.spark: {counts['read']} WARC files read, {counts['links']} links written to {output}"
-        f" in {counts['seconds']:.1f} s ({counts['master']}); {counts['warnings']} warnings;"
+        f" in {counts['seconds']:.1f} s ({counts['master']}, Spark started in {counts['ready']:.1f} s);"
+        f" {counts['warnings']} warnings;"
         f" {counts['failed']} files could not be read" + (":" if counts["failed"] else ""),
         file=stream,
     )
@@ -284,7 +498,11 @@ def report(counts, output, stream=sys.stderr):
 
 def main(argv=None):
     arguments = parse_arguments(argv)
-    counts = run(arguments)
+    try:
+        counts = run(arguments)
+    except FileExistsError as error:
+        print(f"absolve.spark: {error}", file=sys.stderr)
+        return 2
     report(counts, arguments.output)
     return 0
 

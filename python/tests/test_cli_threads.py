@@ -66,3 +66,29 @@ def test_zero_threads_is_a_usage_error():
     status, _, stderr = links("-j", "0", FIXTURES / "html")
     assert status == 2
     assert any("--threads" in line for line in stderr)
+
+
+def test_large_outputs_streamed_and_spooled_keep_their_order(tmp_path):
+    # Several files each past the spool's memory cap: the oldest unfinished one writes
+    # straight out while those behind it spool (to disk), then empty their spool in turn.
+    for n in range(4):
+        page = b"".join(b"<a href=f%dp%d.html>" % (n, i) for i in range(40000))
+        (tmp_path / f"{n}.warc.gz").write_bytes(gzip.compress(warc_record(b"http://h/%d/" % n, page, b"<urn:%d>" % n)))
+    one = links("-r", "-j", "1", tmp_path)
+    two = links("-r", "-j", "2", tmp_path)
+    assert one[0] == two[0] == 0
+    assert len(one[1]) > 4 * (4 << 20)
+    assert two[1] == one[1]
+
+
+def test_a_closed_pipe_stops_the_run_quietly(tmp_path):
+    page = b"".join(b"<a href=p%d.html>" % i for i in range(40000))
+    for n in range(4):
+        (tmp_path / f"{n}.warc.gz").write_bytes(gzip.compress(warc_record(b"http://h/%d/" % n, page, b"<urn:%d>" % n)))
+    binary = cli_binary()
+    if binary is None or not binary.exists():
+        pytest.skip("needs the absolve CLI: cargo build --release (or set ABSOLVE_BIN)")
+    done = subprocess.run(f"'{binary}' links -r -j 2 '{tmp_path}' | head -n 1", shell=True, capture_output=True, timeout=60)
+    assert done.stdout.count(b"\n") == 1
+    assert b'"original":"p0.html"' in done.stdout
+    assert b"rror" not in done.stderr

@@ -10,7 +10,7 @@ use absolve::pipeline;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use spool::Spool;
+use spool::InOrder;
 use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -318,18 +318,20 @@ fn links_in_turn(
 /// at most [`spool::SPILL`] bytes in memory, the rest on disk).
 const AHEAD_PER_THREAD: usize = 4;
 
-/// The links of the inputs on the global pool's threads, several inputs at a time, each
-/// into its own [`Spool`]; the spools are written to `out` in input order as soon as the
-/// inputs before them are, so the output is that of [`links_in_turn`], byte for byte.
+/// The links of the inputs on the global pool's threads, several inputs at a time. The
+/// oldest input not yet written out writes straight to `out`; each one behind it writes
+/// into its own [`Spool`](spool::Spool), emptied into `out` when its turn comes
+/// ([`InOrder`]), so the output is that of [`links_in_turn`], byte for byte.
 fn links_in_parallel(
     checked: &Checked,
     documents: &[Input],
-    out: &mut impl Write,
+    out: &mut (impl Write + Send),
     counts: &mut Counts,
 ) -> Listed {
     let window = rayon::current_num_threads() * AHEAD_PER_THREAD;
     let stop = AtomicBool::new(false);
-    let (done, finished) = mpsc::channel::<(usize, Spool, io::Result<Tally>)>();
+    let shared = InOrder::new(out);
+    let (done, finished) = mpsc::channel::<(usize, spool::Spool, io::Result<Tally>)>();
     let mut failures = Vec::new();
     let mut pipe_closed = false;
     rayon::in_place_scope(|scope| {
@@ -337,34 +339,39 @@ fn links_in_parallel(
         let mut ready = BTreeMap::new();
         while written < documents.len() {
             while started < documents.len() && started < written + window {
-                let (index, input, done, stop) =
-                    (started, &documents[started], done.clone(), &stop);
+                let (index, input, done, stop, shared) =
+                    (started, &documents[started], done.clone(), &stop, &shared);
                 scope.spawn(move |_| {
-                    let mut spool = Spool::new();
+                    let mut slot = shared.slot(index);
                     let result = match stop.load(Ordering::Relaxed) {
                         true => Ok(Tally::default()),
                         false => {
                             let label = output::label(input.path.as_deref());
-                            run(input, checked, LinksSink::new(&mut spool, &label))
+                            run(input, checked, LinksSink::new(&mut slot, &label))
                         }
                     };
+                    let (left, written) = slot.finish();
+                    // A failure to write comes first, as in turn (the sink stops at it).
+                    let result = written.and(result);
                     // The receiver is gone only once the writer stopped: nothing to tell.
-                    let _ = done.send((index, spool, result));
+                    let _ = done.send((index, left, result));
                 });
                 started += 1;
             }
-            let Ok((index, spool, result)) = finished.recv() else {
+            let Ok((index, left, result)) = finished.recv() else {
                 break;
             };
-            ready.insert(index, (spool, result));
-            while let Some((spool, result)) = ready.remove(&written) {
+            ready.insert(index, (left, result));
+            while let Some((left, result)) = ready.remove(&written) {
                 let input = &documents[written];
                 written += 1;
                 if pipe_closed {
+                    shared.finish_head(spool::Spool::new()).ok();
                     continue;
                 }
                 // The links found before a failure are written too, as in turn.
-                let result = match (spool.copy_to(out), result) {
+                let result = match (shared.finish_head(left), result) {
+                    (_, Err(error)) if error.kind() == io::ErrorKind::BrokenPipe => Err(error),
                     (Err(error), _) => Err(error),
                     (Ok(()), result) => result,
                 };
