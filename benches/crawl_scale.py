@@ -4,7 +4,9 @@
         [--large-mb 400] [--runs 3] [--no-spark] [--only cli,spark,batches,pandas] [--before BIN]
 
 1. `absolve links -r -j 2` against `-j 1` over a tree of WARC files and a tree of HTML
-   pages (goal >= 1.7x), in interleaved rounds, the best and the median of --runs;
+   pages (goal >= 1.7x), in interleaved rounds, the best and the median of --runs; beside
+   them, the machine's own ceiling: the same files as two independent `-j 1` processes on
+   halves of the bytes, run at once (what two cores give here at best);
 2. the Spark job (`python -m absolve.spark`): local[1] and local[2] with the parts written
    by the Python workers (the default), local[2] with Spark's own writer
    (`--spark-writer`, the form before), and the CLI's `links -r -j 1` and `-j 2` on the same
@@ -125,12 +127,44 @@ def one_core(command):
     return ["taskset", "-c", "0", *command] if shutil.which("taskset") else command
 
 
+def halves(tree):
+    """The files of `tree`, sorted, cut in two lists of about the same size in bytes."""
+    files = sorted(p for p in pathlib.Path(tree).rglob("*") if p.is_file())
+    total, seen, cut = sum(p.stat().st_size for p in files), 0, len(files)
+    for i, path in enumerate(files):
+        if seen >= total / 2:
+            cut = i
+            break
+        seen += path.stat().st_size
+    return [str(p) for p in files[:cut]], [str(p) for p in files[cut:]]
+
+
+def two_processes(binary, tree, extra):
+    """The machine's own ceiling: two independent `links -j 1` processes, each over half
+    of the tree's bytes, started together; (wall, CPU, system) until both are done."""
+    first, second = halves(tree)
+    (cpu, system), started = children_cpu(), time.perf_counter()
+    running = [
+        subprocess.Popen([binary, "links", "-j", "1", *extra, *half], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for half in (first, second)
+    ]
+    for process in running:
+        process.wait()
+    after = children_cpu()
+    return time.perf_counter() - started, after[0] - cpu, after[1] - system
+
+
 def threads_section(binary, warc_tree, html_tree, runs, before=None):
     print(f"== 1. links -r -j 2 against -j 1 (interleaved rounds: best, median wall) [{load()}]")
     binaries = [("", binary)] + ([("before: ", before)] if before else [])
     for name, tree, extra in [("WARC", warc_tree, ()), ("HTML", html_tree, ("--url", "https://www.cloudflare.com/"))]:
         command = lambda b, threads: lambda: timed([b, "links", "-r", "-j", threads, *extra, str(tree)])
-        results = rounds(runs, [command(b, threads) for _, b in binaries for threads in ["1", "2"]])
+        commands = [command(b, threads) for _, b in binaries for threads in ["1", "2"]]
+        # The same work as two independent processes at once: what two cores of this
+        # machine give at best (shared caches, memory bandwidth, a busy neighbour).
+        commands.append(lambda: two_processes(binary, tree, extra))
+        results = rounds(runs, commands)
+        (ceiling, ceiling_median) = results[-1]
         for n, (label, _) in enumerate(binaries):
             (one, one_median), (two, two_median) = results[2 * n], results[2 * n + 1]
             print(
@@ -139,6 +173,13 @@ def threads_section(binary, warc_tree, html_tree, runs, before=None):
                 f" {one[0] / two[0]:.2f}x wall (medians {one_median / two_median:.2f}x),"
                 f" CPU -j 2 / -j 1 {two[1] / one[1]:.2f} [{load()}]"
             )
+        (one, one_median) = results[0]
+        (two, two_median) = results[1]
+        print(
+            f"{name} tree, the machine's ceiling: two independent -j 1 processes on halves {ceiling[0]:.2f} s wall"
+            f" (median {ceiling_median:.2f}), {ceiling[1]:.2f} s CPU: {one[0] / ceiling[0]:.2f}x -j 1's wall"
+            f" (medians {one_median / ceiling_median:.2f}x); -j 2 reaches {ceiling[0] / two[0]:.2f} of it [{load()}]"
+        )
 
 
 def batches_section(binary, paths, runs):
