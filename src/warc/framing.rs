@@ -214,6 +214,8 @@ impl<R: Read> Framing<R> {
                 let head_at = at + p as u64;
                 match self.read_head(line[p..].to_vec(), head_at)? {
                     Found::Head(head) if self.takes_as_first(&head) => {
+                        // Damage found while its head was read is before it.
+                        self.report_damage(warn);
                         self.report_skipped(warn);
                         self.start = head_at;
                         return Ok(Some(head));

@@ -462,9 +462,9 @@ impl<R: Read> Stream<R> {
             .copied()
     }
 
-    /// Whether the input is at its end with no member open.
+    /// Whether the input is at its end with no member open (and no search paused).
     pub fn at_end(&mut self) -> io::Result<bool> {
-        if self.replayed < self.replay.len() {
+        if self.replayed < self.replay.len() || self.skipping.is_some() {
             return Ok(false);
         }
         match &mut self.body {

@@ -263,10 +263,13 @@ impl<R: Read, W: Write> Job<'_, R, W> {
 
     /// Stops keeping the compressed bytes read from here on, when what they decode to is
     /// recompressed, and drops those kept of it: not when the next member has begun (read
-    /// ahead), whose bytes are kept. Damage or a new member keeps them again.
+    /// ahead), whose bytes are kept, nor while bytes that are not gzip data are skipped.
+    /// Damage or a new member keeps them again.
     fn go_lean(&mut self) -> bool {
         let at = self.framing.position();
-        if self.framing.input.get_ref().member_after(at).is_some() {
+        let stream = self.framing.input.get_ref();
+        if stream.member_after(at).is_some() || stream.skipping() {
+            // A run of bytes that are not gzip data is being skipped: it is kept.
             return false;
         }
         self.drop_kept_to(at + 1);
