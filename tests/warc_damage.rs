@@ -665,3 +665,111 @@ fn shared_member_then_own_members() {
         .unwrap();
     assert!(contains(&plain, &image(2)) && plain.ends_with(&absolute(5)));
 }
+
+/// A run of junk longer than what is held of it at a time (4 MiB), between gzip members or
+/// after the last: after a record's own member, after a whole-file member (its records
+/// recompressed), after one ending in bytes that are not a record, or with no member after
+/// it. `rewrite` copies it once, in place, as it is, with one warning; the records around
+/// it are read. (A junk run after a recompressed member ending in bytes that are not a
+/// record was dropped at the next record.)
+#[test]
+fn long_junk_runs_are_copied_once_in_place() {
+    let junk = vec![b'J'; 10 << 20];
+    let whole = gz(&[relative(1), relative(3)].concat());
+    let whole_tail = gz(&[relative(1), relative(3), b"garbage\n".to_vec()].concat());
+    let cases = [
+        ("own member", gz(&absolute(1)), Some(gz(&absolute(2)))),
+        ("own member, last", gz(&absolute(1)), None),
+        ("whole file", whole.clone(), Some(gz(&absolute(2)))),
+        ("whole file, last", whole, None),
+        (
+            "whole file, bytes after",
+            whole_tail,
+            Some(gz(&absolute(2))),
+        ),
+    ];
+    for (name, before, after) in cases {
+        let after = after.unwrap_or_default();
+        let file = [&before[..], &junk, &after].concat();
+        let (out, warnings) = rewritten(&file);
+        let damaged: Vec<_> = warnings
+            .iter()
+            .filter(|w| w.contains("damaged gzip data"))
+            .collect();
+        assert_eq!(damaged.len(), 1, "{name}: {warnings:?}");
+        assert!(
+            damaged[0].contains(&format!("from byte {} ", before.len())),
+            "{name}: {warnings:?}"
+        );
+        // The junk once, in place: right after the first member(s), which decompress
+        // whole; the last member as it was (its link is absolute).
+        let at = out
+            .windows(64)
+            .position(|w| w == &junk[..64])
+            .unwrap_or_else(|| panic!("{name}: no junk in the output"));
+        assert_eq!(&out[at..at + junk.len()], &junk[..], "{name}");
+        assert_eq!(&out[at + junk.len()..], &after[..], "{name}");
+        assert!(!contains(&out[..at], b"JJJJ"), "{name}");
+        let mut plain = Vec::new();
+        flate2::read::MultiGzDecoder::new(&out[..at])
+            .read_to_end(&mut plain)
+            .unwrap();
+        assert!(contains(&plain, b"<urn:uuid:1>\r\n"), "{name}");
+        if !after.is_empty() {
+            let (found, _) = links(&file);
+            assert!(found.contains(&"http://x/abs2".to_owned()), "{name}");
+        }
+    }
+    // Members of their own left as they are: byte for byte.
+    let file = [gz(&absolute(1)), junk.clone(), gz(&absolute(2))].concat();
+    assert_eq!(rewritten(&file).0, file);
+}
+
+/// A whole-file gzip member holding several records, damaged (corrupt deflate data) in
+/// bytes between two of its records, followed by a member of its own: the damaged
+/// compressed bytes are copied as they are, from where the damage was found, with a
+/// warning, and the record after them is read.
+#[test]
+fn damage_between_records_of_a_recompressed_member_is_copied() {
+    // Bytes that are not a record, compressing some (Huffman-coded, so that damage is
+    // found where it is).
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let noise: Vec<u8> = (0..400_000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            b'a' + (state >> 24) as u8 % 16
+        })
+        .collect();
+    let mut member = gz(&[relative(1), relative(3), noise].concat());
+    let middle = member.len() / 2;
+    for byte in &mut member[middle..middle + 4096] {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        *byte = (state >> 24) as u8;
+    }
+    let last = gz(&absolute(2));
+    let file = [&member[..], &last].concat();
+    let (out, warnings) = rewritten(&file);
+    let warning = warnings
+        .iter()
+        .find(|w| w.contains("damaged gzip data"))
+        .unwrap_or_else(|| panic!("{warnings:?}"));
+    let found_at: usize = warning
+        .split("found at byte ")
+        .nth(1)
+        .and_then(|rest| rest.split(':').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{warning}"));
+    assert!(found_at > middle && found_at < member.len(), "{warning}");
+    // The damaged part, as it is, then the last member as it was.
+    assert!(out.ends_with(&file[found_at..]), "{warnings:?}");
+    let (found, _) = links(&out);
+    assert!(
+        found.contains(&"http://h1/dir/rel1".to_owned()),
+        "{found:?}"
+    );
+    assert!(found.contains(&"http://x/abs2".to_owned()), "{found:?}");
+}

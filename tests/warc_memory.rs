@@ -275,3 +275,55 @@ fn gz(bytes: &[u8]) -> Vec<u8> {
     gz.write_all(bytes).unwrap();
     gz.finish().unwrap()
 }
+
+/// Counts the bytes written and the warnings.
+struct Tally {
+    written: u64,
+    warnings: Vec<String>,
+}
+
+impl Sink for Tally {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.written += bytes.len() as u64;
+        Ok(())
+    }
+    fn warning(&mut self, warning: absolve::Warning) {
+        self.warnings.push(warning.to_string());
+    }
+}
+
+/// A run of junk between gzip members (or after the last) is copied by `rewrite` a few
+/// MiB at a time, not held whole until the next member: the peak stays far below its
+/// size (it was the junk's size), with one warning, every byte copied.
+#[test]
+fn rewrite_does_not_hold_a_junk_run() {
+    alone("rewrite_does_not_hold_a_junk_run", || {
+        let _serial = SERIAL.lock().unwrap();
+        let junk = 48 * MIB as u64;
+        let record = response(b"<a href=x>", false);
+        let member = gz(&record);
+        let whole = gz(&[record.clone(), record.clone()].concat());
+        for (name, first, last) in [
+            ("own members", &member, Some(&member)),
+            ("own member, last", &member, None),
+            ("whole file", &whole, Some(&member)),
+        ] {
+            let last = last.map_or(&[][..], |last| &last[..]);
+            let input = || {
+                io::Cursor::new(first.clone())
+                    .chain(io::repeat(b'J').take(junk))
+                    .chain(io::Cursor::new(last.to_vec()))
+            };
+            let mut tally = Tally {
+                written: 0,
+                warnings: Vec::new(),
+            };
+            let peak = peak_during(|| {
+                rewrite(input(), &Options::default(), &mut tally).unwrap();
+            });
+            assert_eq!(tally.warnings.len(), 1, "{name}: {:?}", tally.warnings);
+            assert!(tally.written > junk, "{name}");
+            assert!(peak < 16 * MIB, "{name}: peak {} MiB", peak / MIB);
+        }
+    });
+}

@@ -67,7 +67,8 @@ pub(crate) struct Framing<R> {
     /// Where the bytes skipped before the next record start, while skipping.
     skipped_at: Option<u64>,
     /// [`next_head`](Self::next_head) returns `None` (with `yielded` set) each time it
-    /// has skipped this many bytes, so that its caller can pass on what it keeps of them.
+    /// has skipped this many bytes, or the input's search for a gzip member has kept its
+    /// limit of compressed bytes, so that its caller can pass on what it keeps of them.
     pub yield_after: Option<u64>,
     /// The last `None` of `next_head` was a pause, not the end of the input.
     pub yielded: bool,
@@ -180,7 +181,7 @@ impl<R: Read> Framing<R> {
         loop {
             self.report_damage(warn);
             if let Some(limit) = self.yield_after
-                && self.skipped - skipped_before >= limit
+                && (self.skipped - skipped_before >= limit || self.input.get_mut().kept_full())
             {
                 self.yielded = true;
                 return Ok(None);
@@ -213,6 +214,8 @@ impl<R: Read> Framing<R> {
                 let head_at = at + p as u64;
                 match self.read_head(line[p..].to_vec(), head_at)? {
                     Found::Head(head) if self.takes_as_first(&head) => {
+                        // Damage found while its head was read is before it.
+                        self.report_damage(warn);
                         self.report_skipped(warn);
                         self.start = head_at;
                         return Ok(Some(head));

@@ -20,6 +20,22 @@ pub(crate) const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 /// the decoder reads on into before it fails).
 const LOOKBACK: usize = 1 << 20;
 
+/// How many kept bytes a run of bytes that are not gzip data may add before the stream
+/// pauses (its read returns 0, not at the end), so that they are passed on (by `rewrite`)
+/// and dropped: the memory held for a run of junk stays bounded whatever its length.
+pub(crate) const KEPT_LIMIT: usize = 4 << 20;
+
+/// How a search for the next gzip member ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Skip {
+    /// At a member's start.
+    Found,
+    /// The input ended first.
+    End,
+    /// [`KEPT_LIMIT`] bytes are kept: the search goes on at the next read.
+    Paused,
+}
+
 /// A buffered reader of the raw input that counts the bytes consumed and, while
 /// `keeping`, keeps them. Bytes given back ([`Tee::unread`]) are read again first.
 pub(crate) struct Tee<R> {
@@ -38,6 +54,8 @@ pub(crate) struct Tee<R> {
     member_from: u64,
     /// The member had more bytes than are recorded.
     member_full: bool,
+    /// The last bytes consumed by a paused search, looked at again when it goes on.
+    skip_tail: Vec<u8>,
 }
 
 impl<R: Read> Tee<R> {
@@ -53,6 +71,7 @@ impl<R: Read> Tee<R> {
             member: Vec::new(),
             member_from: 0,
             member_full: true,
+            skip_tail: Vec::new(),
         }
     }
 
@@ -98,8 +117,8 @@ impl<R: Read> Tee<R> {
 
     /// RFC 1952 §2.3: after a damaged member, the next member's start: searched in the
     /// damaged member's bytes after its first (those still kept, when keeping), then in the
-    /// input; the bytes before it are consumed. `false` when the input ends first.
-    fn find_member(&mut self, member_start: u64) -> io::Result<bool> {
+    /// input; the bytes before it are consumed.
+    fn find_member(&mut self, member_start: u64) -> io::Result<Skip> {
         let mut from = member_start + 1;
         if self.keeping {
             from = from.max(self.kept_from);
@@ -111,7 +130,7 @@ impl<R: Read> Tee<R> {
                 let back = self.member[at + i..].to_vec();
                 self.member.clear();
                 self.unread(&back);
-                return Ok(true);
+                return Ok(Skip::Found);
             }
             // The last bytes may begin a header whose rest is not read yet.
             let keep = (self.member.len() - at).min(GZIP_HEADER - 1);
@@ -123,18 +142,23 @@ impl<R: Read> Tee<R> {
         self.skip_to_member()
     }
 
-    /// Consumes bytes up to the next gzip member start; `false` when the input ends first.
-    fn skip_to_member(&mut self) -> io::Result<bool> {
-        let mut tail: Vec<u8> = Vec::new();
+    /// Consumes bytes up to the next gzip member start. While keeping, pauses once
+    /// [`KEPT_LIMIT`] bytes are kept: called again, it goes on where it stopped.
+    fn skip_to_member(&mut self) -> io::Result<Skip> {
+        let mut tail: Vec<u8> = std::mem::take(&mut self.skip_tail);
         loop {
+            if self.keeping && self.kept.len() >= KEPT_LIMIT {
+                self.skip_tail = tail;
+                return Ok(Skip::Paused);
+            }
             let buf = self.fill_buf()?;
             if buf.is_empty() {
-                return Ok(false);
+                return Ok(Skip::End);
             }
             if tail.is_empty() {
                 if let Some(i) = find_gzip_start(buf) {
                     self.consume(i);
-                    return Ok(true);
+                    return Ok(Skip::Found);
                 }
                 // The last bytes could begin a member whose header continues in the
                 // next read: they are looked at again with it.
@@ -152,7 +176,7 @@ impl<R: Read> Tee<R> {
                 Some(i) if i < back => {
                     let again = joined[i..back].to_vec();
                     self.unread(&again);
-                    return Ok(true);
+                    return Ok(Skip::Found);
                 }
                 _ => {}
             }
@@ -290,6 +314,18 @@ pub(crate) struct Damage {
     pub resumed_at: Option<u64>,
 }
 
+/// Damage whose search for the next member is paused ([`Skip::Paused`]): it is noted
+/// (one [`Damage`]) when the search ends.
+struct Pending {
+    offset: u64,
+    found_at: u64,
+    reason: String,
+    /// The bytes are after a member that ended whole (not inside a damaged one).
+    after_member: bool,
+    /// A read is to return 0 once when the search ends (the damaged member gave bytes).
+    pause: bool,
+}
+
 enum Body<R> {
     Plain(Tee<R>),
     /// Inside a gzip member.
@@ -332,6 +368,8 @@ pub(crate) struct Stream<R> {
     /// recompressed: on damage, the input's bytes are kept again from where it was found,
     /// so that the damaged part is copied once, as it is.
     pub lean: bool,
+    /// The search for the next member after damage, paused.
+    skipping: Option<Pending>,
 }
 
 impl<R: Read> Stream<R> {
@@ -358,6 +396,7 @@ impl<R: Read> Stream<R> {
             keep_gzip: false,
             spare: None,
             lean: false,
+            skipping: None,
         })
     }
 
@@ -423,9 +462,9 @@ impl<R: Read> Stream<R> {
             .copied()
     }
 
-    /// Whether the input is at its end with no member open.
+    /// Whether the input is at its end with no member open (and no search paused).
     pub fn at_end(&mut self) -> io::Result<bool> {
-        if self.replayed < self.replay.len() {
+        if self.replayed < self.replay.len() || self.skipping.is_some() {
             return Ok(false);
         }
         match &mut self.body {
@@ -455,25 +494,60 @@ impl<R: Read> Stream<R> {
         }
     }
 
-    /// Notes damage from file offset `offset` (found at `found_at`) and moves to the
-    /// next member start after `search_from`.
+    /// Notes damage (`pending`) and moves to the next member start after `search_from`;
+    /// `true` when the search is paused ([`Skip::Paused`]).
     fn damaged_member(
         &mut self,
         tee: &mut Tee<R>,
-        offset: u64,
-        found_at: u64,
-        reason: String,
+        pending: Pending,
         search_from: u64,
-    ) -> io::Result<()> {
-        let resumed = tee.find_member(search_from)?;
-        self.damage.push(Damage {
-            offset,
-            found_at,
-            reason,
-            resumed_at: resumed.then_some(tee.consumed),
-        });
+    ) -> io::Result<bool> {
         self.damaged += 1;
-        Ok(())
+        let skip = tee.find_member(search_from)?;
+        Ok(self.settle(tee, pending, skip))
+    }
+
+    /// After a search for the next member: the damage is noted once it ends, else it
+    /// waits, paused; `true` when paused.
+    fn settle(&mut self, tee: &Tee<R>, pending: Pending, skip: Skip) -> bool {
+        if skip == Skip::Paused {
+            self.skipping = Some(pending);
+            return true;
+        }
+        self.damage.push(Damage {
+            offset: pending.offset,
+            found_at: pending.found_at,
+            reason: pending.reason,
+            resumed_at: (skip == Skip::Found).then_some(tee.consumed),
+        });
+        false
+    }
+
+    /// Whether a search for the next member is paused.
+    pub fn skipping(&self) -> bool {
+        self.skipping.is_some()
+    }
+
+    /// Whether a paused search holds [`KEPT_LIMIT`] kept bytes: they are to be passed on.
+    pub fn kept_full(&mut self) -> bool {
+        self.skipping.is_some() && self.tee().kept.len() >= KEPT_LIMIT
+    }
+
+    /// Whether every byte produced has been read, a member ended whole, and bytes that
+    /// are not a member follow it (their search paused): the reader is at a member's end.
+    pub fn at_member_end(&self, position: u64) -> bool {
+        self.skipping.as_ref().is_some_and(|p| p.after_member)
+            && position == self.produced
+            && self.replayed == self.replay.len()
+    }
+
+    /// Where the first damage not reported yet was found in the file (a paused search's
+    /// included).
+    pub fn first_damage_found_at(&self) -> Option<u64> {
+        self.damage
+            .first()
+            .map(|d| d.found_at)
+            .or(self.skipping.as_ref().map(|p| p.found_at))
     }
 
     fn read_gzip(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -505,15 +579,18 @@ impl<R: Read> Stream<R> {
                             // What was decoded is recompressed: the rest is kept as it is.
                             tee.keeping = true;
                         }
-                        let reason = error.to_string();
-                        self.damaged_member(
-                            &mut tee,
-                            member_start,
+                        let pending = Pending {
+                            offset: member_start,
                             found_at,
-                            reason,
-                            member_start,
-                        )?;
+                            reason: error.to_string(),
+                            after_member: false,
+                            pause: produced,
+                        };
+                        let paused = self.damaged_member(&mut tee, pending, member_start)?;
                         self.body = Body::Between(tee);
+                        if paused {
+                            return Ok(0);
+                        }
                         if produced {
                             self.pause = true;
                             return Ok(0);
@@ -521,6 +598,21 @@ impl<R: Read> Stream<R> {
                     }
                 },
                 Body::Between(mut tee) => {
+                    if let Some(pending) = self.skipping.take() {
+                        // A paused search goes on.
+                        let pause = pending.pause;
+                        let skip = tee.skip_to_member()?;
+                        let paused = self.settle(&tee, pending, skip);
+                        self.body = Body::Between(tee);
+                        if paused {
+                            return Ok(0);
+                        }
+                        if pause {
+                            self.pause = true;
+                            return Ok(0);
+                        }
+                        continue;
+                    }
                     let start = tee.fill_buf()?;
                     if start.is_empty() {
                         self.body = Body::Between(tee);
@@ -529,10 +621,23 @@ impl<R: Read> Stream<R> {
                     if !(GZIP_MAGIC.starts_with(&start[..start.len().min(3)])) {
                         // Bytes between members that are not a member (padding, junk).
                         let offset = tee.consumed;
-                        let reason = "bytes that are not a gzip member".to_owned();
+                        let pending = Pending {
+                            offset,
+                            found_at: offset,
+                            reason: "bytes that are not a gzip member".to_owned(),
+                            after_member: true,
+                            pause: false,
+                        };
+                        if std::mem::take(&mut self.lean) {
+                            // What was decoded is recompressed: these are kept as they are.
+                            tee.keeping = true;
+                        }
                         tee.member.clear();
-                        self.damaged_member(&mut tee, offset, offset, reason, offset)?;
+                        let paused = self.damaged_member(&mut tee, pending, offset)?;
                         self.body = Body::Between(tee);
+                        if paused {
+                            return Ok(0);
+                        }
                         continue;
                     }
                     if std::mem::take(&mut self.lean) {

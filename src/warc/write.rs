@@ -207,6 +207,16 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         // Bytes recompressed into the open member: their compressed bytes are not kept
         // (each input byte goes out once); damage or a new member keeps them again.
         let lean = gzip && !leading && !forwarding && self.go_lean();
+        // Damage found while skipping in a member being recompressed: where, so that the
+        // damaged bytes are copied as they are, not dropped with the member's.
+        let recompressing = gzip && !leading && self.member_mode == MemberMode::Recompressing;
+        let mut damage_found_at = None;
+        let mut warn = |warning: Warning| {
+            if let Warning::DamagedGzip { found_at, .. } = &warning {
+                damage_found_at.get_or_insert(*found_at);
+            }
+            warn(warning)
+        };
         let (open, out, lead) = (&mut self.open, &mut self.out, &mut self.lead);
         let mut skipped = |bytes: &[u8]| -> std::io::Result<()> {
             if let Some(lead) = lead.as_mut().filter(|_| leading) {
@@ -226,13 +236,16 @@ impl<R: Read, W: Write> Job<'_, R, W> {
                 (true, false) => write_member(open, out, bytes),
             }
         };
-        let head = self.framing.next_head(warn, &mut skipped);
+        let head = self.framing.next_head(&mut warn, &mut skipped);
         if lean {
             let stream = self.framing.input.get_mut();
             stream.lean = false;
             stream.tee().keeping = true;
         }
         let head = head?;
+        if recompressing && damage_found_at.is_some() {
+            self.forward_damaged(damage_found_at)?;
+        }
         if leading && (head.is_some() || self.framing.yielded) {
             self.end_lead(head.is_some())?;
         }
@@ -250,10 +263,13 @@ impl<R: Read, W: Write> Job<'_, R, W> {
 
     /// Stops keeping the compressed bytes read from here on, when what they decode to is
     /// recompressed, and drops those kept of it: not when the next member has begun (read
-    /// ahead), whose bytes are kept. Damage or a new member keeps them again.
+    /// ahead), whose bytes are kept, nor while bytes that are not gzip data are skipped.
+    /// Damage or a new member keeps them again.
     fn go_lean(&mut self) -> bool {
         let at = self.framing.position();
-        if self.framing.input.get_ref().member_after(at).is_some() {
+        let stream = self.framing.input.get_ref();
+        if stream.member_after(at).is_some() || stream.skipping() {
+            // A run of bytes that are not gzip data is being skipped: it is kept.
             return false;
         }
         self.drop_kept_to(at + 1);
@@ -313,6 +329,12 @@ impl<R: Read, W: Write> Job<'_, R, W> {
     fn record(&mut self, warn: &mut dyn FnMut(Warning)) -> Result<bool, Error> {
         let Some(head) = self.next_head(warn)? else {
             if self.framing.yielded {
+                if self.gzip && self.framing.input.get_ref().skipping() {
+                    // A pause in a run of bytes that are not gzip data: passed on as they are.
+                    let found_at = self.framing.input.get_ref().first_damage_found_at();
+                    self.forward_damaged(found_at)?;
+                    return Ok(true);
+                }
                 // A pause while skipping: what is kept of the bytes skipped is passed on.
                 if self.gzip && self.member_mode == MemberMode::Forwarding {
                     let at = self.framing.position();
@@ -378,13 +400,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         let read_trailer = self.framing.end_of_record(&record, warn)?;
         let trailer: &[u8] = &read_trailer;
         self.framing.previous = Some(record.clone());
-        let damage_found_at = self
-            .framing
-            .input
-            .get_ref()
-            .damage
-            .first()
-            .map(|d| d.found_at);
+        let damage_found_at = self.framing.input.get_ref().first_damage_found_at();
         self.framing.report_damage(warn);
         let damaged = self.framing.input.get_ref().damaged != damaged_before;
         let end = self.framing.position();
@@ -538,6 +554,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         }
         let stream = self.framing.input.get_mut();
         let member_ends_here = stream.member_at(end).is_some()
+            || stream.at_member_end(end)
             || (stream.member_after(start).is_none() && stream.at_end()?);
         if self.aligned_file.is_none() {
             self.aligned_file = Some(member_ends_here);
@@ -611,6 +628,32 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         } else {
             self.drop_kept_to(start);
         }
+        Ok(())
+    }
+
+    /// Passes on the kept bytes of damaged gzip data (bytes that are not a member, or
+    /// those of a damaged member from where the damage was found) before the next member
+    /// after it, as they are: in a member being recompressed, the compressed bytes before
+    /// the damage are dropped (what they decode to is recompressed); else they are copied.
+    fn forward_damaged(&mut self, found_at: Option<u64>) -> Result<(), Error> {
+        let Some(found_at) = found_at else {
+            return Ok(());
+        };
+        let stream = self.framing.input.get_mut();
+        let limit = stream
+            .members
+            .iter()
+            .find(|m| m.compressed > found_at)
+            .map_or(u64::MAX, |m| m.compressed);
+        self.close_member()?;
+        let tee = self.framing.input.get_mut().tee();
+        if self.member_mode == MemberMode::Recompressing && self.lead.is_none() {
+            tee.drop_kept_before(found_at);
+        }
+        let n = (limit.saturating_sub(tee.kept_from) as usize).min(tee.kept.len());
+        self.out.write_all(&tee.kept[..n])?;
+        let to = tee.kept_from + n as u64;
+        tee.drop_kept_before(to);
         Ok(())
     }
 
