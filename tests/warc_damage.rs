@@ -773,3 +773,29 @@ fn damage_between_records_of_a_recompressed_member_is_copied() {
     );
     assert!(found.contains(&"http://x/abs2".to_owned()), "{found:?}");
 }
+
+/// The WARC fuzz target's find: bytes before the first record held to go with it, then a
+/// gzip member that begins inside the record's head (the member before it damaged): the
+/// held bytes were sliced from that member's start, past their end (a panic).
+#[test]
+fn a_member_beginning_inside_the_first_records_head() {
+    let head = b"abc\nWARC/1.0\r\nWARC-Type: resource\r\nWARC-Target-URI: http://a/\r\n";
+    let rest = b"Content-Type: text/html\r\nContent-Length: 12\r\n\r\n<a href=x>x\n\r\n\r\n";
+    let mut damaged = gz(head);
+    let crc = damaged.len() - 8;
+    damaged[crc] ^= 0xff;
+    for input in [
+        [gz(head), gz(rest)].concat(),
+        [damaged.clone(), gz(rest)].concat(),
+        [b"\x1f\x8b\x08\x00junk".to_vec(), damaged, gz(rest)].concat(),
+    ] {
+        let (output, _) = rewritten(&input);
+        let mut all = Vec::new();
+        flate2::read::MultiGzDecoder::new(&output[..])
+            .read_to_end(&mut all)
+            .ok();
+        assert!(contains(&all, b"http://a/x") || contains(&output, &input[input.len() - 20..]));
+        let (found, _) = links(&input);
+        assert_eq!(found, ["http://a/x"]);
+    }
+}

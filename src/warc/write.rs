@@ -312,8 +312,13 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             return self.forward(Some(start));
         }
         let member = current.expect("checked just above");
-        let whole =
-            held.filter(|held| held.len() as u64 == start - from && member.decompressed >= from);
+        // The held bytes go before the record in its member only when that member began
+        // among them (not inside the record's head, where a member may also begin).
+        let whole = held.filter(|held| {
+            held.len() as u64 == start - from
+                && member.decompressed >= from
+                && member.decompressed <= start
+        });
         match whole {
             Some(held) => {
                 self.forward(Some(member.decompressed))?;
