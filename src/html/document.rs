@@ -580,6 +580,9 @@ impl Document {
     fn decode(&mut self, range: Range<u64>) -> Option<String> {
         let encoding = self.encoding;
         let bytes = self.bytes(range.clone());
+        if let Some(text) = plain_text(bytes, encoding) {
+            return Some(text.to_owned());
+        }
         match encoding.decode_without_bom_handling_and_without_replacement(bytes) {
             Some(text) => Some(htmlize::unescape_attribute(text).into_owned()),
             None => {
@@ -606,6 +609,21 @@ impl Document {
         let (text, _) = self.encoding.decode_without_bom_handling(self.bytes(range));
         htmlize::unescape_attribute(text).into_owned()
     }
+}
+
+/// The text of an attribute value's bytes when nothing is to be decoded in them (most
+/// values): no `&` (no character reference, HTML §13.2.5.72), and characters that are
+/// their own bytes, UTF-8 in a UTF-8 document or ASCII in any ASCII-compatible charset
+/// (Encoding Standard: every such decoder maps ASCII bytes to themselves). `None` when
+/// the full decoding is needed.
+fn plain_text<'a>(bytes: &'a [u8], encoding: &'static Encoding) -> Option<&'a str> {
+    if memchr::memchr(b'&', bytes).is_some() {
+        return None;
+    }
+    if encoding == encoding_rs::UTF_8 || (encoding.is_ascii_compatible() && bytes.is_ascii()) {
+        return std::str::from_utf8(bytes).ok();
+    }
+    None
 }
 
 /// What the handler must arrange after recording an element.
