@@ -334,6 +334,15 @@ impl Document {
     /// that would (which no well-formed token stream produces) is not queued.
     fn push_edit(&mut self, edit: Edit) {
         let range = edit.range();
+        // The usual case: after every edit queued, at or after the bytes held.
+        let after_last = self
+            .edits
+            .back()
+            .is_none_or(|last| last.range().start < range.start && last.range().end <= range.start);
+        if after_last && range.start <= range.end && range.start >= self.pending_start {
+            self.edits.push_back(edit);
+            return;
+        }
         let at = self
             .edits
             .iter()
@@ -580,9 +589,6 @@ impl Document {
     fn decode(&mut self, range: Range<u64>) -> Option<String> {
         let encoding = self.encoding;
         let bytes = self.bytes(range.clone());
-        if let Some(text) = plain_text(bytes, encoding) {
-            return Some(text.to_owned());
-        }
         match encoding.decode_without_bom_handling_and_without_replacement(bytes) {
             Some(text) => Some(htmlize::unescape_attribute(text).into_owned()),
             None => {
@@ -609,21 +615,6 @@ impl Document {
         let (text, _) = self.encoding.decode_without_bom_handling(self.bytes(range));
         htmlize::unescape_attribute(text).into_owned()
     }
-}
-
-/// The text of an attribute value's bytes when nothing is to be decoded in them (most
-/// values): no `&` (no character reference, HTML §13.2.5.72), and characters that are
-/// their own bytes, UTF-8 in a UTF-8 document or ASCII in any ASCII-compatible charset
-/// (Encoding Standard: every such decoder maps ASCII bytes to themselves). `None` when
-/// the full decoding is needed.
-fn plain_text<'a>(bytes: &'a [u8], encoding: &'static Encoding) -> Option<&'a str> {
-    if memchr::memchr(b'&', bytes).is_some() {
-        return None;
-    }
-    if encoding == encoding_rs::UTF_8 || (encoding.is_ascii_compatible() && bytes.is_ascii()) {
-        return std::str::from_utf8(bytes).ok();
-    }
-    None
 }
 
 /// What the handler must arrange after recording an element.
