@@ -145,7 +145,7 @@ pub struct Base {
     /// does not parse: made once, shared by the clones made after it.
     whatwg: OnceLock<Option<Arc<url::Url>>>,
     /// The RFCs' parses of `url`, made with it: read back for every reference.
-    parsed: ParsedBase,
+    parsed: Arc<ParsedBase>,
 }
 
 /// §3.4: no base at all ([`Base::none`]).
@@ -174,7 +174,7 @@ impl Base {
     /// A base whose URL Standard parse is made when first needed.
     fn unparsed(url: Arc<str>, source: BaseSource) -> Self {
         Base {
-            parsed: ParsedBase::of(&url),
+            parsed: Arc::new(ParsedBase::of(&url)),
             url,
             source,
             whatwg: OnceLock::new(),
@@ -186,7 +186,7 @@ impl Base {
         Base {
             url: Arc::from(url.as_str()),
             source,
-            parsed: ParsedBase::of(url.as_str()),
+            parsed: Arc::new(ParsedBase::of(url.as_str())),
             whatwg: OnceLock::from(Some(Arc::new(url))),
         }
     }
@@ -350,7 +350,7 @@ impl Base {
             url: self.url.clone(),
             source,
             whatwg: self.whatwg.clone(),
-            parsed: self.parsed.clone(),
+            parsed: Arc::clone(&self.parsed),
         }
     }
 

@@ -173,6 +173,9 @@ fn rows(attribute: &str) -> Option<&'static [Row]> {
         .map(|(_, rows)| rows.as_slice())
 }
 
+/// An attribute name with its rows.
+type Named = (&'static str, Vec<Row>);
+
 /// A row of the tables with its namespace.
 type Row = (Namespace, &'static [&'static str], Syntax, bool);
 
@@ -218,8 +221,8 @@ pub(crate) fn may_be_url_attribute(raw: &[u8]) -> bool {
 /// The three tables grouped by attribute name, the names by length (index: the length,
 /// below 32 as [`first_byte_lengths`] checks), built once: a name is compared with the
 /// few names of its length only.
-static BY_LENGTH: LazyLock<Vec<Vec<(&'static str, Vec<Row>)>>> = LazyLock::new(|| {
-    let mut by_length: Vec<Vec<(&'static str, Vec<Row>)>> = vec![Vec::new(); 32];
+static BY_LENGTH: LazyLock<Vec<Vec<Named>>> = LazyLock::new(|| {
+    let mut by_length: Vec<Vec<Named>> = vec![Vec::new(); 32];
     for (namespace, table) in [
         (Namespace::Html, HTML),
         (Namespace::Svg, SVG),
