@@ -17,7 +17,7 @@
 //! the serialized URL.
 
 use crate::url::whatwg::{self, WhatwgError};
-use crate::url::{Standard, has_scheme, resolve_into};
+use crate::url::{ParsedBase, Standard, has_scheme};
 use encoding_rs::Encoding;
 use serde::Serialize;
 use std::fmt;
@@ -144,6 +144,8 @@ pub struct Base {
     /// The URL Standard's parse of `url` ([`Standard::Whatwg`]), `None` inside when it
     /// does not parse: made once, shared by the clones made after it.
     whatwg: OnceLock<Option<Arc<url::Url>>>,
+    /// The RFCs' parses of `url`, made with it: read back for every reference.
+    parsed: Arc<ParsedBase>,
 }
 
 /// §3.4: no base at all ([`Base::none`]).
@@ -172,6 +174,7 @@ impl Base {
     /// A base whose URL Standard parse is made when first needed.
     fn unparsed(url: Arc<str>, source: BaseSource) -> Self {
         Base {
+            parsed: Arc::new(ParsedBase::of(&url)),
             url,
             source,
             whatwg: OnceLock::new(),
@@ -183,6 +186,7 @@ impl Base {
         Base {
             url: Arc::from(url.as_str()),
             source,
+            parsed: Arc::new(ParsedBase::of(url.as_str())),
             whatwg: OnceLock::from(Some(Arc::new(url))),
         }
     }
@@ -325,7 +329,8 @@ impl Base {
             return Ok(Self::parsed(parsed, source));
         }
         let mut url = String::with_capacity(self.url.len() + value.len());
-        resolve_into(standard, &self.url, value, &mut url);
+        self.parsed
+            .resolve_into(standard, &self.url, value, &mut url);
         if !has_scheme(&url) || is_opaque(&url) {
             return Err(NotAbsolute(url).into());
         }
@@ -345,6 +350,7 @@ impl Base {
             url: self.url.clone(),
             source,
             whatwg: self.whatwg.clone(),
+            parsed: Arc::clone(&self.parsed),
         }
     }
 
@@ -425,7 +431,8 @@ impl Base {
         if standard == Standard::Whatwg {
             return whatwg::resolve_whatwg(self.whatwg_url(), reference, encoding, out);
         }
-        resolve_into(standard, &self.url, reference, out);
+        self.parsed
+            .resolve_into(standard, &self.url, reference, out);
         Ok(())
     }
 

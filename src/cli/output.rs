@@ -297,12 +297,23 @@ fn write_json_str(out: &mut impl Write, text: &str) -> io::Result<()> {
 
 /// Whether any byte is one JSON escapes: `"`, `\\` or a control character below U+0020
 /// (what serde_json escapes, and nothing else). Tested 16 bytes at a time, without an
-/// early exit inside a block, so that the compiler can test a block at once.
+/// early exit inside a block, so that the compiler can test a block at once; the last
+/// bytes too, in a block padded with spaces (which are not escaped).
 fn needs_escaping(bytes: &[u8]) -> bool {
-    let escaped = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
     let mut blocks = bytes.chunks_exact(16);
-    let in_blocks = blocks.any(|block| block.iter().fold(false, |any, &b| any | escaped(b)));
-    in_blocks || blocks.remainder().iter().any(|&b| escaped(b))
+    if blocks.any(|block| block_needs_escaping(block.try_into().expect("16 bytes"))) {
+        return true;
+    }
+    let rest = blocks.remainder();
+    let mut last = [b' '; 16];
+    last[..rest.len()].copy_from_slice(rest);
+    block_needs_escaping(&last)
+}
+
+/// [`needs_escaping`] for one block.
+fn block_needs_escaping(block: &[u8; 16]) -> bool {
+    let escaped = |b: u8| u8::from(b < 0x20 || b == b'"' || b == b'\\');
+    block.iter().fold(0, |any, &b| any | escaped(b)) != 0
 }
 
 impl<W: Write> Sink for LinksSink<'_, W> {
@@ -359,6 +370,21 @@ mod tests {
         link.offset = 7;
         link.srcdoc = 1;
         link
+    }
+
+    /// Every byte JSON escapes is found wherever it is, in a block or in the last bytes.
+    #[test]
+    fn escaped_bytes_are_found_at_every_position() {
+        for len in 0..40 {
+            assert!(!needs_escaping("é/x".repeat(len).as_bytes()));
+            for at in 0..len {
+                for byte in [b'"', b'\\', 0, 0x1f] {
+                    let mut text = vec![b'a'; len];
+                    text[at] = byte;
+                    assert!(needs_escaping(&text), "{len} {at} {byte}");
+                }
+            }
+        }
     }
 
     /// The cached lines are byte for byte what serde makes of [`Link`] (with `file`

@@ -161,16 +161,20 @@ pub fn may_hold_url(attribute: &str) -> bool {
 
 /// The rows for one attribute name: a prefilter on its first byte and length rejects
 /// almost every attribute of a page (`class`, `id`, `data-*`) with one lookup; the rest
-/// are found by binary search.
+/// are found among the few names of the same length, by their first byte, then whole.
 fn rows(attribute: &str) -> Option<&'static [Row]> {
     if !may_be_url_attribute(attribute.as_bytes()) {
         return None;
     }
-    let index = BY_ATTRIBUTE
-        .binary_search_by(|(name, _)| (*name).cmp(attribute))
-        .ok()?;
-    Some(&BY_ATTRIBUTE[index].1)
+    let bytes = attribute.as_bytes();
+    BY_LENGTH[bytes.len()]
+        .iter()
+        .find(|(name, _)| name.as_bytes()[0] == bytes[0] && name.as_bytes() == bytes)
+        .map(|(_, rows)| rows.as_slice())
 }
+
+/// An attribute name with its rows.
+type Named = (&'static str, Vec<Row>);
 
 /// A row of the tables with its namespace.
 type Row = (Namespace, &'static [&'static str], Syntax, bool);
@@ -214,10 +218,11 @@ pub(crate) fn may_be_url_attribute(raw: &[u8]) -> bool {
     }
 }
 
-/// The three tables grouped by attribute name and sorted by it, built once: most
-/// attributes of a page are not URLs, and a binary search tells so quickly.
-static BY_ATTRIBUTE: LazyLock<Vec<(&'static str, Vec<Row>)>> = LazyLock::new(|| {
-    let mut index: Vec<(&'static str, Vec<Row>)> = Vec::new();
+/// The three tables grouped by attribute name, the names by length (index: the length,
+/// below 32 as [`first_byte_lengths`] checks), built once: a name is compared with the
+/// few names of its length only.
+static BY_LENGTH: LazyLock<Vec<Vec<Named>>> = LazyLock::new(|| {
+    let mut by_length: Vec<Vec<Named>> = vec![Vec::new(); 32];
     for (namespace, table) in [
         (Namespace::Html, HTML),
         (Namespace::Svg, SVG),
@@ -225,12 +230,12 @@ static BY_ATTRIBUTE: LazyLock<Vec<(&'static str, Vec<Row>)>> = LazyLock::new(|| 
     ] {
         for &(name, elements, syntax, against_codebase) in table {
             let row = (namespace, elements, syntax, against_codebase);
-            match index.iter_mut().find(|(n, _)| *n == name) {
+            let names = &mut by_length[name.len()];
+            match names.iter_mut().find(|(n, _)| *n == name) {
                 Some((_, rows)) => rows.push(row),
-                None => index.push((name, vec![row])),
+                None => names.push((name, vec![row])),
             }
         }
     }
-    index.sort_by_key(|(name, _)| *name);
-    index
+    by_length
 });

@@ -334,6 +334,15 @@ impl Document {
     /// that would (which no well-formed token stream produces) is not queued.
     fn push_edit(&mut self, edit: Edit) {
         let range = edit.range();
+        // The usual case: after every edit queued, at or after the bytes held.
+        let after_last = self
+            .edits
+            .back()
+            .is_none_or(|last| last.range().start < range.start && last.range().end <= range.start);
+        if after_last && range.start <= range.end && range.start >= self.pending_start {
+            self.edits.push_back(edit);
+            return;
+        }
         let at = self
             .edits
             .iter()

@@ -492,7 +492,11 @@ impl<'a> Resolved<'a> {
 /// `%0C`), as the WHATWG URL serializer writes them; tabs and newlines, which the URL
 /// parser drops, are dropped.
 fn without_whitespace(url: String) -> String {
-    if !url.bytes().any(|b| b.is_ascii_whitespace()) {
+    // ASCII whitespace: space, tab, newline, form feed, carriage return.
+    let bytes = url.as_bytes();
+    if memchr::memchr3(b' ', b'\t', b'\n', bytes).is_none()
+        && memchr::memchr2(b'\x0C', b'\r', bytes).is_none()
+    {
         return url;
     }
     let mut out = String::with_capacity(url.len() + 8);
@@ -510,8 +514,16 @@ fn without_whitespace(url: String) -> String {
 /// A reference without leading and trailing C0 controls and spaces, and without tabs
 /// and newlines inside (WHATWG URL, basic URL parser steps 1-3).
 fn as_url_parser_reads(reference: &str) -> Cow<'_, str> {
-    let trimmed = reference.trim_matches(|c: char| c <= ' ');
-    if trimmed.contains(['\t', '\n', '\r']) {
+    // On the bytes: the characters trimmed are ASCII, and no byte of another character's
+    // UTF-8 is below 0x80, so the cuts fall between characters.
+    let bytes = reference.as_bytes();
+    let start = bytes.iter().position(|&b| b > b' ').unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|&b| b > b' ')
+        .map_or(start, |i| i + 1);
+    let trimmed = &reference[start..end];
+    if memchr::memchr3(b'\t', b'\n', b'\r', trimmed.as_bytes()).is_some() {
         Cow::Owned(trimmed.replace(['\t', '\n', '\r'], ""))
     } else {
         Cow::Borrowed(trimmed)

@@ -321,6 +321,43 @@ pub fn resolve_into(standard: Standard, base: &str, reference: &str, out: &mut S
     }
 }
 
+/// A base URL parsed once by each RFC (RFC 1808 §2.4, RFC 3986 §3), for resolving many
+/// references against it: [`resolve_into`] parses the base again for each one.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ParsedBase {
+    rfc1808: parse::Spans,
+    rfc3986: rfc3986::Spans,
+}
+
+impl ParsedBase {
+    /// The parses of `base`, which every later call must be given again.
+    pub(crate) fn of(base: &str) -> Self {
+        ParsedBase {
+            rfc1808: parse::Spans::of(base),
+            rfc3986: rfc3986::Spans::of(base),
+        }
+    }
+
+    /// [`resolve_into`] by one of the RFCs, `base` read back from its parse (the URL
+    /// Standard's base is parsed once by [`Base`](crate::base::Base) itself: given
+    /// [`Standard::Whatwg`], `base` is parsed here as [`resolve_into`] does).
+    pub(crate) fn resolve_into(
+        &self,
+        standard: Standard,
+        base: &str,
+        reference: &str,
+        out: &mut String,
+    ) {
+        match standard {
+            Standard::Rfc1808 => {
+                resolve::resolve_into_parsed(base, || self.rfc1808.url(base), reference, out);
+            }
+            Standard::Rfc3986 => rfc3986::resolve_into_spans(base, &self.rfc3986, reference, out),
+            Standard::Whatwg => resolve_into(standard, base, reference, out),
+        }
+    }
+}
+
 /// Whether `reference` starts with a scheme name (RFC 1808 §2.4.2), which makes it
 /// absolute (§4 step 2b).
 ///

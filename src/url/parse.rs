@@ -6,6 +6,7 @@
 //! [url](crate::url#nothing-is-stripped-decoded-or-validated)).
 
 use std::fmt;
+use std::ops::Range;
 
 /// A URL broken into the components of RFC 1808 §2.1, borrowed from the parsed string.
 ///
@@ -157,6 +158,57 @@ impl Url<'_> {
     }
 }
 
+/// Where each component of a parsed URL lies in the string it was parsed from: a
+/// [`Url`] kept without borrowing, so that a base is parsed once (§2.4) and read back for
+/// every reference resolved against it ([`Spans::url`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Spans {
+    scheme: Option<Range<usize>>,
+    net_loc: Option<Range<usize>>,
+    has_root: bool,
+    path: Range<usize>,
+    params: Option<Range<usize>>,
+    query: Option<Range<usize>>,
+    fragment: Option<Range<usize>>,
+}
+
+impl Spans {
+    /// The spans of `input` parsed by §2.4.
+    pub(crate) fn of(input: &str) -> Spans {
+        let url = Url::parse(input);
+        let at = |part: &str| span(input, part);
+        Spans {
+            scheme: url.scheme.map(at),
+            net_loc: url.net_loc.map(at),
+            has_root: url.has_root,
+            path: at(url.path),
+            params: url.params.map(at),
+            query: url.query.map(at),
+            fragment: url.fragment.map(at),
+        }
+    }
+
+    /// The [`Url`] of `input`, the string these spans were made from.
+    pub(crate) fn url<'a>(&self, input: &'a str) -> Url<'a> {
+        let part = |range: &Range<usize>| &input[range.clone()];
+        Url {
+            scheme: self.scheme.as_ref().map(part),
+            net_loc: self.net_loc.as_ref().map(part),
+            has_root: self.has_root,
+            path: part(&self.path),
+            params: self.params.as_ref().map(part),
+            query: self.query.as_ref().map(part),
+            fragment: self.fragment.as_ref().map(part),
+        }
+    }
+}
+
+/// The range of `part`, a slice of `whole`, in `whole`.
+pub(crate) fn span(whole: &str, part: &str) -> Range<usize> {
+    let start = part.as_ptr() as usize - whole.as_ptr() as usize;
+    start..start + part.len()
+}
+
 /// §4 step 7, first half: `scheme:` and `//net_loc` when present.
 pub(crate) fn write_prefix(out: &mut String, scheme: Option<&str>, net_loc: Option<&str>) {
     if let Some(scheme) = scheme {
@@ -247,6 +299,21 @@ mod tests {
         assert!(url.has_root);
         assert_eq!(url.path, "a/b");
         assert!(!Url::parse("a/b").has_root);
+    }
+
+    #[test]
+    fn spans_give_back_the_parse() {
+        for s in [
+            "http://a/b/c/d;p?q#f",
+            "g:h",
+            "//g",
+            "",
+            "/",
+            "file:///x",
+            "a;?#",
+        ] {
+            assert_eq!(Spans::of(s).url(s), Url::parse(s), "{s}");
+        }
     }
 
     #[test]

@@ -11,6 +11,18 @@ use super::segments::{Segments, last_segment_start};
 /// Resolves `reference` against `base_str` by RFC 1808 §4 and appends the result to `out`.
 /// The base is parsed only once steps 1 to 2b have not already settled the answer.
 pub(crate) fn resolve_into(base_str: &str, reference: &str, out: &mut String) {
+    resolve_into_parsed(base_str, || Url::parse(base_str), reference, out);
+}
+
+/// [`resolve_into`] with the base's parse given by `parsed_base` (called at most once, when
+/// the base is needed): a caller holding the base already parsed ([`Spans`](super::parse::Spans)) reads
+/// it back instead of parsing it again.
+pub(crate) fn resolve_into_parsed<'b>(
+    base_str: &'b str,
+    parsed_base: impl FnOnce() -> Url<'b>,
+    reference: &str,
+    out: &mut String,
+) {
     // Step 1: an empty (unknown) base leaves the embedded URL as it is (§3.4).
     // Step 2a: an entirely empty embedded URL is the base URL (only "": url module docs,
     // "Only the empty string is entirely empty").
@@ -30,7 +42,7 @@ pub(crate) fn resolve_into(base_str: &str, reference: &str, out: &mut String) {
         return;
     }
     // Step 2c: it inherits the scheme of the base.
-    let base = &Url::parse(base_str);
+    let base = &parsed_base();
     let scheme = base.scheme;
     // Step 3: a non-empty net_loc skips to step 7; otherwise the base's is inherited,
     // including a base's empty `//` (url module docs, "An empty net_loc is inherited and

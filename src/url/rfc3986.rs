@@ -5,7 +5,9 @@
 //! `+`, `-`, `.`). A component that is defined but empty is kept (`g?` keeps its `?`), the
 //! dot segments are removed by §5.2.4 and the result is recomposed by §5.3.
 
+use super::parse::span;
 use super::segments::{Segments, last_segment_start};
+use std::ops::Range;
 
 /// A URI reference split into the five components of RFC 3986 §3.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +45,44 @@ impl<'a> Reference<'a> {
     }
 }
 
+/// Where each component of a base lies in its string: the base split once (§3) and read
+/// back for every reference resolved against it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Spans {
+    scheme: Option<Range<usize>>,
+    authority: Option<Range<usize>>,
+    path: Range<usize>,
+    query: Option<Range<usize>>,
+    fragment: Option<Range<usize>>,
+}
+
+impl Spans {
+    /// The spans of `input` split by §3.
+    pub(crate) fn of(input: &str) -> Spans {
+        let r = Reference::parse(input);
+        let at = |part: &str| span(input, part);
+        Spans {
+            scheme: r.scheme.map(at),
+            authority: r.authority.map(at),
+            path: at(r.path),
+            query: r.query.map(at),
+            fragment: r.fragment.map(at),
+        }
+    }
+
+    /// The reference of `input`, the string these spans were made from.
+    fn reference<'a>(&self, input: &'a str) -> Reference<'a> {
+        let part = |range: &Range<usize>| &input[range.clone()];
+        Reference {
+            scheme: self.scheme.as_ref().map(part),
+            authority: self.authority.as_ref().map(part),
+            path: part(&self.path),
+            query: self.query.as_ref().map(part),
+            fragment: self.fragment.as_ref().map(part),
+        }
+    }
+}
+
 /// Splits at the first `delimiter`; what follows it is defined even when empty.
 fn split_off(s: &str, delimiter: u8) -> (&str, Option<&str>) {
     match memchr::memchr(delimiter, s.as_bytes()) {
@@ -66,12 +106,27 @@ fn scheme_len(s: &str) -> Option<usize> {
 /// Resolves `reference` against `base` by RFC 3986 §5.2.2 (strict) and appends the §5.3
 /// recomposition to `out`. An empty base leaves the reference unchanged (RFC 1808 §3.4).
 pub(crate) fn resolve_into(base: &str, reference: &str, out: &mut String) {
+    resolve_into_split(base, || Reference::parse(base), reference, out);
+}
+
+/// [`resolve_into`] against a base already split: `spans` are `base`'s ([`Spans::of`]).
+pub(crate) fn resolve_into_spans(base: &str, spans: &Spans, reference: &str, out: &mut String) {
+    resolve_into_split(base, || spans.reference(base), reference, out);
+}
+
+/// [`resolve_into`] with the base's split given by `split_base` (called once, when needed).
+fn resolve_into_split<'b>(
+    base: &'b str,
+    split_base: impl FnOnce() -> Reference<'b>,
+    reference: &str,
+    out: &mut String,
+) {
     if base.is_empty() {
         out.push_str(reference);
         return;
     }
     let r = Reference::parse(reference);
-    let b = Reference::parse(base);
+    let b = split_base();
     let (scheme, authority) = match (r.scheme, r.authority) {
         (Some(_), _) => (r.scheme, r.authority),
         (None, Some(_)) => (b.scheme, r.authority),
