@@ -551,7 +551,11 @@ fn replace_urls(
     let mut out = String::new();
     let mut cursor = 0;
     for range in url_ranges(syntax, value) {
-        if let Some(new) = rewrite(&value[range.clone()]) {
+        let original = &value[range.clone()];
+        if let Some(mut new) = rewrite(original) {
+            if syntax == Syntax::Srcset && new.ends_with(',') {
+                keep_srcset_url_whole(original, &mut new);
+            }
             out.push_str(&value[cursor..range.start]);
             out.push_str(&new);
             cursor = range.end;
@@ -562,6 +566,16 @@ fn replace_urls(
     }
     out.push_str(&value[cursor..]);
     Some(out)
+}
+
+/// HTML "parse a srcset attribute" strips a URL's trailing commas, and the URL parser strips
+/// its trailing C0 controls: `s,\u{2}` is the URL `s,`, whose resolved form `http://h/s,`
+/// would be read as `http://h/s`. The controls the original ended with are written after
+/// the resolved URL again, so that the srcset parser keeps its comma and the URL parser
+/// drops them, as it did from the original.
+fn keep_srcset_url_whole(original: &str, resolved: &mut String) {
+    let kept = original.trim_end_matches(|c: char| c <= ' ').len();
+    resolved.push_str(&original[kept..]);
 }
 
 /// Rewrites the URLs of CSS bytes in `encoding` by what `rewrite` gives for each decoded
