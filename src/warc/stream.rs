@@ -346,6 +346,9 @@ pub(crate) struct Stream<R> {
     body: Body<R>,
     /// Decompressed bytes produced so far.
     pub produced: u64,
+    /// How many decompressed bytes had been produced when the first damage since the last
+    /// reset (`None`) was found: a record whose bytes all came before it is whole.
+    pub damage_produced: Option<u64>,
     /// Decompressed bytes given back, produced again first.
     replay: Vec<u8>,
     replayed: usize,
@@ -385,6 +388,7 @@ impl<R: Read> Stream<R> {
         Ok(Stream {
             body,
             produced: 0,
+            damage_produced: None,
             replay: Vec::new(),
             replayed: 0,
             members: VecDeque::new(),
@@ -503,6 +507,17 @@ impl<R: Read> Stream<R> {
         search_from: u64,
     ) -> io::Result<bool> {
         self.damaged += 1;
+        // Bytes that are not a member after a whole one leave what it produced whole; a
+        // damaged member (corrupt, a bad CRC, cut) leaves nothing known to be whole.
+        let whole_until = if pending.after_member {
+            self.produced
+        } else {
+            0
+        };
+        self.damage_produced = Some(
+            self.damage_produced
+                .map_or(whole_until, |p| p.min(whole_until)),
+        );
         let skip = tee.find_member(search_from)?;
         Ok(self.settle(tee, pending, skip))
     }

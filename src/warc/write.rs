@@ -356,6 +356,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         self.summary.records += 1;
         let start = self.framing.start;
         let damaged_before = self.framing.input.get_ref().damaged;
+        self.framing.input.get_mut().damage_produced = None;
         let record = head.record.clone();
         if self.gzip {
             self.drop_or_forward_kept(start)?;
@@ -388,7 +389,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             || (plan == Plan::Hold && analysis.head.length <= MAX_HELD_FIRST_RECORD);
         let changed = if held_block {
             payload::read_block(&mut self.framing, &mut analysis, warn)?;
-            let damaged = self.framing.input.get_ref().damaged != damaged_before;
+            let damaged = self.damaged_before(damaged_before, self.framing.position());
             match document {
                 Some(_) if damaged => None,
                 Some(kind) => rewritten_block(&analysis, kind, self.options, warn)?,
@@ -407,8 +408,8 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         self.framing.previous = Some(record.clone());
         let damage_found_at = self.framing.input.get_ref().first_damage_found_at();
         self.framing.report_damage(warn);
-        let damaged = self.framing.input.get_ref().damaged != damaged_before;
         let end = self.framing.position();
+        let damaged = self.damaged_before(damaged_before, end);
         let new_record = match changed {
             Some(mut block) => match converted_head(&analysis, &mut block)? {
                 Ok(head) => Some((head, block)),
@@ -433,6 +434,14 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         };
         self.finish_record(done, &analysis, trailer, new_record)?;
         Ok(true)
+    }
+
+    /// Whether gzip damage was met (since the count was `damaged_before`) before the
+    /// record's bytes up to decompressed offset `to` were all produced: damage found only
+    /// after them (bytes that are not a member after the record's member) leaves it whole.
+    fn damaged_before(&self, damaged_before: u64, to: u64) -> bool {
+        let stream = self.framing.input.get_ref();
+        stream.damaged != damaged_before && stream.damage_produced.is_none_or(|p| p < to)
     }
 
     /// How a record starting at decompressed offset `start` is written.
@@ -613,7 +622,17 @@ impl<R: Read, W: Write> Job<'_, R, W> {
                     None if held_block => original(&mut member)?,
                     None => member.write_all(trailer)?,
                 }
-                self.drop_kept_to(end);
+                match damage_found_at {
+                    // Damage after the record's member (the record is whole): the damaged
+                    // bytes are passed on as they are, after it.
+                    Some(found_at) if self.gzip => {
+                        self.close_member()?;
+                        let tee = self.framing.input.get_mut().tee();
+                        tee.drop_kept_before(found_at);
+                        self.forward(Some(end))?;
+                    }
+                    _ => self.drop_kept_to(end),
+                }
             }
         }
         self.member_mode = next_mode;
