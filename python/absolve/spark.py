@@ -161,14 +161,27 @@ def open_warc(uri):
     return uri
 
 
+def listed(lines):
+    """The WARC files a list names: its lines stripped, blank lines and ``#`` comments
+    left out."""
+    for line in lines:
+        uri = (line or "").strip()
+        if uri and not uri.startswith("#"):
+            yield uri
+
+
+def listed_in(batches):
+    """``listed`` over the lines of the list as ``mapInArrow`` hands them (Arrow batches of
+    one string column)."""
+    for batch in batches:
+        yield from listed(batch.column(0).to_pylist())
+
+
 def links_of_partition(lines, counters, options):
     """The rows of the links of every WARC file named in ``lines`` (runs on an executor)."""
     import absolve
 
-    for line in lines:
-        uri = line.strip()
-        if not uri or uri.startswith("#"):
-            continue
+    for uri in listed(lines):
         rows = 0
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always", absolve.AbsolveWarning)
@@ -202,26 +215,22 @@ def arrow_batches(batches, counters, options, batch_rows=65536):
     Parquet, as they are. The same rows as ``links_of_partition``."""
     import absolve
 
-    for batch in batches:
-        for line in batch.column(0).to_pylist():
-            uri = (line or "").strip()
-            if not uri or uri.startswith("#"):
-                continue
-            rows = 0
-            with warnings.catch_warnings(record=True) as seen:
-                warnings.simplefilter("always", absolve.AbsolveWarning)
-                try:
-                    for links in absolve.warc_link_batches(open_warc(uri), batch_rows, **options):
-                        rows += links.num_rows
-                        yield links
-                except (OSError, ValueError) as error:
-                    counters["failed"].add(1)
-                    counters["failures"].add([failure(uri, error)])
-                else:
-                    counters["read"].add(1)
-                finally:
-                    counters["links"].add(rows)
-                    counters["warnings"].add(sum(isinstance(w.message, absolve.AbsolveWarning) for w in seen))
+    for uri in listed_in(batches):
+        rows = 0
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always", absolve.AbsolveWarning)
+            try:
+                for links in absolve.warc_link_batches(open_warc(uri), batch_rows, **options):
+                    rows += links.num_rows
+                    yield links
+            except (OSError, ValueError) as error:
+                counters["failed"].add(1)
+                counters["failures"].add([failure(uri, error)])
+            else:
+                counters["read"].add(1)
+            finally:
+                counters["links"].add(rows)
+                counters["warnings"].add(sum(isinstance(w.message, absolve.AbsolveWarning) for w in seen))
 
 
 # The summary of one WARC file that a task of the direct form hands to the JVM.
@@ -276,27 +285,23 @@ def parquet_parts(batches, options, batch_rows, target):
     writer = None
     summary = {name: [] for name, _ in SUMMARY}
     try:
-        for batch in batches:
-            for line in batch.column(0).to_pylist():
-                uri = (line or "").strip()
-                if not uri or uri.startswith("#"):
-                    continue
-                rows, problem = 0, None
-                with warnings.catch_warnings(record=True) as seen:
-                    warnings.simplefilter("always", absolve.AbsolveWarning)
-                    try:
-                        for links in absolve.warc_link_batches(open_warc(uri), batch_rows, **options):
-                            if writer is None:
-                                filesystem.create_dir(part.rsplit("/", 1)[0])
-                                schema = target.arrow_schema(links.schema)
-                                writer = pq.ParquetWriter(part, schema, filesystem=filesystem, compression=target.compression)
-                            writer.write_batch(links)
-                            rows += links.num_rows
-                    except (OSError, ValueError) as error:
-                        problem = failure(uri, error)
-                for name, value in [("file", uri), ("links", rows), ("failure", problem), ("part", None)]:
-                    summary[name].append(value)
-                summary["warnings"].append(sum(isinstance(w.message, absolve.AbsolveWarning) for w in seen))
+        for uri in listed_in(batches):
+            rows, problem = 0, None
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always", absolve.AbsolveWarning)
+                try:
+                    for links in absolve.warc_link_batches(open_warc(uri), batch_rows, **options):
+                        if writer is None:
+                            filesystem.create_dir(part.rsplit("/", 1)[0])
+                            schema = target.arrow_schema(links.schema)
+                            writer = pq.ParquetWriter(part, schema, filesystem=filesystem, compression=target.compression)
+                        writer.write_batch(links)
+                        rows += links.num_rows
+                except (OSError, ValueError) as error:
+                    problem = failure(uri, error)
+            for name, value in [("file", uri), ("links", rows), ("failure", problem), ("part", None)]:
+                summary[name].append(value)
+            summary["warnings"].append(sum(isinstance(w.message, absolve.AbsolveWarning) for w in seen))
     finally:
         if writer is not None:
             writer.close()
