@@ -347,7 +347,12 @@ fn links_in_parallel(
                         true => Ok(Tally::default()),
                         false => {
                             let label = output::label(input.path.as_deref());
-                            run(input, checked, LinksSink::new(&mut slot, &label))
+                            // The many small writes of each line gathered before they
+                            // reach the slot, as `BufWriter<Stdout>` gathers them in turn.
+                            let mut lines = io::BufWriter::with_capacity(spool::BLOCK, &mut slot);
+                            let result = run(input, checked, LinksSink::new(&mut lines, &label));
+                            let flushed = lines.flush();
+                            result.and_then(|tally| flushed.map(|()| tally))
                         }
                     };
                     let (left, written) = slot.finish();
