@@ -206,6 +206,7 @@ fn one_file_under_two_names_is_rewritten_once() {
 /// `wait4`'s resource usage of the one child, so that other tests' children do not count.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[test]
+#[allow(clippy::zombie_processes)] // reaped by `wait4`, for its resource usage
 fn many_pages_do_not_fault_their_buffers_in_afresh() {
     use std::process::{Command, Stdio};
     let temp = tempfile::tempdir().unwrap();
