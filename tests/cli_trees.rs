@@ -1,7 +1,7 @@
 //! `-r` over directory trees: the summary's counts (a signed message is unchanged, what
 //! was skipped and what copied), the `-o` target checked before any work, and one file
 //! under two names rewritten once, and many pages listed without the kernel faulting
-//! each page's buffers in afresh.
+//! each page's buffers in afresh, into a pipe widened to 1 MiB.
 
 use crate::common::{absolve, arg, stderr};
 use std::fs;
@@ -252,4 +252,28 @@ fn many_pages_do_not_fault_their_buffers_in_afresh() {
         "{} minor page faults for 150 pages",
         usage.ru_minflt
     );
+}
+
+/// `links` widens a pipe on its standard output to 1 MiB (Linux's `F_SETPIPE_SZ`): its
+/// JSON lines are several times the bytes read, and through the default 64 KiB pipe every
+/// 64 KiB written waited for the reader (BENCHMARKS.md, "WARC links").
+#[cfg(target_os = "linux")]
+#[test]
+fn links_widens_the_pipe_it_writes_to() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let page = Path::new(FIXTURES).join("html");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_absolve"))
+        .args(["links", "-r", "--url", "http://h/", arg(&page)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdout.take().unwrap();
+    let mut lines = Vec::new();
+    pipe.read_to_end(&mut lines).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(!lines.is_empty());
+    // The read end names the same pipe: its size is what the writer set.
+    assert_eq!(rustix::pipe::fcntl_getpipe_size(&pipe).unwrap(), 1 << 20);
 }

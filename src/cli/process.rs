@@ -239,6 +239,7 @@ pub fn links(args: LinksArgs) -> ExitCode {
         Ok(prepared) => prepared,
         Err(problem) => return fail(problem),
     };
+    widen_pipe(&io::stdout());
     // Not locked: the writing may run on a thread of the pool (`Stdout` is `Send`).
     let mut out = io::BufWriter::with_capacity(CHUNK, io::stdout());
     let mut counts = Counts {
@@ -268,6 +269,23 @@ pub fn links(args: LinksArgs) -> ExitCode {
     } else {
         Err(failures)
     })
+}
+
+/// How many bytes the pipe to the next command may hold: the links are many more bytes
+/// than they were read from (650 MB of JSON lines for a 104 MB `.warc.gz`), and through a
+/// pipe of Linux's default 64 KiB each 64 KiB written waited for the reader.
+const PIPE_SIZE: usize = 1 << 20;
+
+/// Makes a pipe on standard output hold [`PIPE_SIZE`] bytes (Linux's `F_SETPIPE_SZ`; 1
+/// MiB is what an unprivileged process may ask for by default). Best effort: standard
+/// output may be a file or a terminal, or the limit lower; nothing changes then.
+fn widen_pipe(out: &io::Stdout) {
+    #[cfg(target_os = "linux")]
+    if rustix::fs::fstat(out)
+        .is_ok_and(|s| rustix::fs::FileType::from_raw_mode(s.st_mode) == rustix::fs::FileType::Fifo)
+    {
+        let _ = rustix::pipe::fcntl_setpipe_size(out, PIPE_SIZE);
+    }
 }
 
 /// `-j N`: the global thread pool gets N threads (rayon's default, one per core or
