@@ -12,7 +12,9 @@
 use crate::args;
 use crate::document::{self, Want};
 use crate::warc::{open_source, warc_error};
-use absolve::{Event, warc};
+use absolve::base::BaseSource;
+use absolve::links::{LinkRef, Location};
+use absolve::warc;
 use arrow_array::builder::{ArrayBuilder, StringBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
@@ -21,6 +23,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};
 use std::io::Read;
+use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The columns of `warc_link_batches`, those of the Spark job's table
@@ -100,8 +103,8 @@ impl WarcColumns {
         self.strings[0].len()
     }
 
-    /// Appends one link as a row, in [`WARC_COLUMNS`] order.
-    fn push(&mut self, link: &absolve::Link) {
+    /// Appends row `n` of `rows`, in [`WARC_COLUMNS`] order.
+    fn push(&mut self, rows: &Rows, n: usize) {
         let [
             page,
             record,
@@ -112,14 +115,16 @@ impl WarcColumns {
             base,
             base_from,
         ] = &mut self.strings;
-        page.append_option(link.location.target_uri.as_deref());
-        record.append_option(link.location.record.as_deref());
-        element.append_value(&link.element);
-        attribute.append_option(link.attribute.as_deref());
-        original.append_value(&link.original);
-        resolved.append_value(&link.resolved);
-        base.append_option(link.base.as_deref());
-        base_from.append_value(link.base_from.as_str());
+        let row = &rows.rows[n];
+        let location = &rows.locations[row.location];
+        page.append_option(location.target_uri.as_deref());
+        record.append_option(location.record.as_deref());
+        element.append_value(rows.text(&row.element));
+        attribute.append_option(row.attribute.as_ref().map(|at| rows.text(at)));
+        original.append_value(rows.text(&row.original));
+        resolved.append_value(rows.text(&row.resolved));
+        base.append_option(rows.bases[row.base].as_deref());
+        base_from.append_value(row.base_from.as_str());
     }
 
     /// The rows appended since the last batch, as one; the builders start again empty.
@@ -131,6 +136,91 @@ impl WarcColumns {
             .collect();
         RecordBatch::try_new(warc_schema(), columns)
             .expect("the columns are built to the schema: same count, types and lengths")
+    }
+}
+
+/// Some links of a record as rows, gathered on the thread that finds them (a
+/// [`warc::Encode`]): their own strings one after the other in one buffer, what
+/// consecutive links share (the record's keys, the base) kept once. No `Link` is made per
+/// link, nor its strings allocated and freed.
+#[derive(Default)]
+struct Rows {
+    /// Every row's element, attribute, original and resolved text.
+    text: String,
+    rows: Vec<Row>,
+    /// The locations of the rows, each kept once while consecutive rows share it.
+    locations: Vec<Location>,
+    /// The bases of the rows, the same.
+    bases: Vec<Option<Arc<str>>>,
+}
+
+/// One link of [`Rows`]: its texts as ranges of [`Rows::text`], its location and base as
+/// indexes.
+struct Row {
+    location: usize,
+    element: Range<usize>,
+    attribute: Option<Range<usize>>,
+    original: Range<usize>,
+    resolved: Range<usize>,
+    base: usize,
+    base_from: BaseSource,
+}
+
+impl Rows {
+    /// Adds `link` as a row.
+    fn push(&mut self, link: LinkRef<'_>) {
+        if self.locations.last() != Some(link.location) {
+            self.locations.push(link.location.clone());
+        }
+        if self
+            .bases
+            .last()
+            .is_none_or(|last| last.as_ref() != link.base)
+        {
+            self.bases.push(link.base.cloned());
+        }
+        let row = Row {
+            location: self.locations.len() - 1,
+            element: self.put(link.element),
+            attribute: link.attribute.map(|attribute| self.put(attribute)),
+            original: self.put(link.original),
+            resolved: self.put(link.resolved),
+            base: self.bases.len() - 1,
+            base_from: link.base_from,
+        };
+        self.rows.push(row);
+    }
+
+    /// Appends `text` to the buffer: where it is.
+    fn put(&mut self, text: &str) -> Range<usize> {
+        let start = self.text.len();
+        self.text.push_str(text);
+        start..self.text.len()
+    }
+
+    fn text(&self, range: &Range<usize>) -> &str {
+        &self.text[range.clone()]
+    }
+}
+
+/// The [`warc::Encode`] of `warc_link_batches`: links become [`Rows`].
+struct RowsOfLinks;
+
+/// The room [`Rows`] starts with: the texts of [`warc`]'s 64 links to an output, of some
+/// 150 bytes each in a Common Crawl record.
+const ROWS_TEXT: usize = 16 << 10;
+
+impl warc::Encode for RowsOfLinks {
+    type Output = Rows;
+    fn start(&self) -> Rows {
+        Rows {
+            text: String::with_capacity(ROWS_TEXT),
+            rows: Vec::with_capacity(64),
+            ..Rows::default()
+        }
+    }
+    fn link(&self, rows: &mut Rows, link: LinkRef<'_>) {
+        rows.push(link);
     }
 }
 
@@ -277,7 +367,8 @@ fn warc_link_batches(
     let (reader, label) = open_source(source)?;
     Ok(WarcLinkBatches {
         state: Mutex::new(BatchState {
-            links: Some(warc::Links::new(reader, options)),
+            links: Some(warc::EncodedLinks::new(reader, options, RowsOfLinks)),
+            rows: None,
             columns: WarcColumns::new(),
             failure: None,
         }),
@@ -297,7 +388,10 @@ pub struct WarcLinkBatches {
 
 struct BatchState {
     /// `None` once the input is exhausted or failed.
-    links: Option<warc::Links<Box<dyn Read + Send>>>,
+    links: Option<warc::EncodedLinks<Box<dyn Read + Send>, RowsOfLinks>>,
+    /// Rows read but not yet in a batch, and the first of them not yet appended: a batch
+    /// ends at `batch_rows` exactly, the rest wait for the next.
+    rows: Option<(Rows, usize)>,
     columns: WarcColumns,
     /// The error that ended the input, raised once the links before it are given.
     failure: Option<warc::Error>,
@@ -308,20 +402,30 @@ impl BatchState {
     /// returns the batch (`None` if no link was left) and the warnings met.
     fn fill(&mut self, rows: usize) -> (Option<RecordBatch>, Vec<String>) {
         let mut warnings = Vec::new();
-        if let Some(links) = self.links.as_mut() {
-            while self.columns.len() < rows {
-                match links.next() {
-                    Some(Ok(Event::Link(link))) => self.columns.push(&link),
-                    Some(Ok(Event::Warning(warning))) => warnings.push(document::worded(&warning)),
-                    // The links found before an error are given first, the error after.
-                    Some(Err(error)) => {
-                        self.failure.get_or_insert(error);
-                    }
-                    None => {
-                        self.links = None;
-                        break;
-                    }
+        while self.columns.len() < rows {
+            if let Some((held, next)) = &mut self.rows {
+                while *next < held.rows.len() && self.columns.len() < rows {
+                    self.columns.push(held, *next);
+                    *next += 1;
                 }
+                if *next == held.rows.len() {
+                    self.rows = None;
+                }
+                continue;
+            }
+            let Some(links) = self.links.as_mut() else {
+                break;
+            };
+            match links.next() {
+                Some(Ok(warc::Encoded::Links(read))) => self.rows = Some((read, 0)),
+                Some(Ok(warc::Encoded::Warning(warning))) => {
+                    warnings.push(document::worded(&warning));
+                }
+                // The links found before an error are given first, the error after.
+                Some(Err(error)) => {
+                    self.failure.get_or_insert(error);
+                }
+                None => self.links = None,
             }
         }
         let batch = (self.columns.len() > 0).then(|| self.columns.finish());
