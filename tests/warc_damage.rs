@@ -511,6 +511,25 @@ fn junk_before_the_first_record() {
     }
 }
 
+/// More junk before the first record of a whole-file gzip than is held to be recompressed
+/// with it (1 MiB): the member is copied as it is, records and all, and each record that
+/// would have been rewritten says so (it was copied silently).
+#[test]
+fn records_sharing_a_member_with_much_junk_say_they_are_not_rewritten() {
+    let junk = b"junk line\n".repeat(120_000);
+    let file = gz(&[junk, relative(1), relative(2)].concat());
+    let (out, warnings) = rewritten(&file);
+    assert_eq!(out, file, "the member is copied as it is");
+    for id in [1, 2] {
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains(&format!("<urn:uuid:{id}>")) && w.contains("copied unchanged")),
+            "record {id}: {warnings:?}"
+        );
+    }
+}
+
 /// A whole-file gzip WARC (one member) damaged in the middle of a large non-HTML record
 /// that is recompressed as it streams: the output holds each input byte once (the part
 /// before the damage recompressed, the damaged part copied as it is), never the part

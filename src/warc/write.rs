@@ -384,6 +384,14 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         self.close_member()?;
         let mut analysis = payload::analyze(&mut self.framing, head, self.options, warn)?;
         let plan = self.plan(start, &analysis);
+        if plan == Plan::Forward && analysis.document.is_some() {
+            // Its member is copied as read (more bytes before it than are held, or a
+            // record before it copied as it was): its changes cannot be written.
+            warn(Warning::NotRewritten {
+                record: record.clone(),
+                reason: "it shares its gzip member with bytes copied as they are".to_owned(),
+            });
+        }
         let document = analysis.document.filter(|_| plan != Plan::Forward);
         let held_block = document.is_some()
             || (plan == Plan::Hold && analysis.head.length <= MAX_HELD_FIRST_RECORD);
