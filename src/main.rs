@@ -33,9 +33,10 @@ const TRIM_THRESHOLD: libc::c_int = 8 << 20;
 /// kernel: over 2,000 pages `links -r -j 1` took 88,557 page faults and 0.32 s of system
 /// time out of 1.5 s; with these thresholds, 632 faults (BENCHMARKS.md, "Crawl scale").
 /// Peak memory is unchanged on the largest inputs (it is set by the payloads, which are
-/// larger than these thresholds and still mapped on their own); what is kept is at most
-/// [`TRIM_THRESHOLD`] per heap. mimalloc (`--features mimalloc`) keeps freed memory
-/// itself and does without this.
+/// larger than these thresholds and still mapped on their own); what is kept free is at
+/// most [`TRIM_THRESHOLD`] per heap (one per thread at most), less than glibc's own moving
+/// thresholds allow (up to 32 MiB mapped apart and 64 MiB kept). mimalloc (`--features
+/// mimalloc`) keeps freed memory itself and does without this.
 #[cfg(all(target_os = "linux", target_env = "gnu", not(feature = "mimalloc")))]
 #[allow(unsafe_code)]
 fn tune_glibc_malloc() {
