@@ -350,6 +350,42 @@ fn a_comment_in_an_svg_style_is_not_css() {
     assert_eq!(rewritten(&once), once);
 }
 
+/// In an SVG `<style>` `</` begins an end tag (or a bogus comment), not text: found by the
+/// html fuzz target, `url(</d)<g"/>url(;)` had its first URL rewritten across the end tag
+/// `</d)<g"/>` (its `<` escaped), which made the tag text and `<g"/>` an element, so that a
+/// second rewrite read another structure and rewrote `url(;)` too. The text is left as it
+/// is, with a warning; a well-formed SVG style is still rewritten.
+#[test]
+fn markup_in_an_svg_style_leaves_its_text_as_it_is() {
+    let page = "<svg><style>url(</d)<g\"/>url(;)";
+    let done = rewrite(page.as_bytes(), &base(), &Options::default());
+    assert_eq!(String::from_utf8(done.output.clone()).unwrap(), page);
+    assert!(
+        matches!(
+            done.warnings[..],
+            [absolve::Warning {
+                problem: absolve::Problem::Html(Warning::MarkupInSvgStyle(12)),
+                ..
+            }]
+        ),
+        "{:?}",
+        done.warnings
+    );
+    assert_eq!(
+        rewrite(&done.output, &base(), &Options::default()).output,
+        done.output
+    );
+    let closed = "<svg><style>.a{fill:url(a.png)}</x>.b{fill:url(b.png)}</style></svg><a href=z>";
+    assert_eq!(
+        rewritten(closed),
+        "<svg><style>.a{fill:url(a.png)}</x>.b{fill:url(b.png)}</style></svg><a href=http://h/d/z>"
+    );
+    assert_eq!(
+        rewritten("<svg><style>.a{fill:url(a.png)}</style></svg>"),
+        "<svg><style>.a{fill:url(http://h/d/a.png)}</style></svg>"
+    );
+}
+
 /// The feed fuzz target's fifth find (in escaped HTML content, the same in HTML): the
 /// srcset URL `s,\u{2}` is `s,` to the URL parser, and its resolved form written alone,
 /// `http://h/d/s,`, lost its comma to the srcset parser on the next read (a second

@@ -284,6 +284,7 @@ fn shifted(warning: html::Warning, to_feed: &dyn Fn(u64) -> u64) -> html::Warnin
             reason,
         },
         W::RegionTooLarge(at) => W::RegionTooLarge(to_feed(at)),
+        W::MarkupInSvgStyle(at) => W::MarkupInSvgStyle(to_feed(at)),
         other => other,
     }
 }

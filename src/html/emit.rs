@@ -267,6 +267,14 @@ fn write_style(
     sink: &mut dyn Sink,
 ) -> io::Result<()> {
     let css = doc.bytes(range.clone());
+    if held == CssIn::Text && memchr::memmem::find(css, b"</").is_some() {
+        // In foreign content `</` begins an end tag or a bogus comment (HTML §13.2.5.7):
+        // the tokens between runs of text are not CSS, and a URL rewritten across one
+        // (escaping its `<`) would turn the tag into text, so that the next reading
+        // finds another structure. The text is left as it is, with a warning.
+        sink.warning(Warning::MarkupInSvgStyle(range.start).into());
+        return sink.output(css);
+    }
     let wants_links = sink.wants_links();
     let mut links = Vec::new();
     let mut warnings = Vec::new();

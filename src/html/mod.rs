@@ -194,6 +194,12 @@ pub enum Warning {
         "the <style>/<noscript> text at byte {0} is larger than the buffer limit: passed through unchanged"
     )]
     RegionTooLarge(u64),
+    /// An SVG `<style>` whose text holds `</`: in foreign content that begins an end tag
+    /// (or a bogus comment), not text, so the bytes are not one run of CSS.
+    #[error(
+        "the SVG <style> text at byte {0} holds \"</\", which is markup there, not CSS: left as it is, its URLs not read"
+    )]
+    MarkupInSvgStyle(u64),
 }
 
 impl Warning {
@@ -207,6 +213,7 @@ impl Warning {
                 reason,
             },
             Warning::RegionTooLarge(at) => Warning::RegionTooLarge(at + shift),
+            Warning::MarkupInSvgStyle(at) => Warning::MarkupInSvgStyle(at + shift),
             Warning::Unparsable {
                 offset,
                 reference,
