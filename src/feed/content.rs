@@ -285,6 +285,10 @@ fn shifted(warning: html::Warning, to_feed: &dyn Fn(u64) -> u64) -> html::Warnin
         },
         W::RegionTooLarge(at) => W::RegionTooLarge(to_feed(at)),
         W::MarkupInSvgStyle(at) => W::MarkupInSvgStyle(to_feed(at)),
+        W::CommaInListUrl { offset, reference } => W::CommaInListUrl {
+            offset: to_feed(offset),
+            reference,
+        },
         other => other,
     }
 }

@@ -84,6 +84,7 @@ fn write_attribute(
         (changed && wants_output).then(|| resolved.into_owned())
     };
     let mut rejected = Vec::new();
+    let mut commas = Vec::new();
     let new_value = match value.syntax {
         Syntax::Css => rewrite_css(
             value.value.as_bytes(),
@@ -104,9 +105,20 @@ fn write_attribute(
         syntax => replace_urls(&value.value, syntax, |url| {
             let resolved = resolve(url, &base, &doc.options, fragments, doc.encoding);
             rejected.extend(resolved.failure.map(|reason| (url.to_owned(), reason)));
-            settle(url, resolved.text, resolved.kept)
+            let new = settle(url, resolved.text, resolved.kept)?;
+            if syntax == Syntax::CommaList && new.contains(',') && !url.contains(',') {
+                // A comma in the resolved URL (from the base) would split it in two on the
+                // next reading of the list: the reference is left as it is.
+                commas.push(url.to_owned());
+                return None;
+            }
+            Some(new)
         }),
     };
+    for reference in commas {
+        let offset = value.range.start;
+        sink.warning(Warning::CommaInListUrl { offset, reference }.into());
+    }
     for (reference, reason) in rejected {
         let offset = value.range.start;
         sink.warning(

@@ -200,6 +200,17 @@ pub enum Warning {
         "the SVG <style> text at byte {0} holds \"</\", which is markup there, not CSS: left as it is, its URLs not read"
     )]
     MarkupInSvgStyle(u64),
+    /// A reference in a comma-separated list (`<applet archive>`) that resolves to a URL
+    /// with a comma (from its base): written, it would be two URLs on the next reading.
+    #[error(
+        "the URL {reference:?} at byte {offset} resolves to one with a comma, which the comma-separated list cannot hold: left as it is"
+    )]
+    CommaInListUrl {
+        /// The byte offset of the value.
+        offset: u64,
+        /// The reference as written.
+        reference: String,
+    },
 }
 
 impl Warning {
@@ -214,6 +225,10 @@ impl Warning {
             },
             Warning::RegionTooLarge(at) => Warning::RegionTooLarge(at + shift),
             Warning::MarkupInSvgStyle(at) => Warning::MarkupInSvgStyle(at + shift),
+            Warning::CommaInListUrl { offset, reference } => Warning::CommaInListUrl {
+                offset: offset + shift,
+                reference,
+            },
             Warning::Unparsable {
                 offset,
                 reference,
