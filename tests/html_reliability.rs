@@ -317,3 +317,23 @@ fn whitespace_from_the_base_is_encoded_so_lists_stay_lists() {
     let twice = rewrite(&once.output, &base(), &Options::default());
     assert_eq!(twice.output, once.output);
 }
+
+/// Open (the html fuzz target's third find this stop, predating it): an undecodable byte
+/// in a `<noscript>` `<img src>`, then a `<base href="">` and a `<meta>` naming the
+/// `ascii` charset, comes out rewritten when the page is written whole and unchanged when
+/// its last byte comes in a second chunk. Kept here, ignored, as the reproducer for the
+/// fix.
+#[test]
+#[ignore = "open bug: a <meta> charset after a <noscript> with an undecodable byte gives different output by chunking; see the test's comment"]
+fn a_charset_meta_after_a_noscript_gives_the_same_output_whatever_the_chunks() {
+    use absolve::base::Base;
+    use absolve::html::{Collected, Options, Rewriter, rewrite};
+    let page: &[u8] = b"<noscript><img src=\x85></noscript><base href=\"\"><meta http-equiv=\"content-type\"content=\"charset=ascii\">";
+    let base = Base::retrieval_url("http://h/a/b").unwrap();
+    let whole = rewrite(page, &base, &Options::default());
+    let mut rewriter = Rewriter::new(&base, &Options::default(), Collected::default());
+    for chunk in page.chunks(100) {
+        rewriter.write(chunk).unwrap();
+    }
+    assert_eq!(whole.output, rewriter.end().unwrap().output);
+}
