@@ -177,35 +177,48 @@ def listed_in(batches):
         yield from listed(batch.column(0).to_pylist())
 
 
+def counted(uri, counters, items, rows_of):
+    """Yields what ``items()`` gives for the WARC file ``uri``, counting into ``counters``
+    (accumulators) its rows (``rows_of`` each item), its warnings, and whether it was read
+    or failed (an ``OSError`` or ``ValueError``, raised by ``items()`` or as it goes)."""
+    import absolve
+
+    rows = 0
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", absolve.AbsolveWarning)
+        try:
+            for item in items():
+                rows += rows_of(item)
+                yield item
+        except (OSError, ValueError) as error:
+            counters["failed"].add(1)
+            counters["failures"].add([failure(uri, error)])
+        else:
+            counters["read"].add(1)
+        finally:
+            counters["links"].add(rows)
+            counters["warnings"].add(sum(isinstance(w.message, absolve.AbsolveWarning) for w in seen))
+
+
 def links_of_partition(lines, counters, options):
     """The rows of the links of every WARC file named in ``lines`` (runs on an executor)."""
     import absolve
 
+    def rows(uri):
+        for link in absolve.warc_links(open_warc(uri), **options):
+            yield (
+                link.target_uri,
+                link.record,
+                link.element,
+                link.attribute,
+                link.original,
+                link.resolved,
+                link.base,
+                link.base_from,
+            )
+
     for uri in listed(lines):
-        rows = 0
-        with warnings.catch_warnings(record=True) as seen:
-            warnings.simplefilter("always", absolve.AbsolveWarning)
-            try:
-                for link in absolve.warc_links(open_warc(uri), **options):
-                    rows += 1
-                    yield (
-                        link.target_uri,
-                        link.record,
-                        link.element,
-                        link.attribute,
-                        link.original,
-                        link.resolved,
-                        link.base,
-                        link.base_from,
-                    )
-            except (OSError, ValueError) as error:
-                counters["failed"].add(1)
-                counters["failures"].add([failure(uri, error)])
-            else:
-                counters["read"].add(1)
-            finally:
-                counters["links"].add(rows)
-                counters["warnings"].add(sum(isinstance(w.message, absolve.AbsolveWarning) for w in seen))
+        yield from counted(uri, counters, lambda: rows(uri), lambda _: 1)
 
 
 def arrow_batches(batches, counters, options, batch_rows=65536):
@@ -216,21 +229,8 @@ def arrow_batches(batches, counters, options, batch_rows=65536):
     import absolve
 
     for uri in listed_in(batches):
-        rows = 0
-        with warnings.catch_warnings(record=True) as seen:
-            warnings.simplefilter("always", absolve.AbsolveWarning)
-            try:
-                for links in absolve.warc_link_batches(open_warc(uri), batch_rows, **options):
-                    rows += links.num_rows
-                    yield links
-            except (OSError, ValueError) as error:
-                counters["failed"].add(1)
-                counters["failures"].add([failure(uri, error)])
-            else:
-                counters["read"].add(1)
-            finally:
-                counters["links"].add(rows)
-                counters["warnings"].add(sum(isinstance(w.message, absolve.AbsolveWarning) for w in seen))
+        batches_of = lambda: absolve.warc_link_batches(open_warc(uri), batch_rows, **options)
+        yield from counted(uri, counters, batches_of, lambda batch: batch.num_rows)
 
 
 # The summary of one WARC file that a task of the direct form hands to the JVM.

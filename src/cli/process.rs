@@ -280,6 +280,8 @@ const PIPE_SIZE: usize = 1 << 20;
 /// MiB is what an unprivileged process may ask for by default). Best effort: standard
 /// output may be a file or a terminal, or the limit lower; nothing changes then.
 fn widen_pipe(out: &io::Stdout) {
+    #[cfg(not(target_os = "linux"))]
+    let _ = out;
     #[cfg(target_os = "linux")]
     if rustix::fs::fstat(out)
         .is_ok_and(|s| rustix::fs::FileType::from_raw_mode(s.st_mode) == rustix::fs::FileType::Fifo)

@@ -106,9 +106,10 @@ fn write_attribute(
             let resolved = resolve(url, &base, &doc.options, fragments, doc.encoding);
             rejected.extend(resolved.failure.map(|reason| (url.to_owned(), reason)));
             let new = settle(url, resolved.text, resolved.kept)?;
-            if syntax == Syntax::CommaList && new.contains(',') && !url.contains(',') {
-                // A comma in the resolved URL (from the base) would split it in two on the
-                // next reading of the list: the reference is left as it is.
+            if syntax == Syntax::CommaList && new.contains(',') {
+                // A comma in the resolved URL (an item of the list holds none: it comes
+                // from the base) would split it in two on the next reading of the list:
+                // the reference is left as it is.
                 commas.push(url.to_owned());
                 return None;
             }
