@@ -30,5 +30,9 @@ bash python/test.sh --setup-only
 echo "== cargo test --locked (library, CLI, snapshots, browser, WARC round trip)"
 cargo test --locked --no-fail-fast
 
+echo "== cargo test -p absolve-libdeflate; the library's WARC tests without libdeflate (every member streamed)"
+cargo test --locked -p absolve-libdeflate
+cargo test --locked --lib --no-default-features --features cli warc::
+
 echo "== Python and Spark tests (pytest)"
 bash python/test.sh

@@ -539,7 +539,10 @@ impl<S: Sink> Rewriter<S> {
         self.read += chunk.len() as u64;
         match &mut self.parser {
             Parser::NotStarted if self.read < 3 => return Ok(()),
-            Parser::NotStarted => self.start(),
+            // The usual first chunk is all that was read: lol_html is given it, not a
+            // copy of the bytes held.
+            Parser::NotStarted if self.read == chunk.len() as u64 => self.start(Some(chunk)),
+            Parser::NotStarted => self.start(None),
             Parser::Running(parser) => {
                 if let Err(error) = parser.write(chunk) {
                     self.parser_failed(error);
@@ -555,7 +558,7 @@ impl<S: Sink> Rewriter<S> {
     /// Ends the document: writes out everything left and returns the sink.
     pub fn end(mut self) -> io::Result<S> {
         if matches!(self.parser, Parser::NotStarted) {
-            self.start();
+            self.start(None);
         }
         if let Parser::Running(parser) = std::mem::replace(&mut self.parser, Parser::Stopped)
             && let Err(error) = parser.end()
@@ -569,8 +572,8 @@ impl<S: Sink> Rewriter<S> {
     }
 
     /// Chooses the charset (BOM, caller, else UTF-8 with `<meta charset>`) and starts the
-    /// parser on the bytes read so far.
-    fn start(&mut self) {
+    /// parser on the bytes read so far (`read`, if the caller has them at hand).
+    fn start(&mut self, read: Option<&[u8]>) {
         let (encoding, fixed) = {
             let doc = lock(&self.doc);
             match charset::sniff_bom(&doc.pending) {
@@ -591,14 +594,16 @@ impl<S: Sink> Rewriter<S> {
             self.settle_base_on_outer();
             return;
         }
-        self.run_parser_from(0);
+        self.run_parser_from(0, read);
     }
 
     /// Starts lol_html at absolute offset `from` (the start of the document, or a
-    /// restart point) and feeds it the bytes read from there.
-    fn run_parser_from(&mut self, mut from: u64) {
+    /// restart point) and feeds it the bytes read from there: `read`, if the caller has
+    /// them at hand, else a copy of those held (the handlers use the bytes held as
+    /// lol_html parses).
+    fn run_parser_from(&mut self, mut from: u64, mut read: Option<&[u8]>) {
         loop {
-            let (settings, bytes) = {
+            let (settings, copied) = {
                 let mut doc = lock(&self.doc);
                 doc.origin = from;
                 doc.elements_since_start = 0;
@@ -614,12 +619,16 @@ impl<S: Sink> Rewriter<S> {
                     .with_memory_settings(memory)
                     .append_element_content_handler(self.element_handler())
                     .append_document_content_handler(self.comment_handler());
-                let skip = (from - doc.pending_start) as usize;
-                (settings, doc.pending[skip..].to_vec())
+                let copied = match read {
+                    Some(_) => Vec::new(),
+                    None => doc.pending[(from - doc.pending_start) as usize..].to_vec(),
+                };
+                (settings, copied)
             };
+            let bytes = read.take().unwrap_or(&copied);
             self.settled.store(from, Ordering::Relaxed);
             let mut parser = HtmlRewriter::new(settings, Settled(Arc::clone(&self.settled)));
-            let result = parser.write(&bytes);
+            let result = parser.write(bytes);
             self.parser = Parser::Running(Box::new(parser));
             match result {
                 Ok(()) => return,
@@ -638,7 +647,7 @@ impl<S: Sink> Rewriter<S> {
     fn parser_failed(&mut self, error: lol_html::errors::RewritingError) {
         let restart = lock(&self.doc).restart_at.take();
         match restart {
-            Some(at) => self.run_parser_from(at),
+            Some(at) => self.run_parser_from(at, None),
             None => self.stop(error.to_string()),
         }
     }
