@@ -17,25 +17,31 @@ use std::collections::VecDeque;
 use std::ops::Range;
 
 /// A value to resolve when the base is known, at an absolute byte range of the document.
+///
+/// Each is read in the charset in force where it was found (a `<meta>` charset changes
+/// it for what follows), not in the one in force when it is written out: which one that is
+/// depends on how the input was chunked.
 #[derive(Debug)]
 pub(crate) enum Edit {
     /// An attribute value (without its quotes).
     Attribute(AttributeValue),
     /// The text of a `<style>` element.
-    Style(Range<u64>),
+    Style(Range<u64>, &'static Encoding),
     /// The text of an SVG `<style>` element: CSS whose character references are decoded
     /// (foreign content is not raw text), one run of text between its child elements.
-    SvgStyle(Range<u64>),
+    SvgStyle(Range<u64>, &'static Encoding),
     /// The text of a `<noscript>` element, which lol_html hands over as text: it is parsed
     /// again as HTML.
-    Noscript(Range<u64>),
+    Noscript(Range<u64>, &'static Encoding),
 }
 
 impl Edit {
     pub(crate) fn range(&self) -> Range<u64> {
         match self {
             Edit::Attribute(value) => value.range.clone(),
-            Edit::Style(range) | Edit::SvgStyle(range) | Edit::Noscript(range) => range.clone(),
+            Edit::Style(range, _) | Edit::SvgStyle(range, _) | Edit::Noscript(range, _) => {
+                range.clone()
+            }
         }
     }
 }
@@ -354,9 +360,9 @@ impl Document {
         // `<style>`'s end tag, before the `<style>`'s own: the run it resumed is empty.
         if end > start {
             self.push_edit(match region {
-                Region::Style => Edit::Style(start..end),
-                Region::SvgStyle => Edit::SvgStyle(start..end),
-                Region::Noscript => Edit::Noscript(start..end),
+                Region::Style => Edit::Style(start..end, self.encoding),
+                Region::SvgStyle => Edit::SvgStyle(start..end, self.encoding),
+                Region::Noscript => Edit::Noscript(start..end, self.encoding),
             });
         }
     }

@@ -37,11 +37,17 @@ pub(crate) fn flush(doc: &mut Document, mut limit: u64, sink: &mut dyn Sink) -> 
         sink.output(doc.bytes(cursor..range.start))?;
         match &edit {
             Edit::Attribute(value) => write_attribute(doc, value, &base, sink)?,
-            Edit::Style(range) => write_style(doc, range.clone(), CssIn::Raw, &base, sink)?,
-            Edit::SvgStyle(range) => {
-                write_style(doc, range.clone(), CssIn::Text, &base, sink)?;
+            Edit::Style(range, encoding) => {
+                let css = Css(range.clone(), CssIn::Raw, encoding);
+                write_style(doc, css, &base, sink)?;
             }
-            Edit::Noscript(range) => write_noscript(doc, range.clone(), &base, sink)?,
+            Edit::SvgStyle(range, encoding) => {
+                let css = Css(range.clone(), CssIn::Text, encoding);
+                write_style(doc, css, &base, sink)?;
+            }
+            Edit::Noscript(range, encoding) => {
+                write_noscript(doc, range.clone(), encoding, &base, sink)?;
+            }
         }
         cursor = range.end;
     }
@@ -103,7 +109,7 @@ fn write_attribute(
             empty_value(doc, value, &base).and_then(|target| settle("", target.into(), None))
         }
         syntax => replace_urls(&value.value, syntax, |url| {
-            let resolved = resolve(url, &base, &doc.options, fragments, doc.encoding);
+            let resolved = resolve(url, &base, &doc.options, fragments, value.encoding);
             rejected.extend(resolved.failure.map(|reason| (url.to_owned(), reason)));
             let new = settle(url, resolved.text, resolved.kept)?;
             if syntax == Syntax::CommaList && new.contains(',') {
@@ -255,7 +261,7 @@ fn value_base<'a>(
     let codebase = value.codebase.as_deref().map(str::trim);
     let standard = doc.options.standard;
     let inner =
-        |c| document_base.inner_with(standard, c, document_base.source(), Some(doc.encoding));
+        |c| document_base.inner_with(standard, c, document_base.source(), Some(value.encoding));
     match codebase.and_then(inner) {
         Some(codebase) => Cow::Owned(codebase),
         None => Cow::Borrowed(document_base),
@@ -271,14 +277,12 @@ pub(crate) enum CssIn {
     Text,
 }
 
+/// The CSS text of a `<style>` element: where it is, how it is held, its charset.
+struct Css(std::ops::Range<u64>, CssIn, &'static Encoding);
+
 /// The text of a `<style>` element: its `url()` and `@import` values.
-fn write_style(
-    doc: &Document,
-    range: std::ops::Range<u64>,
-    held: CssIn,
-    base: &Base,
-    sink: &mut dyn Sink,
-) -> io::Result<()> {
+fn write_style(doc: &Document, css: Css, base: &Base, sink: &mut dyn Sink) -> io::Result<()> {
+    let Css(range, held, encoding) = css;
     let css = doc.bytes(range.clone());
     if held == CssIn::Text && memchr::memmem::find(css, b"</").is_some() {
         // In foreign content `</` begins an end tag or a bogus comment (HTML §13.2.5.7):
@@ -293,7 +297,7 @@ fn write_style(
     let mut warnings = Vec::new();
     let report = |link: Link| links.push(link);
     let note = |warning: Warning| warnings.push(warning);
-    let rewritten = rewrite_css_held(css, held, doc.encoding, base, &doc.options, report, note);
+    let rewritten = rewrite_css_held(css, held, encoding, base, &doc.options, report, note);
     for warning in warnings {
         sink.warning(warning.shifted(range.start).into());
     }
@@ -370,15 +374,17 @@ fn rewrite_css_held(
     rewritten
 }
 
-/// The text of a `<noscript>` element, parsed as HTML with the document's base.
+/// The text of a `<noscript>` element, parsed as HTML with the document's base, in the
+/// charset in force where it was found.
 fn write_noscript(
     doc: &Document,
     range: std::ops::Range<u64>,
+    encoding: &'static Encoding,
     base: &Base,
     sink: &mut dyn Sink,
 ) -> io::Result<()> {
     let options = Options {
-        charset: Some(doc.encoding),
+        charset: Some(encoding),
         ..doc.options.clone()
     };
     let shifted = Shifted {
