@@ -126,6 +126,11 @@ impl CssUrls<'_> {
         let css = self.css;
         let start = skip_whitespace(css, self.pos);
         if let Some(&quote) = css.get(start).filter(|b| matches!(b, b'"' | b'\'')) {
+            // `url(` and a quote is a function token (CSS Syntax §4.3.4), not a url
+            // token: its `)` is found later and closes it, as any function's.
+            if self.image_set_depth > 0 {
+                self.image_set_depth += 1;
+            }
             let end = string_end(css, start);
             self.pos = end;
             let close = skip_whitespace(css, end);
@@ -238,7 +243,9 @@ fn unquoted_url_end(css: &[u8], start: usize) -> (usize, usize, bool) {
         match b {
             b')' => return (pos, pos + 1, true),
             b'\\' => pos = escape_end(css, pos),
+            // A quote, `(` or a non-printable code point makes it a bad url (§4.3.6).
             b'"' | b'\'' | b'(' => return (pos, bad_url_end(css, pos), false),
+            _ if is_non_printable(b) => return (pos, bad_url_end(css, pos), false),
             _ if is_css_whitespace(b) => {
                 let after = skip_whitespace(css, pos);
                 return match css.get(after) {
@@ -250,6 +257,12 @@ fn unquoted_url_end(css: &[u8], start: usize) -> (usize, usize, bool) {
         }
     }
     (css.len(), css.len(), false)
+}
+
+/// CSS Syntax §4.2: a non-printable code point (U+0000-U+0008, U+000B, U+000E-U+001F,
+/// U+007F), which no url token may hold unescaped.
+fn is_non_printable(b: u8) -> bool {
+    matches!(b, 0x00..=0x08 | 0x0b | 0x0e..=0x1f | 0x7f)
 }
 
 /// CSS Syntax §4.3.14: the remnants of a bad url run to the next unescaped `)`.
@@ -433,6 +446,11 @@ mod tests {
         assert!(found("a{b:url(a b)}").is_empty());
         assert!(found("a{b:url(\"open").is_empty());
         assert!(found("a{b:url()}").is_empty());
+        // A non-printable code point makes a bad url (CSS Syntax §4.3.6); escaped, it is
+        // part of the URL.
+        assert!(found("a{b:url(\x7f)}").is_empty());
+        assert!(found("a{b:url(c\x01d)}").is_empty());
+        assert_eq!(found("a{b:url(c\\7f d)}"), ["c\u{7f}d"]);
     }
 
     #[test]
@@ -450,6 +468,12 @@ mod tests {
             ["e.avif", "f.jpg"]
         );
         assert!(found(r#"a{b:my-image-set("x.png");c:"y.png"}"#).is_empty());
+        // A quoted `url("...")` is a function: its `)` closes it, not the `(` before it
+        // (the html fuzz target: the string after it was taken for one of `image-set(`'s
+        // once the unquoted URL before it had been written back quoted).
+        assert_eq!(found(r#"a{b:image-set((url("c") "d"))}"#), ["c"]);
+        assert_eq!(found(r#"a{b:image-set((url(c) "d"))}"#), ["c"]);
+        assert_eq!(found(r#"a{b:image-set(url("c") 1x, "d" 2x)}"#), ["c", "d"]);
         assert!(found(r#"a{content:"image-set('z.png')"}"#).is_empty());
     }
 

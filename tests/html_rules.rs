@@ -431,3 +431,23 @@ fn a_srcset_url_ending_in_a_comma_then_a_control_keeps_its_comma() {
     assert_eq!(resolved, ["http://h/d/s,"]);
     assert_eq!(rewritten(&once), once);
 }
+
+/// The html fuzz target's find this stop (it predates the stop): in
+/// `image-set((url(\x7f)"d"`, the unquoted `url(\x7f)` was taken for a URL (a
+/// non-printable code point makes it a bad url, CSS Syntax §4.3.6) and written back
+/// quoted; a quoted `url("...")` is a function whose `)` the scanner took for the one
+/// closing the `(` before it, so on a second rewrite `"d"` became a string of
+/// `image-set(` and was rewritten too. Now a bad url is left as it is, and twice is as once.
+#[test]
+fn a_bad_url_and_a_quoted_url_in_image_set_are_read_the_same_twice() {
+    let page = "<style>image-set((url(\u{7f})\"d\"";
+    let once = rewritten(page);
+    assert_eq!(once, page);
+    let quoted = "<style>a{b:image-set((url(\"c\") \"d\"))}</style>";
+    let once = rewritten(quoted);
+    assert_eq!(
+        once,
+        "<style>a{b:image-set((url(\"http://h/d/c\") \"d\"))}</style>"
+    );
+    assert_eq!(rewritten(&once), once);
+}
