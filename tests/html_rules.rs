@@ -451,3 +451,39 @@ fn a_bad_url_and_a_quoted_url_in_image_set_are_read_the_same_twice() {
     );
     assert_eq!(rewritten(&once), once);
 }
+
+/// The html fuzz target's second find this stop (it predates the stop): a URL written into
+/// raw text could end it. With `<base href=</noscript/>`, `<noscript><img src=t>` became
+/// `<img src="http://h/d/</noscript/t">` inside the `<noscript>`, whose text then ended at
+/// that `</noscript/` on the next reading (an end tag: HTML §13.2.5.3), so that markup
+/// after it was read as elements and rewritten. In the text of a `<noscript>` a `<`
+/// written into a value is now `&lt;`, and in an HTML `<style>` the CSS escape `\3c `: the
+/// same URL when read, and no end tag.
+#[test]
+fn a_url_written_into_raw_text_cannot_end_it() {
+    let pages = [
+        (
+            "<base href=</noscript/><noscript><img src=t><a href=</noscript>",
+            "<base href=\"http://h/d/</noscript/\"><noscript><img src=\"http://h/d/&lt;/noscript/t\"><a href=</noscript>",
+        ),
+        (
+            "<base href=</style/><style>a{b:url(t)}</style><a href=x>",
+            "<base href=\"http://h/d/</style/\"><style>a{b:url(http://h/d/\\3c /style/t)}</style><a href=\"http://h/d/</style/x\">",
+        ),
+        (
+            "<base href=</noscript/><noscript><style>a{b:url('t')}</style><iframe srcdoc='<a href=v>'></iframe></noscript>",
+            "<base href=\"http://h/d/</noscript/\"><noscript><style>a{b:url('http://h/d/\\3c /noscript/t')}</style><iframe srcdoc='&lt;a href=\"http://h/d/&lt;/noscript/v\">'></iframe></noscript>",
+        ),
+    ];
+    for (page, expected) in pages {
+        let once = rewritten(page);
+        assert_eq!(once, expected);
+        assert_eq!(rewritten(&once), once, "{page}");
+        // The links are the URLs themselves, unescaped.
+        let found = links(page.as_bytes(), &base(), &Options::default());
+        assert!(
+            found.iter().skip(1).all(|l| l.resolved.contains('<')),
+            "{found:?}"
+        );
+    }
+}

@@ -138,6 +138,10 @@ pub(crate) struct Document {
     pub base_element_at: Option<u64>,
     /// How deep in `<iframe srcdoc>` documents this one is (0: the document itself).
     pub srcdoc_depth: u32,
+    /// The document is the text of a `<noscript>`, raw text in the page around it: a `<`
+    /// written into a value is escaped (`&lt;`), so that no `</noscript` written ends
+    /// that text early on the next reading.
+    pub in_raw_text: bool,
 }
 
 /// How many elements one lol_html parser sees before it is restarted at the next element
@@ -245,6 +249,7 @@ impl Document {
             restart_at: None,
             base_element_at: None,
             srcdoc_depth: 0,
+            in_raw_text: false,
         }
     }
 

@@ -38,7 +38,7 @@ pub(crate) fn flush(doc: &mut Document, mut limit: u64, sink: &mut dyn Sink) -> 
         match &edit {
             Edit::Attribute(value) => write_attribute(doc, value, &base, sink)?,
             Edit::Style(range, encoding) => {
-                let css = Css(range.clone(), CssIn::Raw, encoding);
+                let css = Css(range.clone(), CssIn::RawText, encoding);
                 write_style(doc, css, &base, sink)?;
             }
             Edit::SvgStyle(range, encoding) => {
@@ -145,13 +145,22 @@ fn write_attribute(
         Some(new_value) => {
             if value.valueless {
                 // Quoted: a `/` or `>` may follow the name directly.
-                let escaped = escape_attribute(&new_value, Some(b'"'));
+                let escaped = in_raw_text(doc, escape_attribute(&new_value, Some(b'"')));
                 return sink.output(&encode(&format!("=\"{escaped}\""), value.encoding));
             }
-            let escaped = escape_attribute(&new_value, value.quote);
+            let escaped = in_raw_text(doc, escape_attribute(&new_value, value.quote));
             sink.output(&encode(&escaped, value.encoding))
         }
         None => sink.output(doc.bytes(value.range.clone())),
+    }
+}
+
+/// A value escaped for writing, its `<` escaped too in the text of a `<noscript>` (see
+/// [`Document::in_raw_text`]): `escape_attribute` has quoted a value holding one.
+fn in_raw_text(doc: &Document, escaped: String) -> String {
+    match doc.in_raw_text && escaped.contains('<') {
+        true => escaped.replace('<', "&lt;"),
+        false => escaped,
     }
 }
 
@@ -271,8 +280,12 @@ fn value_base<'a>(
 /// How CSS is held in the document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CssIn {
-    /// As it is: an HTML `<style>` (raw text) or a stylesheet.
+    /// As it is: a stylesheet, a `style` attribute's value.
     Raw,
+    /// As it is, in an HTML `<style>` (raw text, HTML §13.2.5.3): a `<` written is the CSS
+    /// escape `\3c `, so that no `</style` (or `</noscript` around it) written ends the
+    /// text early on the next reading.
+    RawText,
     /// As HTML text, with character references: an SVG `<style>` (foreign content).
     Text,
 }
@@ -392,6 +405,7 @@ fn write_noscript(
         shift: range.start,
     };
     let mut inner = Rewriter::with_document_base(&doc.outer, base, &options, shifted);
+    super::lock(&inner.doc).in_raw_text = true;
     inner.write(doc.bytes(range))?;
     inner.end().map(drop)
 }
@@ -700,8 +714,10 @@ fn new_token(new: &str, quote: Option<u8>, held: CssIn, encoding: &'static Encod
     };
     let mut token = String::new();
     crate::css::write_url(&mut token, &new, quote);
-    if held == CssIn::Text {
-        token = token.replace('&', "&amp;").replace('<', "&lt;");
+    match held {
+        CssIn::Text => token = token.replace('&', "&amp;").replace('<', "&lt;"),
+        CssIn::RawText if token.contains('<') => token = token.replace('<', "\\3c "),
+        _ => {}
     }
     token
 }
