@@ -23,10 +23,45 @@ pub struct Spool {
     file: Option<BufWriter<File>>,
 }
 
+/// The memory of spools done with, for the next ones: a spool's buffer grows to [`SPILL`]
+/// bytes, which glibc maps afresh (it is not below the mmap threshold the command sets)
+/// and the kernel zeroes page by page; over 30 WARC files at `-j 2`, 57,000 page faults
+/// against 4,900 at `-j 1`. At most [`SPARE_SPOOLS`] are kept.
+static SPARE_MEMORY: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+
+/// How many spool buffers are kept for reuse: more than the inputs a run of a few
+/// threads has behind its head at once, and a bound on what is kept (4 x 4 MiB).
+const SPARE_SPOOLS: usize = 4;
+
+/// Keeps `memory`, emptied, for the next spool, if there is room.
+fn keep_memory(mut memory: Vec<u8>) {
+    if memory.capacity() == 0 || memory.capacity() > 2 * SPILL {
+        return;
+    }
+    memory.clear();
+    let mut spare = SPARE_MEMORY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if spare.len() < SPARE_SPOOLS {
+        spare.push(memory);
+    }
+}
+
+impl Drop for Spool {
+    fn drop(&mut self) {
+        keep_memory(std::mem::take(&mut self.memory));
+    }
+}
+
 impl Spool {
-    /// An empty spool.
+    /// An empty spool (with the memory of one done with, if any).
     pub fn new() -> Self {
-        Spool::default()
+        let memory = SPARE_MEMORY
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop()
+            .unwrap_or_default();
+        Spool { memory, file: None }
     }
 
     /// Writes everything held to `out`, in the order it was written here, and leaves the
@@ -62,7 +97,7 @@ impl Write for Spool {
         if self.memory.len() + bytes.len() > SPILL {
             let mut file = BufWriter::with_capacity(256 * 1024, tempfile::tempfile()?);
             file.write_all(&self.memory)?;
-            self.memory = Vec::new();
+            keep_memory(std::mem::take(&mut self.memory));
             file.write_all(bytes)?;
             self.file = Some(file);
             return Ok(bytes.len());
