@@ -215,6 +215,25 @@ impl<W: Write> Write for Slot<'_, W> {
 mod tests {
     use super::*;
 
+    /// What spools leave for the next ones stays bounded: however
+    /// many spools end, at most [`SPARE_SPOOLS`] buffers, none over twice [`SPILL`].
+    #[test]
+    fn spools_leave_their_memory_to_the_next_and_keep_little() {
+        for _ in 0..3 * SPARE_SPOOLS {
+            let mut spool = Spool::new();
+            spool.write_all(&[b'x'; BLOCK]).unwrap();
+            drop(spool);
+        }
+        keep_memory(Vec::with_capacity(3 * SPILL));
+        let spare = SPARE_MEMORY.lock().unwrap();
+        assert!(spare.len() <= SPARE_SPOOLS, "{}", spare.len());
+        assert!(
+            spare
+                .iter()
+                .all(|m| m.is_empty() && m.capacity() <= 2 * SPILL)
+        );
+    }
+
     #[test]
     fn a_small_output_stays_in_memory_and_comes_back_whole() {
         let mut spool = Spool::new();
