@@ -950,6 +950,49 @@ mod tests {
         );
     }
 
+    /// A reader giving at most 7 bytes a read, as a slow pipe might.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.0.len().min(buf.len()).min(7);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    /// The input buffer reads on until it holds what was asked for (or the input ends),
+    /// and the bytes it holds survive being moved to its front, in order.
+    #[test]
+    fn the_input_buffer_holds_what_is_asked_for_in_order() {
+        let data: Vec<u8> = (0..3 * INPUT_BUFFER).map(|i| (i % 251) as u8).collect();
+        let mut input = Input::new(Trickle(&data));
+        let mut at = 0;
+        for (wanted, consumed) in [
+            (100, 90),
+            (WHOLE_INPUT, WHOLE_INPUT - 5),
+            (INPUT_BUFFER, 700_000),
+        ] {
+            let held = input.fill_at_least(wanted).unwrap();
+            assert!(
+                held.len() >= wanted.min(INPUT_BUFFER),
+                "{} < {wanted}",
+                held.len()
+            );
+            assert!(
+                held == &data[at..at + held.len()],
+                "the bytes held differ at {at}"
+            );
+            input.consume(consumed);
+            at += consumed;
+        }
+        let mut rest = Vec::new();
+        input.read_to_end(&mut rest).unwrap();
+        assert!(rest == data[at..], "the rest differs");
+        assert!(input.fill_at_least(WHOLE_INPUT).unwrap().is_empty());
+    }
+
     /// Reads everything, through the pauses after damage.
     fn read_all(stream: &mut Stream<&[u8]>) -> Vec<u8> {
         let mut out = Vec::new();
