@@ -258,28 +258,6 @@ impl<R: BufRead> Input<R> {
         }
     }
 
-    /// The bytes available now; empty at the end of the input.
-    fn buf(&mut self) -> io::Result<&[u8]> {
-        if self.carry_pos < self.carry.len() {
-            Ok(&self.carry[self.carry_pos..])
-        } else {
-            self.inner.fill_buf()
-        }
-    }
-
-    fn consume(&mut self, n: usize) {
-        self.consumed += n as u64;
-        if self.carry_pos < self.carry.len() {
-            self.carry_pos += n;
-            if self.carry_pos >= self.carry.len() {
-                self.carry.clear();
-                self.carry_pos = 0;
-            }
-        } else {
-            self.inner.consume(n);
-        }
-    }
-
     /// At least `n` bytes ahead, without consuming them; fewer only at the end of input.
     fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
         if self.carry_pos >= self.carry.len() {
@@ -306,7 +284,7 @@ impl<R: BufRead> Input<R> {
     }
 
     fn at_end(&mut self) -> io::Result<bool> {
-        Ok(self.buf()?.is_empty())
+        Ok(self.fill_buf()?.is_empty())
     }
 
     fn into_rest(self) -> Rest<R> {
@@ -314,14 +292,44 @@ impl<R: BufRead> Input<R> {
     }
 }
 
+impl<R: BufRead> BufRead for Input<R> {
+    /// The bytes available now; empty at the end of the input.
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.carry_pos < self.carry.len() {
+            Ok(&self.carry[self.carry_pos..])
+        } else {
+            self.inner.fill_buf()
+        }
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.consumed += n as u64;
+        if self.carry_pos < self.carry.len() {
+            self.carry_pos += n;
+            if self.carry_pos >= self.carry.len() {
+                self.carry.clear();
+                self.carry_pos = 0;
+            }
+        } else {
+            self.inner.consume(n);
+        }
+    }
+}
+
 impl<R: BufRead> Read for Input<R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let available = self.buf()?;
-        let n = available.len().min(out.len());
-        out[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
+        read_from_buffer(self, out)
     }
+}
+
+/// `Read::read` for a reader whose `BufRead` does the work: as many bytes as fit from
+/// those available now, consumed (what `std::io::BufReader` does).
+pub(crate) fn read_from_buffer(reader: &mut impl BufRead, out: &mut [u8]) -> io::Result<usize> {
+    let available = reader.fill_buf()?;
+    let n = available.len().min(out.len());
+    out[..n].copy_from_slice(&available[..n]);
+    reader.consume(n);
+    Ok(n)
 }
 
 /// The raw compressed bytes after damage: the bytes the decoder looked ahead at, then the
@@ -471,7 +479,7 @@ impl<R: BufRead> Decoder<R> {
             self.members += 1;
             return Ok(true);
         }
-        let zeros = self.input.buf()?.iter().all(|&b| b == 0);
+        let zeros = self.input.fill_buf()?.iter().all(|&b| b == 0);
         let reason = if self.members == 0 {
             DamageReason::BadHeader(compression, "no magic number".into())
         } else if zeros {
@@ -522,7 +530,7 @@ impl<R: BufRead> Decoder<R> {
                 }
             }
             GzipState::Data(crc) => {
-                let input = self.input.buf()?;
+                let input = self.input.fill_buf()?;
                 if input.is_empty() {
                     self.stop(DamageReason::Truncated(Compression::Gzip));
                     return Ok(());
@@ -584,7 +592,7 @@ impl<R: BufRead> Decoder<R> {
             }
             return Ok(());
         };
-        let input = self.input.buf()?;
+        let input = self.input.fill_buf()?;
         if input.is_empty() {
             self.stop(DamageReason::Truncated(Compression::Bzip2));
             return Ok(());
@@ -627,7 +635,7 @@ impl<R: BufRead> Decoder<R> {
             }
             return Ok(());
         };
-        let input = self.input.buf()?;
+        let input = self.input.fill_buf()?;
         let action = if input.is_empty() {
             lzma_rust2::Action::Finish
         } else {
@@ -843,11 +851,7 @@ fn gzip_header_len<R: BufRead>(input: &mut Input<R>) -> io::Result<Result<usize,
 
 impl<R: BufRead> Read for Decoder<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(buf.len());
-        buf[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
+        read_from_buffer(self, buf)
     }
 }
 

@@ -284,11 +284,7 @@ impl<R: Read> BufRead for Input<R> {
 
 impl<R: Read> Read for Input<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(buf.len());
-        buf[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
+        crate::compress::read_from_buffer(self, buf)
     }
 }
 
@@ -349,11 +345,7 @@ impl<R: Read> BufRead for Tee<R> {
 
 impl<R: Read> Read for Tee<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(buf.len());
-        buf[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
+        crate::compress::read_from_buffer(self, buf)
     }
 }
 
