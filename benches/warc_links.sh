@@ -18,7 +18,9 @@
 # Usage: [REPEAT=3] benches/warc_links.sh [SIZE_MB (default 200)]; each command runs REPEAT
 # times, interleaved, and the best run of each is compared. If target/release/absolve-mimalloc
 # exists (`cargo build --release --features mimalloc`, then copied there), `links` with
-# mimalloc as its allocator is measured too, on 1 CPU.
+# mimalloc as its allocator is measured too, on 1 CPU. If target/pgo/absolve exists
+# (`bash pgo/build.sh`: the same code built with profile-guided optimization), it is
+# measured too, on 1 CPU, against target/pgo/lol_html_floor, the floor built the same way.
 set -eu
 SIZE_MB=${1:-200}
 SAMPLE=../shared/corpus/warc/resiliparse/warcfile.warc.gz
@@ -79,6 +81,11 @@ for round in $(seq "$REPEAT"); do
     if [ -x target/release/absolve-mimalloc ]; then
         measure mimalloc "absolve links (mimalloc, 1 CPU)" $ONE nice -n 10 target/release/absolve-mimalloc links "$BIG"
     fi
+    if [ -x target/pgo/absolve ] && [ -x target/pgo/lol_html_floor ]; then
+        measure pgo "absolve links (PGO build, 1 CPU)" $ONE nice -n 10 target/pgo/absolve links "$BIG"
+        measure_floor pgoparse "floor, PGO: lol_html alone (1 CPU)" "href and src values" $ONE nice -n 10 target/pgo/lol_html_floor parse "$WORK/payloads.bin" "$COPIES"
+        measure_floor pgoinflate "floor, PGO: inflating (1 CPU)" "bytes inflated" $ONE nice -n 10 target/pgo/lol_html_floor inflate "$BIG"
+    fi
     measure python "absolve.warc_links (Python, 1 CPU)" $ONE nice -n 10 "$PY" benches/warc_links.py absolve "$BIG"
     measure warcio "(a) warcio + lxml (1 CPU)" $ONE nice -n 10 "$PY" benches/warc_links.py warcio "$BIG"
     measure fastwarc "(b) fastwarc + selectolax (1 CPU)" $ONE nice -n 10 "$PY" benches/warc_links.py fastwarc "$BIG"
@@ -89,7 +96,7 @@ done
 awk '{ if (!($1 in cpu) || $2 < cpu[$1]) cpu[$1] = $2; if (!($1 in wall) || $3 < wall[$1]) wall[$1] = $3; if ($4 > rss[$1]) rss[$1] = $4 }
 END {
     print "best of each (CPU s, wall s, peak RSS MiB):"
-    n = split("absolve one plain python warcio fastwarc parse inflate mimalloc", keys, " ")
+    n = split("absolve one plain python warcio fastwarc parse inflate mimalloc pgo pgoparse pgoinflate", keys, " ")
     for (i = 1; i <= n; i++) if (keys[i] in cpu) printf "  %-9s %6.2f %6.2f %6.1f\n", keys[i], cpu[keys[i]], wall[keys[i]], rss[keys[i]] / 1024
     printf "absolve links against (a) warcio + lxml:         %5.1fx CPU (1 CPU each) %5.1fx wall (absolve on 2 CPUs); goal 10x\n", cpu["warcio"] / cpu["one"], wall["warcio"] / wall["absolve"]
     printf "absolve links against (b) FastWARC + selectolax: %5.1fx CPU (1 CPU each) %5.1fx wall (absolve on 2 CPUs); goal 4x\n", cpu["fastwarc"] / cpu["one"], wall["fastwarc"] / wall["absolve"]
@@ -98,5 +105,9 @@ END {
     floor = cpu["parse"] + cpu["inflate"]
     printf "floor (lol_html alone + inflating): %.2f s CPU, %.0f%% of absolve links (goal 75%%, 1 CPU); the rest, absolve itself: %.2f s\n", floor, 100 * floor / cpu["one"], cpu["one"] - floor
     printf "the most a lister on lol_html could be, doing nothing of its own: %.1fx (a), %.1fx (b) CPU\n", cpu["warcio"] / floor, cpu["fastwarc"] / floor
+    if ("pgo" in cpu) {
+        pgofloor = cpu["pgoparse"] + cpu["pgoinflate"]
+        printf "PGO build (1 CPU): %.2f s CPU (%.0f%% of the plain build'"'"'s): %.1fx (a), %.1fx (b) (goals 10x, 4x); the PGO floor %.2f s is %.0f%% of it (goal 75%%)\n", cpu["pgo"], 100 * cpu["pgo"] / cpu["one"], cpu["warcio"] / cpu["pgo"], cpu["fastwarc"] / cpu["pgo"], pgofloor, 100 * pgofloor / cpu["pgo"]
+    }
     if ("mimalloc" in cpu) printf "with mimalloc (1 CPU): %.2f s CPU (%.0f%% of glibc'"'"'s), %.1fx (a), %.1fx (b); the floor is %.2f of it\n", cpu["mimalloc"], 100 * cpu["mimalloc"] / cpu["one"], cpu["warcio"] / cpu["mimalloc"], cpu["fastwarc"] / cpu["mimalloc"], floor / cpu["mimalloc"]
 }' "$WORK/times"

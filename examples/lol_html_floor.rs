@@ -4,6 +4,7 @@
 //!
 //!     lol_html_floor parse PAYLOADS TIMES   lol_html over each HTML payload, TIMES over
 //!     lol_html_floor inflate FILE.gz        gzip members inflated to nowhere
+//!     lol_html_floor html FILE...           lol_html over each file, a payload each
 //!
 //! `parse` reads PAYLOADS (each body as a 4-byte little-endian length and its bytes, as
 //! `benches/warc_links.py payloads` writes them) and runs lol_html over each, chunked as
@@ -11,7 +12,8 @@
 //! read, the `href` and `src` values taken. lol_html is kept in its lexer as absolve
 //! keeps it (a document comment handler), which is its faster mode for a `*` selector.
 //! `inflate` is libdeflate, member by member, as absolve reads a `.warc.gz`. Each prints a count
-//! (links, or bytes) so that the work cannot be skipped.
+//! (links, or bytes) so that the work cannot be skipped. `html` is `parse` over files as
+//! they are (`pgo/build.sh` trains the floor with it on `fixtures/`).
 //!
 //! Run with `cargo run --release --example lol_html_floor -- parse PAYLOADS 1`.
 
@@ -27,7 +29,10 @@ fn main() -> ExitCode {
     let result = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["parse", payloads, times] => parse(payloads, times),
         ["inflate", file] => inflate(file),
-        _ => Err("usage: lol_html_floor parse PAYLOADS TIMES | inflate FILE.gz".into()),
+        ["html", ref files @ ..] => html(files),
+        _ => Err(
+            "usage: lol_html_floor parse PAYLOADS TIMES | inflate FILE.gz | html FILE...".into(),
+        ),
     };
     match result {
         Ok(count) => {
@@ -50,6 +55,15 @@ fn parse(path: &str, times: &str) -> Result<u64, Box<dyn std::error::Error>> {
         for payload in &payloads {
             links += list(payload);
         }
+    }
+    Ok(links)
+}
+
+/// lol_html over each file, whole: the `href`/`src` values seen.
+fn html(paths: &[&str]) -> Result<u64, Box<dyn std::error::Error>> {
+    let mut links = 0;
+    for path in paths {
+        links += list(&std::fs::read(path)?);
     }
     Ok(links)
 }
