@@ -82,8 +82,8 @@ train() {
     cp -R fixtures/html "$scratch/tree"
     "$instrumented" rewrite -r -i --url https://example.com/ "$scratch/tree" >/dev/null 2>&1 || true
     # The floor: lol_html over the same pages, inflating the same gzip members.
-    find fixtures -name '*.html' -print0 | sort -z | xargs -0 "$floor" html >/dev/null
-    find fixtures -name '*.gz' -print0 | sort -z | xargs -0 -n 1 "$floor" inflate >/dev/null
+    find fixtures -name '*.html' -print0 | sort -z | xargs -0 -r "$floor" html >/dev/null
+    find fixtures -name '*.gz' -print0 | sort -z | xargs -0 -r -n 1 "$floor" inflate >/dev/null
 }
 LLVM_PROFILE_FILE="$raw/absolve-%p-%m.profraw" train
 "$profdata_tool" merge -o "$out/absolve.profdata" "$raw"/*.profraw
