@@ -28,6 +28,9 @@ use std::sync::mpsc::Receiver;
 /// payload of [`LARGE_PAYLOAD`] bytes or more, or a record with more links than its batch
 /// may keep, is processed on a thread of its own that hands each link on as it is found,
 /// through a bounded channel, while nothing else is read. Events come out in file order.
+/// Listed on a thread of a rayon pool (files listed in parallel by a caller's `par_iter`),
+/// a batch is parsed on that thread, before the next is read, and split across the pool
+/// only while the pool has fewer files being listed than threads.
 /// Other records are read past without being held.
 /// The iterator ends after the first [`Error`] (the input is then unreadable); damaged
 /// data (gzip or framing) is not an error: it is read past with a warning.
@@ -214,6 +217,41 @@ struct Reader<R: Read, M: Mode> {
     in_flight: VecDeque<Flight<M::Item>>,
     /// An error met with records pending: reported after their links.
     deferred: Option<Error>,
+    /// Counted among the files listed on a pool's threads (see [`OnPool`]), once it
+    /// processes a batch on one.
+    on_pool: Option<OnPool>,
+}
+
+/// How many WARC files are being listed on the threads of a rayon pool (a caller's
+/// `par_iter` over files, `absolve links -r -j N`), by this process.
+static LISTED_ON_POOL: AtomicUsize = AtomicUsize::new(0);
+
+/// One file listed on a pool's thread: counted in [`LISTED_ON_POOL`] while it lives.
+struct OnPool;
+
+impl OnPool {
+    fn new() -> Self {
+        LISTED_ON_POOL.fetch_add(1, Ordering::Relaxed);
+        OnPool
+    }
+}
+
+impl Drop for OnPool {
+    fn drop(&mut self) {
+        LISTED_ON_POOL.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Whether a batch read on a pool's thread is parsed in parallel on the pool: only while
+/// fewer files are listed on pools than the pool has threads (the last files of a run, a
+/// large file the others have finished before). With a file per thread, every thread is
+/// busy already, and splitting each batch across the pool only makes a thread that waits
+/// for a piece another took start another file meanwhile (rayon's work stealing): the
+/// file being written waits behind it and the files after it spool. Measured over 30
+/// WARC files with `-j 2` (BENCHMARKS.md, "Crawl scale"): 1.68x `-j 1` (median) when every
+/// batch was split, 1.87x when none was.
+fn parse_batch_in_parallel(listed_on_pool: usize, threads: usize) -> bool {
+    listed_on_pool < threads
 }
 
 /// How many payload bytes are read before the batch is processed.
@@ -512,6 +550,7 @@ impl<R: Read, M: Mode> Reader<R, M> {
             pending_bytes: 0,
             in_flight: VecDeque::new(),
             deferred: None,
+            on_pool: None,
         }
     }
 
@@ -570,28 +609,37 @@ impl<R: Read, M: Mode> Reader<R, M> {
     /// while the caller reads on.
     ///
     /// On a thread of a rayon pool (a caller's `par_iter`) the batch is processed before
-    /// this returns, in parallel all the same: waiting there for a job sent to the pool
-    /// could wait forever, every thread of the pool waiting likewise.
+    /// this returns (waiting there for a job sent to the pool could wait forever, every
+    /// thread of the pool waiting likewise): in parallel on the pool only while fewer files
+    /// are listed on pools than it has threads ([`parse_batch_in_parallel`]).
     fn process_pending(&mut self) {
         let pending = std::mem::take(&mut self.pending);
         self.pending_bytes = 0;
         let options = Arc::clone(&self.options);
         let mode = Arc::clone(&self.mode);
         let (done, receiver) = std::sync::mpsc::sync_channel(1);
+        let on_pool = rayon::current_thread_index().is_some();
+        if on_pool && self.on_pool.is_none() {
+            self.on_pool = Some(OnPool::new());
+        }
+        let parallel = !on_pool
+            || parse_batch_in_parallel(
+                LISTED_ON_POOL.load(Ordering::Relaxed),
+                rayon::current_num_threads(),
+            );
         let job = move || {
             let count = AtomicUsize::new(0);
-            let processed = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                pending
-                    .into_par_iter()
-                    .map(|p| p.gather(&options, &*mode, &count))
-                    .collect()
+            let gather = |p: Pending| p.gather(&options, &*mode, &count);
+            let processed = std::panic::catch_unwind(AssertUnwindSafe(|| match parallel {
+                true => pending.into_par_iter().map(gather).collect(),
+                false => pending.into_iter().map(gather).collect(),
             }));
             // The receiver is gone only if the iterator was dropped: nothing to tell.
             let _ = done.send(processed);
         };
-        match rayon::current_thread_index() {
-            Some(_) => job(),
-            None => rayon::spawn(job),
+        match on_pool {
+            true => job(),
+            false => rayon::spawn(job),
         }
         self.in_flight.push_back(Flight::Batch(receiver));
     }
@@ -714,6 +762,58 @@ mod tests {
              WARC-Target-URI: {uri}\r\nContent-Type: application/http;msgtype=response\r\n\
              {length}\r\n{http}\r\n\r\n"
         )
+    }
+
+    /// A batch read on a pool's thread is split across the pool only while some thread
+    /// has no file of its own.
+    #[test]
+    fn batches_are_split_only_while_threads_have_no_file() {
+        assert!(
+            parse_batch_in_parallel(1, 2),
+            "the last file: the other thread helps"
+        );
+        assert!(!parse_batch_in_parallel(2, 2), "a file per thread");
+        assert!(
+            !parse_batch_in_parallel(3, 2),
+            "a file started while another waited"
+        );
+        assert!(!parse_batch_in_parallel(1, 1), "one thread");
+    }
+
+    /// A file listed on a pool's thread is counted while it is listed, however its
+    /// listing ends (read to the end, or dropped after its first item), and only there.
+    #[test]
+    fn files_listed_on_pool_threads_are_counted_while_listed() {
+        struct Seen(Arc<std::sync::Mutex<Vec<usize>>>);
+        impl Encode for Seen {
+            type Output = ();
+            fn start(&self) {}
+            fn link(&self, _: &mut (), _: LinkRef<'_>) {
+                let listed = LISTED_ON_POOL.load(Ordering::Relaxed);
+                self.0.lock().expect("not poisoned").push(listed);
+            }
+        }
+        let page: String = (0..10).map(|i| format!("<a href=p{i}>")).collect();
+        let warc = record("http://h/a/", &page, true);
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let links = || EncodedLinks::new(warc.as_bytes(), Options::new(), Seen(Arc::clone(&seen)));
+        // Off any pool: not counted.
+        assert_eq!(links().count(), 1);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("a pool");
+        pool.install(|| {
+            assert_eq!(links().count(), 1);
+            let mut first = links();
+            assert!(first.next().is_some());
+            drop(first);
+        });
+        // Other tests list files on pools at the same time: what is asserted is that each
+        // link found on a pool saw its own file counted, and off a pool only others.
+        let seen = seen.lock().expect("not poisoned");
+        assert_eq!(seen.len(), 30);
+        assert!(seen[10..].iter().all(|&listed| listed >= 1), "{seen:?}");
     }
 
     /// Encoded where they are found, the links and warnings are those of [`Links`], in
