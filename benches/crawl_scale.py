@@ -4,7 +4,10 @@
         [--large-mb 400] [--runs 3] [--no-spark] [--only cli,spark,batches,pandas] [--before BIN]
 
 1. `absolve links -r -j 2` against `-j 1` over a tree of WARC files and a tree of HTML
-   pages (goal >= 1.7x), in interleaved rounds, the best and the median of --runs; beside
+   pages (goal >= 1.7x), in interleaved rounds (their order alternating), the best and the
+   median of --runs, and the paired ratio (the median of each round's own ratio, which a
+   machine whose speed drifts between rounds disturbs least); with --before, the same
+   for another binary and its paired ratio against this one; beside
    them, the machine's own ceiling: the same files as two independent `-j 1` processes on
    halves of the bytes, run at once (what two cores give here at best);
 2. the Spark job (`python -m absolve.spark`): local[1] and local[2] with the parts written
@@ -63,15 +66,29 @@ def timed(command, env=None):
     return time.perf_counter() - started, after[0] - cpu, after[1] - system
 
 
+def measured_rounds(runs, commands):
+    """Runs each of `commands` (thunks) once per round, interleaved, in an order that
+    alternates from round to round; per command, its (wall, CPU, system CPU) of each
+    round."""
+    results = [[] for _ in commands]
+    for round in range(runs):
+        order = list(zip(results, commands))
+        for result, command in order if round % 2 == 0 else reversed(order):
+            result.append(command())
+    return results
+
+
 def rounds(runs, commands):
     """Runs each of `commands` (thunks) once per round, interleaved; per command, the
     best (wall, CPU, system CPU), each the least of the rounds, and the median wall."""
-    results = [[] for _ in commands]
-    for _ in range(runs):
-        for result, command in zip(results, commands):
-            result.append(command())
     best = lambda r: tuple(min(x[i] for x in r) for i in range(len(r[0])))
-    return [(best(r), statistics.median(x[0] for x in r)) for r in results]
+    return [(best(r), statistics.median(x[0] for x in r)) for r in measured_rounds(runs, commands)]
+
+
+def paired(slower, faster):
+    """The median of the rounds' own ratios of wall times: on a shared machine whose speed
+    drifts from minute to minute, each round's two runs see about the same machine."""
+    return statistics.median(a[0] / b[0] for a, b in zip(slower, faster))
 
 
 def cli_threads(binary, tree, runs, extra=()):
@@ -163,15 +180,23 @@ def threads_section(binary, warc_tree, html_tree, runs, before=None):
         # The same work as two independent processes at once: what two cores of this
         # machine give at best (shared caches, memory bandwidth, a busy neighbour).
         commands.append(lambda: two_processes(binary, tree, extra))
-        results = rounds(runs, commands)
+        measured = measured_rounds(runs, commands)
+        best = lambda r: tuple(min(x[i] for x in r) for i in range(len(r[0])))
+        results = [(best(r), statistics.median(x[0] for x in r)) for r in measured]
         (ceiling, ceiling_median) = results[-1]
         for n, (label, _) in enumerate(binaries):
             (one, one_median), (two, two_median) = results[2 * n], results[2 * n + 1]
             print(
                 f"{label}{name} tree: -j 1 {one[0]:.2f} s wall (median {one_median:.2f}) {one[1]:.2f} s CPU ({one[2]:.2f} system);"
                 f" -j 2 {two[0]:.2f} s wall (median {two_median:.2f}) {two[1]:.2f} s CPU ({two[2]:.2f} system):"
-                f" {one[0] / two[0]:.2f}x wall (medians {one_median / two_median:.2f}x),"
+                f" {one[0] / two[0]:.2f}x wall (medians {one_median / two_median:.2f}x;"
+                f" paired, the median of each round's ratio, {paired(measured[2 * n], measured[2 * n + 1]):.2f}x),"
                 f" CPU -j 2 / -j 1 {two[1] / one[1]:.2f} [{load()}]"
+            )
+        if before:
+            print(
+                f"{name} tree, this binary against --before: -j 2 {paired(measured[3], measured[1]):.2f}x as fast,"
+                f" -j 1 {paired(measured[2], measured[0]):.2f}x (paired medians) [{load()}]"
             )
         (one, one_median) = results[0]
         (two, two_median) = results[1]
