@@ -300,6 +300,36 @@ fn links_inside_a_rayon_pool_of_one_thread() {
     assert_eq!(count, 600);
 }
 
+/// Files listed at once on a pool's threads (a caller's `par_iter`, as `links -r -j N`
+/// does): each gives the links it gives alone, in its own order, whether its batches were
+/// parsed where they were read (a file per thread) or split across the pool (the last
+/// files, once threads are free).
+#[test]
+fn files_listed_at_once_on_a_pool_give_what_they_give_alone() {
+    use rayon::prelude::*;
+    let list = |warc: &String| -> Vec<String> {
+        absolve::warc::Links::new(warc.as_bytes(), Default::default())
+            .map(|event| match event.unwrap() {
+                absolve::Event::Link(link) => {
+                    format!("{:?} {}", link.location.record, link.resolved)
+                }
+                absolve::Event::Warning(warning) => warning.to_string(),
+            })
+            .collect()
+    };
+    // Several batches each (a batch holds at most 256 records), of other sizes.
+    let warcs: Vec<String> = (0..6).map(|n| numbered_warc(300 + 150 * n)).collect();
+    let alone: Vec<Vec<String>> = warcs.iter().map(list).collect();
+    for threads in [2, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let together: Vec<Vec<String>> = pool.install(|| warcs.par_iter().map(list).collect());
+        assert_eq!(together, alone, "{threads} threads");
+    }
+}
+
 /// Payloads are processed in parallel batches: links still come in file order.
 #[test]
 fn links_come_in_file_order_across_batches() {
