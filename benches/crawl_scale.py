@@ -78,11 +78,17 @@ def measured_rounds(runs, commands):
     return results
 
 
+def summarized(measured):
+    """Per command of `measured_rounds`: the best (wall, CPU, system CPU), each the least
+    of the rounds, and the median wall."""
+    best = lambda r: tuple(min(x[i] for x in r) for i in range(len(r[0])))
+    return [(best(r), statistics.median(x[0] for x in r)) for r in measured]
+
+
 def rounds(runs, commands):
     """Runs each of `commands` (thunks) once per round, interleaved; per command, the
     best (wall, CPU, system CPU), each the least of the rounds, and the median wall."""
-    best = lambda r: tuple(min(x[i] for x in r) for i in range(len(r[0])))
-    return [(best(r), statistics.median(x[0] for x in r)) for r in measured_rounds(runs, commands)]
+    return summarized(measured_rounds(runs, commands))
 
 
 def paired(slower, faster):
@@ -181,8 +187,7 @@ def threads_section(binary, warc_tree, html_tree, runs, before=None):
         # machine give at best (shared caches, memory bandwidth, a busy neighbour).
         commands.append(lambda: two_processes(binary, tree, extra))
         measured = measured_rounds(runs, commands)
-        best = lambda r: tuple(min(x[i] for x in r) for i in range(len(r[0])))
-        results = [(best(r), statistics.median(x[0] for x in r)) for r in measured]
+        results = summarized(measured)
         (ceiling, ceiling_median) = results[-1]
         for n, (label, _) in enumerate(binaries):
             (one, one_median), (two, two_median) = results[2 * n], results[2 * n + 1]
