@@ -43,7 +43,8 @@
 //!   [`Warning`] type, the [`Sink`] they leave by;
 //! - [`document`]: the pipeline over an input held in memory;
 //! - [`retrieval`]: the retrieval URL (§3.3) a saved page's markers give;
-//! - [`format`](mod@format): telling the inputs apart.
+//! - [`format`](mod@format): telling the inputs apart;
+//! - [`threads`]: how many threads the parallel work gets.
 //!
 //! ```
 //! assert_eq!(absolve::resolve("http://a/b/c/d;p?q#f", "g;x?y#s"), "http://a/b/c/g;x?y#s");
@@ -66,6 +67,7 @@ mod options;
 pub mod pipeline;
 pub mod retrieval;
 mod sink;
+pub mod threads;
 pub mod url;
 pub mod wacz;
 pub mod warc;

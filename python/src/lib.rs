@@ -206,5 +206,25 @@ fn _absolve(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     warc::register(module)?;
     arrow::register(module)?;
-    Ok(())
+    bound_threads(module.py())
+}
+
+/// `RAYON_NUM_THREADS` past four threads per core is lowered to that, with an
+/// `AbsolveWarning` (`absolve::threads`: each thread holds its own buffers). Without it,
+/// nothing is built here: the pool starts, one thread per core, at the first parallel work.
+fn bound_threads(py: Python<'_>) -> PyResult<()> {
+    let pool = absolve::threads::global_pool(None);
+    match pool.asked {
+        Some(asked) if pool.lowered() => warn_all(
+            py,
+            &[format!(
+                "{}={}: using {} threads, {} per core (more would only take more memory)",
+                absolve::threads::ENV,
+                asked.count(),
+                pool.threads,
+                absolve::threads::PER_CORE,
+            )],
+        ),
+        _ => Ok(()),
+    }
 }

@@ -69,3 +69,26 @@ def test_the_gil_is_released_while_absolve_works():
     # only switches threads between bytecodes. ~10M loop turns/s here; ask for a tiny share.
     assert work.seconds > 0.05, "the page should take a measurable time"
     assert ticks > 10_000 * work.seconds
+
+
+def test_rayon_threads_past_four_per_core_are_lowered_with_a_warning(tmp_path):
+    # A fresh interpreter: the bound is applied when the module is first imported.
+    import os
+    import subprocess
+    import sys
+
+    from conftest import warc_record
+
+    archive = tmp_path / "a.warc"
+    archive.write_bytes(b"".join(warc_record(b"http://h/%d/" % n, b"<a href=x>", b"<urn:%d>" % n) for n in range(3)))
+    script = (
+        "import os, absolve\n"
+        f"assert len(list(absolve.warc_links({str(archive)!r}))) == 3\n"
+        "print(len(os.listdir('/proc/self/task')))\n"
+    )
+    env = dict(os.environ, RAYON_NUM_THREADS="100000")
+    done = subprocess.run([sys.executable, "-W", "always", "-c", script], capture_output=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    cores = len(os.sched_getaffinity(0))
+    assert f"RAYON_NUM_THREADS=100000: using {4 * cores} threads, 4 per core".encode() in done.stderr
+    assert int(done.stdout) <= 4 * cores + 8

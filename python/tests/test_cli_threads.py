@@ -1,7 +1,10 @@
 """`absolve links -r -j N`: files processed N at a time, the output byte for byte that of
-one at a time (input order), a file's output past the spool's memory cap included."""
+one at a time (input order), a file's output past the spool's memory cap included; at most
+four threads per core whatever is asked; a standard error that cannot be written to passed
+over."""
 
 import gzip
+import os
 import subprocess
 
 import pytest
@@ -92,3 +95,45 @@ def test_a_closed_pipe_stops_the_run_quietly(tmp_path):
     assert done.stdout.count(b"\n") == 1
     assert b'"original":"p0.html"' in done.stdout
     assert b"rror" not in done.stderr
+
+
+@pytest.mark.parametrize("ask", [["-j", "100000"], ["--threads", "4096"], ["RAYON_NUM_THREADS=100000"]])
+def test_threads_past_four_per_core_are_lowered_with_a_warning(ask):
+    # Each thread holds its own buffers (a WARC batch, files' lines ahead), and rayon's work
+    # stealing looks at every thread: 100,000 threads ran for minutes on these few files.
+    binary = cli_binary()
+    if binary is None or not binary.exists():
+        pytest.skip("needs the absolve CLI: cargo build --release (or set ABSOLVE_BIN)")
+    env = dict(os.environ)
+    env.pop("RAYON_NUM_THREADS", None)
+    flags = [a for a in ask if not a.startswith("RAYON_NUM_THREADS=")]
+    env.update(a.split("=", 1) for a in ask if a.startswith("RAYON_NUM_THREADS="))
+    one = links("-r", "-j", "1", FIXTURES)
+    many = subprocess.run([str(binary), "links", "-r", *flags, str(FIXTURES)], capture_output=True, env=env, timeout=60)
+    assert many.returncode == one[0] == 0
+    assert many.stdout == one[1]
+    stderr = many.stderr.decode(errors="replace").splitlines()
+    asked = f"-j {flags[1]}" if flags else ask[0]
+    lowered = [line for line in stderr if line.startswith(f"absolve: warning: {asked}: using ")]
+    cores = len(os.sched_getaffinity(0))
+    assert lowered and f"using {4 * cores} threads (4 for each of the {cores} cores" in lowered[0], stderr[:3]
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_a_standard_error_that_cannot_be_written_to_is_passed_over(threads):
+    # Warnings (no base URL in the fixtures) go to a pipe nobody reads: each write fails
+    # (EPIPE). They once panicked the thread that printed them: -j 1 ended with status
+    # 101 and the links after it lost, -j 2 waited forever for the file that panicked.
+    binary = cli_binary()
+    if binary is None or not binary.exists():
+        pytest.skip("needs the absolve CLI: cargo build --release (or set ABSOLVE_BIN)")
+    one = links("-r", "-j", "1", FIXTURES)
+    assert any("no base URL" in line for line in one[2])
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([str(binary), "links", "-r", "-j", threads, str(FIXTURES)], stdout=subprocess.PIPE, stderr=write, timeout=60)
+    finally:
+        os.close(write)
+    assert done.returncode == 0
+    assert done.stdout == one[1]

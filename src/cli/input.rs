@@ -120,7 +120,7 @@ pub struct InputArgs {
     pub recursive: bool,
     /// How many threads do the work (ripgrep's -j): files are processed N at a time (the
     /// output of `links` stays in input order), and a WARC file's pages are parsed in
-    /// parallel. Default: one per core (or RAYON_NUM_THREADS).
+    /// parallel. Default: one per core (or RAYON_NUM_THREADS); at most four per core.
     #[arg(short = 'j', long = "threads", value_name = "N")]
     pub threads: Option<std::num::NonZeroUsize>,
     /// Files (with -r, directories) to read; none, or `-`, reads standard input.

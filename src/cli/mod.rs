@@ -1,5 +1,16 @@
 //! Command-line definitions (one place, with their documentation) and dispatch.
 
+/// `eprintln!`, but passing over a standard error it cannot write to (closed, or a pipe
+/// whose reader has gone, as in `2>&1 | head`): there is nowhere else to say so, and the
+/// run goes on, where `eprintln!` would panic (on a thread of the pool, in the middle of
+/// a file). What the command writes to standard output still decides its status.
+macro_rules! stderr {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 mod input;
 mod output;
 mod process;
@@ -65,7 +76,7 @@ pub fn run() -> ExitCode {
         Ok(code) => code,
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("absolve: {error}");
+            stderr!("absolve: {error}");
             ExitCode::FAILURE
         }
     }

@@ -22,7 +22,7 @@ static WARNINGS: AtomicUsize = AtomicUsize::new(0);
 /// Prints a warning about `label` on standard error, the name [`escaped`].
 pub fn warn(label: &str, warning: &dyn std::fmt::Display) {
     WARNINGS.fetch_add(1, Ordering::Relaxed);
-    eprintln!("absolve: warning: {}: {warning}", escaped(label));
+    stderr!("absolve: warning: {}: {warning}", escaped(label));
 }
 
 /// A file name as it is shown on a terminal: control characters written `\n`, `\r`,

@@ -6,7 +6,7 @@ mod spool;
 use super::input::{Checked, Input, InputArgs, Inputs, Problem};
 use super::output::{self, CliSink, LinksSink, RewriteSink};
 use super::write;
-use absolve::pipeline;
+use absolve::{pipeline, threads};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -14,6 +14,7 @@ use spool::InOrder;
 use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::{self, Write};
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -122,7 +123,7 @@ impl Counts {
         } else {
             String::new()
         };
-        eprintln!(
+        stderr!(
             "absolve: {}, {} changed, {} unchanged, {} skipped{copied}, {}{failed}",
             plural(processed, "file processed", "files processed"),
             self.changed,
@@ -291,14 +292,23 @@ fn widen_pipe(out: &io::Stdout) {
 }
 
 /// `-j N`: the global thread pool gets N threads (rayon's default, one per core or
-/// RAYON_NUM_THREADS, otherwise). Every parallel part of the run uses it: the files of
-/// `links` and `rewrite -i`/`-o DIR`, and the pages of a WARC file.
+/// RAYON_NUM_THREADS, otherwise), at most four per core ([`threads::most_threads`]):
+/// beyond that, threads only add memory. Every parallel part of the run uses it: the
+/// files of `links` and `rewrite -i`/`-o DIR`, and the pages of a WARC file.
 fn use_threads(args: &InputArgs) {
-    if let Some(threads) = args.threads {
-        // It fails only if a pool was built already: then there is nothing to change.
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.get())
-            .build_global();
+    let pool = threads::global_pool(args.threads);
+    if let (true, Some(asked)) = (pool.lowered(), pool.asked) {
+        let what = match asked {
+            threads::Asked::Caller(n) => format!("-j {n}"),
+            threads::Asked::Environment(n) => format!("{}={n}", threads::ENV),
+        };
+        let cores = threads::most_threads().get() / threads::PER_CORE;
+        stderr!(
+            "absolve: warning: {what}: using {} threads ({} for each of the {cores} cores \
+             absolve may run on; more would only take more memory)",
+            pool.threads,
+            threads::PER_CORE,
+        );
     }
 }
 
@@ -338,6 +348,10 @@ fn links_in_turn(
 /// at most [`spool::SPILL`] bytes in memory, the rest on disk).
 const AHEAD_PER_THREAD: usize = 4;
 
+/// What a task of [`links_in_parallel`] sends when its input is done: its lines not yet
+/// written out and how it went, or the panic that ended it.
+type Finished = std::thread::Result<(spool::Spool, io::Result<Tally>)>;
+
 /// The links of the inputs on the global pool's threads, several inputs at a time. The
 /// oldest input not yet written out writes straight to `out`; each one behind it writes
 /// into its own [`Spool`](spool::Spool), emptied into `out` when its turn comes
@@ -351,7 +365,7 @@ fn links_in_parallel(
     let window = rayon::current_num_threads() * AHEAD_PER_THREAD;
     let stop = AtomicBool::new(false);
     let shared = InOrder::new(out);
-    let (done, finished) = mpsc::channel::<(usize, spool::Spool, io::Result<Tally>)>();
+    let (done, finished) = mpsc::channel::<(usize, Finished)>();
     let mut failures = Vec::new();
     let mut pipe_closed = false;
     rayon::in_place_scope(|scope| {
@@ -362,30 +376,41 @@ fn links_in_parallel(
                 let (index, input, done, stop, shared) =
                     (started, &documents[started], done.clone(), &stop, &shared);
                 scope.spawn(move |_| {
-                    let mut slot = shared.slot(index);
-                    let result = match stop.load(Ordering::Relaxed) {
-                        true => Ok(Tally::default()),
-                        false => {
-                            let label = output::label(input.path.as_deref());
-                            // The many small writes of each line gathered before they
-                            // reach the slot, as `BufWriter<Stdout>` gathers them in turn.
-                            let mut lines = io::BufWriter::with_capacity(spool::BLOCK, &mut slot);
-                            let result = run(input, checked, LinksSink::new(&mut lines, &label));
-                            let flushed = lines.flush();
-                            result.and_then(|tally| flushed.map(|()| tally))
-                        }
-                    };
-                    let (left, written) = slot.finish();
-                    // A failure to write comes first, as in turn (the sink stops at it).
-                    let result = written.and(result);
+                    // A panic is sent too: the loop below waits for every input in turn.
+                    let finished = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        let mut slot = shared.slot(index);
+                        let result = match stop.load(Ordering::Relaxed) {
+                            true => Ok(Tally::default()),
+                            false => {
+                                let label = output::label(input.path.as_deref());
+                                // The many small writes of each line gathered before they
+                                // reach the slot, as `BufWriter<Stdout>` gathers them in turn.
+                                let mut lines =
+                                    io::BufWriter::with_capacity(spool::BLOCK, &mut slot);
+                                let result =
+                                    run(input, checked, LinksSink::new(&mut lines, &label));
+                                let flushed = lines.flush();
+                                result.and_then(|tally| flushed.map(|()| tally))
+                            }
+                        };
+                        let (left, written) = slot.finish();
+                        // A failure to write comes first, as in turn (the sink stops at it).
+                        (left, written.and(result))
+                    }));
                     // The receiver is gone only once the writer stopped: nothing to tell.
-                    let _ = done.send((index, left, result));
+                    let _ = done.send((index, finished));
                 });
                 started += 1;
             }
-            let Ok((index, left, result)) = finished.recv() else {
+            let Ok((index, finished)) = finished.recv() else {
                 break;
             };
+            let (left, result) = finished.unwrap_or_else(|panic| {
+                // A bug: the inputs not started are passed over, and the panic goes on
+                // (status 101), as it would have listing the inputs in turn.
+                stop.store(true, Ordering::Relaxed);
+                std::panic::resume_unwind(panic)
+            });
             ready.insert(index, (left, result));
             while let Some((left, result)) = ready.remove(&written) {
                 let input = &documents[written];
@@ -733,7 +758,7 @@ fn fail(problem: Problem) -> ExitCode {
         Problem::Usage(message) => (message, ExitCode::from(super::USAGE)),
         Problem::Failure(message) => (message, ExitCode::FAILURE),
     };
-    eprintln!("absolve: {message}");
+    stderr!("absolve: {message}");
     code
 }
 
@@ -742,9 +767,76 @@ fn finish(result: Result<(), Vec<Failure>>) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(failures) => {
             for failure in failures {
-                eprintln!("absolve: {failure}");
+                stderr!("absolve: {failure}");
             }
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use std::time::Duration;
+
+    #[derive(Parser)]
+    struct Command {
+        #[command(flatten)]
+        input: InputArgs,
+    }
+
+    /// An output that panics at its first write: a bug, in a task that writes out.
+    struct PanicsOnWrite;
+
+    impl Write for PanicsOnWrite {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            panic!("a bug in a task");
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A task that panics (here writing the first input's lines straight out, as the head
+    /// does past a block of them) ends the run with its panic, where the loop waiting for
+    /// the inputs in turn waited for it forever.
+    #[test]
+    fn a_panicking_task_ends_the_run_with_its_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let page: String = (0..2000)
+            .map(|i| format!("<a href=\"p{i}.html\">x</a>\n"))
+            .collect();
+        let mut args = vec![
+            "absolve".to_owned(),
+            "--url".to_owned(),
+            "http://h/".to_owned(),
+        ];
+        for name in ["a.html", "b.html", "c.html"] {
+            std::fs::write(dir.path().join(name), &page).unwrap();
+            args.push(dir.path().join(name).display().to_string());
+        }
+        let input = Command::parse_from(args).input;
+        let (checked, inputs) = prepare(&input, true).unwrap_or_else(|_| panic!("inputs"));
+        let (done, ended) = mpsc::channel();
+        std::thread::spawn(move || {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .unwrap();
+            let run = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                pool.install(|| {
+                    let mut counts = Counts::default();
+                    links_in_parallel(&checked, &inputs.documents, &mut PanicsOnWrite, &mut counts)
+                })
+            }));
+            let _ = done.send(run.is_err());
+        });
+        let panicked = ended.recv_timeout(Duration::from_secs(60));
+        assert_eq!(
+            panicked,
+            Ok(true),
+            "the run did not end with the task's panic"
+        );
     }
 }

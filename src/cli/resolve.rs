@@ -89,7 +89,7 @@ pub fn run(args: ResolveArgs) -> io::Result<ExitCode> {
     }
     let base = args.base.unwrap_or_default();
     if !base.is_empty() && !has_scheme(&base) {
-        eprintln!(
+        stderr!(
             "absolve: BASE {base:?} has no scheme: a base URL must be absolute (an empty BASE leaves references unchanged)"
         );
         return Ok(ExitCode::from(USAGE));
@@ -139,7 +139,7 @@ fn run_whatwg(args: ResolveArgs) -> io::Result<ExitCode> {
         None => None,
         Some(Ok(parsed)) => Some(parsed),
         Some(Err(reason)) => {
-            eprintln!(
+            stderr!(
                 "absolve: BASE {base:?} does not parse by the URL Standard ({reason}): a base URL must be absolute (an empty BASE leaves references unchanged)"
             );
             return Ok(ExitCode::from(USAGE));
