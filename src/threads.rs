@@ -75,12 +75,12 @@ impl Asked {
     }
 }
 
-/// The global pool as [`global_pool`] left it.
+/// What [`global_pool`] gave.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pool {
     /// What was asked, if anything was (the caller's count, else [`ENV`]).
     pub asked: Option<Asked>,
-    /// The threads the pool has.
+    /// The threads given (a pool built before keeps its own count).
     pub threads: usize,
 }
 
@@ -101,10 +101,12 @@ impl Pool {
 }
 
 /// Builds rayon's global pool with `requested` threads, else those [`ENV`] asks for, at
-/// most [`most_threads`]; with neither, nothing is built (rayon's default, one thread per
-/// core, is within the bound). [`ENV`] is read as rayon reads it: a count above zero,
-/// anything else ignored. A pool built already (by an earlier call, or by parallel work
-/// that started it) is left as it is: rayon builds its global pool once.
+/// most [`most_threads`]. [`ENV`] is read as rayon reads it (a count above zero, anything
+/// else ignored), and the pool is built only if what rayon would do by itself must change
+/// (`requested`, or [`ENV`] past the bound): otherwise it starts, as rayon starts it, at
+/// the first parallel work, so that a process that forks before then (Python's
+/// `multiprocessing`) has no threads missing in its children. A pool built already is
+/// left as it is: rayon builds its global pool once.
 ///
 /// ```
 /// use std::num::NonZeroUsize;
@@ -118,15 +120,25 @@ pub fn global_pool(requested: Option<NonZeroUsize>) -> Pool {
         let from_env = std::env::var(ENV).ok()?.trim().parse::<usize>().ok()?;
         NonZeroUsize::new(from_env).map(Asked::Environment)
     });
-    if let Some(asked) = asked {
+    // rayon's own default: one thread per core.
+    let threads = asked.map_or_else(
+        || std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN),
+        |asked| bounded(asked.count()),
+    );
+    let build = match asked {
+        Some(Asked::Caller(_)) => true,
+        Some(Asked::Environment(count)) => count > threads,
+        None => false,
+    };
+    if build {
         // It fails only if the pool was built already: then there is nothing to change.
         let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(bounded(asked.count()).get())
+            .num_threads(threads.get())
             .build_global();
     }
     Pool {
         asked,
-        threads: rayon::current_num_threads(),
+        threads: threads.get(),
     }
 }
 

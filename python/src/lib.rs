@@ -210,8 +210,9 @@ fn _absolve(module: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 /// `RAYON_NUM_THREADS` past four threads per core is lowered to that, with an
-/// `AbsolveWarning` (`absolve::threads`: each thread holds its own buffers). Without it,
-/// nothing is built here: the pool starts, one thread per core, at the first parallel work.
+/// `AbsolveWarning` (`absolve::threads`: each thread holds its own buffers). Otherwise
+/// nothing starts here: the pool starts at the first parallel work, so that a process
+/// forking after `import absolve` (`multiprocessing`) has no threads missing in its children.
 fn bound_threads(py: Python<'_>) -> PyResult<()> {
     let pool = absolve::threads::global_pool(None);
     match pool.asked {

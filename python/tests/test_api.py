@@ -92,3 +92,27 @@ def test_rayon_threads_past_four_per_core_are_lowered_with_a_warning(tmp_path):
     cores = len(os.sched_getaffinity(0))
     assert f"RAYON_NUM_THREADS=100000: using {4 * cores} threads, 4 per core".encode() in done.stderr
     assert int(done.stdout) <= 4 * cores + 8
+
+
+def test_importing_starts_no_thread():
+    # A process that forks after `import absolve` (multiprocessing's fork) must not find
+    # rayon's pool built and its threads missing in the child: the pool starts at the
+    # first parallel work, whether RAYON_NUM_THREADS is set within the bound or not.
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import os\n"
+        "before = len(os.listdir('/proc/self/task'))\n"
+        "import absolve\n"
+        "print(before, len(os.listdir('/proc/self/task')))\n"
+    )
+    for value in [None, "1", "2"]:
+        env = {k: v for k, v in os.environ.items() if k != "RAYON_NUM_THREADS"}
+        if value:
+            env["RAYON_NUM_THREADS"] = value
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, env=env, timeout=60)
+        assert done.returncode == 0, done.stderr
+        before, after = map(int, done.stdout.split())
+        assert after == before, (value, before, after)
