@@ -157,27 +157,12 @@ mod tests {
 
     #[test]
     fn a_pool_says_when_it_was_given_fewer_threads_than_asked() {
-        let asked = |n| Some(Asked::Environment(NonZeroUsize::new(n).unwrap()));
-        assert!(
-            Pool {
-                asked: asked(5),
-                threads: 4
-            }
-            .lowered()
-        );
-        assert!(
-            !Pool {
-                asked: asked(4),
-                threads: 4
-            }
-            .lowered()
-        );
-        assert!(
-            !Pool {
-                asked: None,
-                threads: 4
-            }
-            .lowered()
-        );
+        let lowered = |asked: Option<usize>, threads| {
+            let asked = asked.map(|n| Asked::Environment(NonZeroUsize::new(n).unwrap()));
+            Pool { asked, threads }.lowered()
+        };
+        assert!(lowered(Some(5), 4));
+        assert!(!lowered(Some(4), 4));
+        assert!(!lowered(None, 4));
     }
 }

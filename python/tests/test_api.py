@@ -1,12 +1,16 @@
 """The package's face: what it exports, docstrings that help() shows, types, threads."""
 
 import inspect
+import os
 import pathlib
 import pydoc
+import subprocess
+import sys
 import threading
 import time
 
 import absolve
+from conftest import warc_record
 
 
 def test_exports():
@@ -73,11 +77,6 @@ def test_the_gil_is_released_while_absolve_works():
 
 def test_rayon_threads_past_four_per_core_are_lowered_with_a_warning(tmp_path):
     # A fresh interpreter: the bound is applied when the module is first imported.
-    import os
-    import subprocess
-    import sys
-
-    from conftest import warc_record
 
     archive = tmp_path / "a.warc"
     archive.write_bytes(b"".join(warc_record(b"http://h/%d/" % n, b"<a href=x>", b"<urn:%d>" % n) for n in range(3)))
@@ -98,10 +97,6 @@ def test_importing_starts_no_thread():
     # A process that forks after `import absolve` (multiprocessing's fork) must not find
     # rayon's pool built and its threads missing in the child: the pool starts at the
     # first parallel work, whether RAYON_NUM_THREADS is set within the bound or not.
-    import os
-    import subprocess
-    import sys
-
     script = (
         "import os\n"
         "before = len(os.listdir('/proc/self/task'))\n"

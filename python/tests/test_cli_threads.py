@@ -12,10 +12,15 @@ import pytest
 from conftest import CORPUS, FIXTURES, cli_binary, warc_record
 
 
-def links(*args):
+def binary_or_skip():
     binary = cli_binary()
     if binary is None or not binary.exists():
         pytest.skip("needs the absolve CLI: cargo build --release (or set ABSOLVE_BIN)")
+    return binary
+
+
+def links(*args):
+    binary = binary_or_skip()
     done = subprocess.run([str(binary), "links", *map(str, args)], capture_output=True)
     return done.returncode, done.stdout, done.stderr.decode(errors="replace").splitlines()
 
@@ -88,33 +93,30 @@ def test_a_closed_pipe_stops_the_run_quietly(tmp_path):
     page = b"".join(b"<a href=p%d.html>" % i for i in range(40000))
     for n in range(4):
         (tmp_path / f"{n}.warc.gz").write_bytes(gzip.compress(warc_record(b"http://h/%d/" % n, page, b"<urn:%d>" % n)))
-    binary = cli_binary()
-    if binary is None or not binary.exists():
-        pytest.skip("needs the absolve CLI: cargo build --release (or set ABSOLVE_BIN)")
+    binary = binary_or_skip()
     done = subprocess.run(f"'{binary}' links -r -j 2 '{tmp_path}' | head -n 1", shell=True, capture_output=True, timeout=60)
     assert done.stdout.count(b"\n") == 1
     assert b'"original":"p0.html"' in done.stdout
     assert b"rror" not in done.stderr
 
 
-@pytest.mark.parametrize("ask", [["-j", "100000"], ["--threads", "4096"], ["RAYON_NUM_THREADS=100000"]])
-def test_threads_past_four_per_core_are_lowered_with_a_warning(ask):
+@pytest.mark.parametrize(
+    "flags, variable, shown",
+    [(["-j", "100000"], None, "-j 100000"), (["--threads", "4096"], None, "-j 4096"), ([], "100000", "RAYON_NUM_THREADS=100000")],
+)
+def test_threads_past_four_per_core_are_lowered_with_a_warning(flags, variable, shown):
     # Each thread holds its own buffers (a WARC batch, files' lines ahead), and rayon's work
     # stealing looks at every thread: 100,000 threads ran for minutes on these few files.
-    binary = cli_binary()
-    if binary is None or not binary.exists():
-        pytest.skip("needs the absolve CLI: cargo build --release (or set ABSOLVE_BIN)")
-    env = dict(os.environ)
-    env.pop("RAYON_NUM_THREADS", None)
-    flags = [a for a in ask if not a.startswith("RAYON_NUM_THREADS=")]
-    env.update(a.split("=", 1) for a in ask if a.startswith("RAYON_NUM_THREADS="))
+    binary = binary_or_skip()
+    env = {k: v for k, v in os.environ.items() if k != "RAYON_NUM_THREADS"}
+    if variable:
+        env["RAYON_NUM_THREADS"] = variable
     one = links("-r", "-j", "1", FIXTURES)
     many = subprocess.run([str(binary), "links", "-r", *flags, str(FIXTURES)], capture_output=True, env=env, timeout=60)
     assert many.returncode == one[0] == 0
     assert many.stdout == one[1]
     stderr = many.stderr.decode(errors="replace").splitlines()
-    asked = f"-j {flags[1]}" if flags else ask[0]
-    lowered = [line for line in stderr if line.startswith(f"absolve: warning: {asked}: using ")]
+    lowered = [line for line in stderr if line.startswith(f"absolve: warning: {shown}: using ")]
     cores = len(os.sched_getaffinity(0))
     assert lowered and f"using {4 * cores} threads (4 for each of the {cores} cores" in lowered[0], stderr[:3]
 
@@ -124,9 +126,7 @@ def test_a_standard_error_that_cannot_be_written_to_is_passed_over(threads):
     # Warnings (no base URL in the fixtures) go to a pipe nobody reads: each write fails
     # (EPIPE). They once panicked the thread that printed them: -j 1 ended with status
     # 101 and the links after it lost, -j 2 waited forever for the file that panicked.
-    binary = cli_binary()
-    if binary is None or not binary.exists():
-        pytest.skip("needs the absolve CLI: cargo build --release (or set ABSOLVE_BIN)")
+    binary = binary_or_skip()
     one = links("-r", "-j", "1", FIXTURES)
     assert any("no base URL" in line for line in one[2])
     read, write = os.pipe()
