@@ -34,6 +34,36 @@ fn references_from_standard_input_keep_everything_but_the_line_ending() {
     );
 }
 
+/// Everything after BASE is a reference, the first one too: `resolve http://a/b -h` printed
+/// the help and resolved nothing.
+#[test]
+fn references_spelled_like_flags_are_references() {
+    let out = absolve(
+        &[
+            "resolve",
+            "http://a/b",
+            "-h",
+            "-V",
+            "--pairs",
+            "--spec",
+            "x",
+        ],
+        b"",
+    );
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "http://a/-h\nhttp://a/-V\nhttp://a/--pairs\nhttp://a/--spec\nhttp://a/x\n"
+    );
+    let help = absolve(&["resolve", "--spec", "whatwg", "-h"], b"");
+    assert!(help.status.success());
+    assert!(
+        String::from_utf8(help.stdout)
+            .unwrap()
+            .contains("Usage: absolve resolve")
+    );
+}
+
 #[test]
 fn rfc3986_mode() {
     let out = absolve(

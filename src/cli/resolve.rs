@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 #[derive(Debug, Args)]
 #[command(
+    override_usage = "absolve resolve [OPTIONS] BASE [REF]...\n       absolve resolve [OPTIONS] --pairs",
     after_help = "Results go to standard output, one line per reference, in order. \
 A line of standard input that is not UTF-8 is answered with its invalid bytes replaced by \
 U+FFFD, with a warning naming the line. With --spec whatwg a reference the URL Standard \
@@ -39,20 +40,33 @@ pub struct ResolveArgs {
     rfc: Option<Standard>,
     /// Read BASE<TAB>REF lines from standard input and answer each with the resolved URL
     /// (no BASE argument then). A line without a tab, or with an empty BASE, is answered
-    /// with its REF unchanged (RFC 1808 §3.4); a BASE without a scheme too, with a warning.
-    #[arg(long, conflicts_with_all = ["base", "references"])]
+    /// with its REF unchanged (RFC 1808 §3.4; with --spec whatwg an absolute REF is still
+    /// parsed and serialized); a BASE without a scheme too, with a warning.
+    #[arg(long, conflicts_with = "operands")]
     pairs: bool,
-    /// The base URL, with a scheme; an empty BASE leaves every reference unchanged
-    /// (RFC 1808 §3.4).
+    /// BASE, the base URL, with a scheme (an empty BASE leaves every reference unchanged,
+    /// RFC 1808 §3.4, but --spec whatwg still parses an absolute one); then the references
+    /// to resolve (without any, one reference per line of standard input). Everything from
+    /// BASE on is an operand, even a reference spelled like a flag (`-h`).
     #[arg(
         value_name = "BASE",
         allow_hyphen_values = true,
+        trailing_var_arg = true,
         required_unless_present = "pairs"
     )]
-    base: Option<String>,
-    /// References to resolve; without any, one reference per line of standard input.
-    #[arg(value_name = "REF", allow_hyphen_values = true)]
-    references: Vec<String>,
+    operands: Vec<String>,
+}
+
+impl ResolveArgs {
+    /// BASE (empty when only `--pairs` was given) and the references after it; a `--`
+    /// right after BASE ends the options, as before BASE (`resolve BASE -- -x`).
+    fn base_and_references(&self) -> (&str, &[String]) {
+        match self.operands.split_first() {
+            Some((base, [dashes, references @ ..])) if dashes == "--" => (base, references),
+            Some((base, references)) => (base, references),
+            None => ("", &[]),
+        }
+    }
 }
 
 pub(super) fn parse_spec(value: &str) -> Result<Standard, absolve::url::UnknownStandard> {
@@ -87,26 +101,26 @@ pub fn run(args: ResolveArgs) -> io::Result<ExitCode> {
             resolve_into(standard, base, reference, out);
         });
     }
-    let base = args.base.unwrap_or_default();
-    if !base.is_empty() && !has_scheme(&base) {
+    let (base, references) = args.base_and_references();
+    if !base.is_empty() && !has_scheme(base) {
         stderr!(
             "absolve: BASE {base:?} has no scheme: a base URL must be absolute (an empty BASE leaves references unchanged)"
         );
         return Ok(ExitCode::from(USAGE));
     }
-    if !args.references.is_empty() {
+    if !references.is_empty() {
         let mut out = io::BufWriter::new(io::stdout().lock());
         let mut resolved = String::new();
-        for reference in &args.references {
+        for reference in references {
             resolved.clear();
-            resolve_into(standard, &base, reference, &mut resolved);
+            resolve_into(standard, base, reference, &mut resolved);
             resolved.push('\n');
             out.write_all(resolved.as_bytes())?;
         }
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
-    answer_lines(|reference, _, out| resolve_into(standard, &base, reference, out))
+    answer_lines(|reference, _, out| resolve_into(standard, base, reference, out))
 }
 
 /// `--spec whatwg`: each reference is the URL Standard's parse against BASE, serialized; a
@@ -134,8 +148,8 @@ fn run_whatwg(args: ResolveArgs) -> io::Result<ExitCode> {
             });
         });
     }
-    let base = args.base.unwrap_or_default();
-    let base = match (!base.is_empty()).then(|| whatwg::parse_base(&base)) {
+    let (base, references) = args.base_and_references();
+    let base = match (!base.is_empty()).then(|| whatwg::parse_base(base)) {
         None => None,
         Some(Ok(parsed)) => Some(parsed),
         Some(Err(reason)) => {
@@ -145,10 +159,10 @@ fn run_whatwg(args: ResolveArgs) -> io::Result<ExitCode> {
             return Ok(ExitCode::from(USAGE));
         }
     };
-    if !args.references.is_empty() {
+    if !references.is_empty() {
         let mut out = io::BufWriter::new(io::stdout().lock());
         let mut resolved = String::new();
-        for reference in &args.references {
+        for reference in references {
             resolved.clear();
             answer_whatwg(base.as_ref(), reference, &mut resolved, |reason| {
                 output::warn(&format!("REF {reference:?}"), &unchanged_reason(reason));
@@ -226,6 +240,17 @@ const OUT_CHUNK: usize = 64 * 1024;
 /// (so that an interactive caller gets each answer at once). Nothing is allocated per
 /// line but for a line that is not UTF-8, answered from its lossy decoding with a warning
 /// naming it.
+/// A read error of standard input, worded with what it is and what to do (`< /` gave only
+/// "Is a directory").
+fn unreadable_standard_input(error: io::Error) -> io::Error {
+    io::Error::new(
+        error.kind(),
+        format!(
+            "standard input: {error}: give the references as arguments after BASE, or on standard input one per line"
+        ),
+    )
+}
+
 fn answer_lines(mut answer: impl FnMut(&str, u64, &mut String)) -> io::Result<ExitCode> {
     let mut stdin = io::stdin().lock();
     let mut stdout = io::stdout().lock();
@@ -255,7 +280,7 @@ fn answer_lines(mut answer: impl FnMut(&str, u64, &mut String)) -> io::Result<Ex
         let read = match stdin.read(&mut buf[filled..]) {
             Ok(read) => read,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+            Err(e) => return Err(unreadable_standard_input(e)),
         };
         if read == 0 {
             break;
