@@ -89,7 +89,9 @@ impl Options {
 
     /// The URL the input was retrieved from (RFC 1808 §3.3): the base where the input
     /// names none. Checked as the CLI's `--url`: absolute, not opaque (`mailto:`,
-    /// `data:`), no whitespace, a host for http(s), ftp and ws(s).
+    /// `data:`), no whitespace, a host for http(s), ftp and ws(s); with
+    /// [`Standard::Whatwg`] chosen before it ([`Options::with_standard`]), a URL the URL
+    /// Standard parses (`http://a:99999/` is refused: it would resolve nothing).
     ///
     /// ### Default
     /// None: a saved page's own record of its URL is looked for (see
@@ -99,9 +101,11 @@ impl Options {
     /// ```
     /// let options = absolve::Options::new().with_url("http://h/a b");
     /// assert!(options.unwrap_err().to_string().contains("whitespace"));
+    /// let whatwg = absolve::Options::new().with_standard(absolve::Standard::Whatwg);
+    /// assert!(whatwg.with_url("http://a:99999/").is_err());
     /// ```
     pub fn with_url(mut self, url: &str) -> Result<Self, OptionError> {
-        self.url = retrieval::check_base_url(url, BaseSource::RetrievalUrl)?;
+        self.url = retrieval::check_base_url_by(self.html.standard, url, BaseSource::RetrievalUrl)?;
         Ok(self)
     }
 

@@ -25,7 +25,8 @@
 //! ```
 
 use crate::base::{Base, BaseSource, NotAbsolute};
-use crate::url::has_scheme;
+use crate::url::whatwg::{self, WhatwgError};
+use crate::url::{Standard, has_scheme};
 use std::io;
 use std::path::Path;
 
@@ -76,6 +77,12 @@ pub enum BadBaseUrl {
     /// A scheme that names a host, with none given (`http://`, `https:///x`).
     #[error("{0:?} has no host: {1} URLs need one")]
     NoHost(String, String),
+    /// With [`Standard::Whatwg`]: the URL Standard's parser returns failure for it
+    /// (`http://a:99999/`), so no reference could be resolved against it.
+    #[error(
+        "{0:?} does not parse by the URL Standard ({1}): give a URL a browser accepts, or resolve by an RFC"
+    )]
+    NotByTheStandard(String, WhatwgError),
 }
 
 /// Schemes whose URLs name a host (RFC 1738 §3.1 `//host`): http, https, ftp, ws, wss.
@@ -109,6 +116,31 @@ pub fn check_base_url(url: &str, source: BaseSource) -> Result<Base, BadBaseUrl>
         if host.is_empty() && !rest.starts_with("//[") {
             return Err(BadBaseUrl::NoHost(url.to_owned(), (*needs_host).to_owned()));
         }
+    }
+    Ok(base)
+}
+
+/// [`check_base_url`], and with [`Standard::Whatwg`] the URL Standard's parse of `url`,
+/// which must succeed: a base it rejects would resolve nothing.
+///
+/// ```
+/// use absolve::base::BaseSource;
+/// use absolve::retrieval::check_base_url_by;
+/// use absolve::Standard;
+///
+/// let url = "http://a:99999/";
+/// assert!(check_base_url_by(Standard::Rfc1808, url, BaseSource::RetrievalUrl).is_ok());
+/// assert!(check_base_url_by(Standard::Whatwg, url, BaseSource::RetrievalUrl).is_err());
+/// ```
+pub fn check_base_url_by(
+    standard: Standard,
+    url: &str,
+    source: BaseSource,
+) -> Result<Base, BadBaseUrl> {
+    let base = check_base_url(url, source)?;
+    if standard == Standard::Whatwg {
+        whatwg::parse_base(url)
+            .map_err(|reason| BadBaseUrl::NotByTheStandard(url.to_owned(), reason))?;
     }
     Ok(base)
 }

@@ -220,6 +220,28 @@ fn resolve_stdin_names_the_line_of_a_rejected_reference() {
     );
 }
 
+/// `links --spec whatwg --url U` where the Standard rejects U: a usage error, as `resolve`'s
+/// BASE (it was taken, named as every link's base, and resolved nothing).
+#[test]
+fn a_url_flag_the_url_standard_rejects_is_a_usage_error() {
+    for url in ["http://a:99999/", "http://1.2.3.256/", "http://[::1"] {
+        for command in ["links", "rewrite"] {
+            let out = absolve(&[command, "--spec", "whatwg", "--url", url], b"<a href=g>");
+            assert_eq!(out.status.code(), Some(2), "{command} {url}");
+            assert!(out.stdout.is_empty());
+            assert!(
+                stderr(&out).contains(&format!(
+                    "--url: {url:?} does not parse by the URL Standard"
+                )),
+                "{}",
+                stderr(&out)
+            );
+        }
+        let rfc = absolve(&["links", "--url", url], b"<a href=g>");
+        assert!(rfc.status.success(), "{}", stderr(&rfc));
+    }
+}
+
 #[test]
 fn a_base_the_url_standard_rejects_is_a_usage_error() {
     let out = absolve(&["resolve", "--spec", "whatwg", "http://a b/", "g"], b"");

@@ -66,3 +66,12 @@ def test_a_bad_rfc_is_a_value_error_with_the_cli_message():
 def test_arguments_must_be_str():
     with pytest.raises(TypeError):
         absolve.resolve(b"http://a/", "g")
+
+
+@pytest.mark.parametrize("url", ["http://a:99999/", "http://1.2.3.256/", "http://[::1/"])
+def test_a_url_the_url_standard_rejects_is_a_value_error_under_whatwg(url):
+    # It was taken, named as every link's base, and resolved nothing.
+    with pytest.raises(ValueError, match="does not parse by the URL Standard"):
+        absolve.links(b"<a href=g>", url=url, spec="whatwg")
+    # The RFCs take it.
+    assert [link.resolved for link in absolve.links(b"<a href=g>", url=url)] == [url + "g"]
