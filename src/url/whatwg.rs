@@ -135,6 +135,7 @@ pub fn parse(
     encoding: Option<&'static Encoding>,
 ) -> Result<Url, WhatwgError> {
     let options = Url::options().base_url(base);
+    let reference = &*ignoring_extra_slashes(base, reference);
     // "Let encoding be UTF-8 ... set encoding to environment's character encoding"
     // (HTML, encoding-parse a URL); an encoding that cannot be output (UTF-16, replacement)
     // is UTF-8 ("get an output encoding", https://encoding.spec.whatwg.org/#get-an-output-encoding).
@@ -145,6 +146,33 @@ pub fn parse(
         }
         _ => Ok(options.parse(reference)?),
     }
+}
+
+/// Schemes the Standard calls [special](https://url.spec.whatwg.org/#special-scheme) that
+/// have a host, `file` aside (it has states of its own).
+const SPECIAL_WITH_HOST: [&str; 5] = ["http", "https", "ws", "wss", "ftp"];
+
+/// `reference` as the [`url`] crate reads it correctly, where it starts with more than the
+/// two slashes of a network-path reference against a special base: `///host/p`, `//\host`,
+/// `\\host`. The [relative slash state] says "If url is special and c is U+002F (/) or
+/// U+005C (\\) ... set state to special authority ignore slashes state", which skips every
+/// further `/` and `\\` ("If c is neither U+002F (/) nor U+005C (\\), then set state to
+/// authority state"), so such a reference means `//host/p`, as in Chromium; the crate (2.5.8)
+/// returns failure (empty host) for it. The prefix may hold tabs and newlines, which the
+/// [basic URL parser] removes first, after any leading C0 control or space.
+///
+/// [relative slash state]: https://url.spec.whatwg.org/#relative-slash-state
+/// [basic URL parser]: https://url.spec.whatwg.org/#concept-basic-url-parser
+fn ignoring_extra_slashes<'a>(base: Option<&Url>, reference: &'a str) -> Cow<'a, str> {
+    let special = base.is_some_and(|base| SPECIAL_WITH_HOST.contains(&base.scheme()));
+    let trimmed = reference.trim_start_matches(|c: char| c <= ' ');
+    let rest = trimmed.trim_start_matches(['/', '\\', '\t', '\n', '\r']);
+    let prefix = &trimmed[..trimmed.len() - rest.len()];
+    let slashes = prefix.bytes().filter(|b| matches!(b, b'/' | b'\\')).count();
+    if !special || slashes < 2 || prefix == "//" {
+        return Cow::Borrowed(reference);
+    }
+    Cow::Owned(format!("//{rest}"))
 }
 
 /// Resolves `reference` against `base` by the URL Standard and appends the serialized URL
@@ -263,6 +291,31 @@ mod tests {
             resolved("https://a/b", "//i0.wp.com").0,
             "https://i0.wp.com/"
         );
+    }
+
+    /// The special authority ignore slashes state skips every `/` and `\\` after the
+    /// first two (the `url` crate alone fails on three or more: empty host).
+    #[test]
+    fn extra_slashes_before_a_host_are_skipped_against_a_special_base() {
+        for reference in [
+            "///x/y",
+            "////x/y",
+            "//\\x/y",
+            "\\\\\\x/y",
+            " /\t//x/y",
+            "/\\/x/y",
+        ] {
+            assert_eq!(
+                resolved("http://e.com/a/b", reference).0,
+                "http://x/y",
+                "{reference:?}"
+            );
+        }
+        assert_eq!(resolved("wss://e.com/a", "///x").0, "wss://x/");
+        assert!(resolved("http://e.com/a", "///").1.is_err());
+        // Not against a non-special or a file: base, which have states of their own.
+        assert_eq!(resolved("foo://h/a/b", "///x/y").0, "foo:///x/y");
+        assert_eq!(resolved("file:///a/b", "///x/y").0, "file:///x/y");
     }
 
     #[test]
