@@ -195,6 +195,31 @@ fn rule_7_an_undecodable_url_in_a_style_element_is_listed_not_rewritten() {
     );
 }
 
+/// `resolved` is what `rewrite` writes: for a value invalid in the charset, the original,
+/// whether the links are listed alone or with the rewrite (they gave the value resolved).
+#[test]
+fn rule_7_an_undecodable_value_is_listed_as_left() {
+    let input =
+        b"<a href=\"?q=\xff\">x</a><p style=\"b:url(\xff.png)\"><style>a{b:url(\xff.gif)}</style>";
+    let listed = absolve::html::list(input, &base(), &Options::default());
+    let with_rewrite = rewrite_and_list(input, &base(), &Options::default());
+    assert_eq!(with_rewrite.output, input);
+    for links in [&listed.links, &with_rewrite.links] {
+        let pairs: Vec<_> = links
+            .iter()
+            .map(|l| (l.original.as_str(), l.resolved.as_str()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("?q=\u{fffd}", "?q=\u{fffd}"),
+                ("\u{fffd}.png", "\u{fffd}.png"),
+                ("\u{fffd}.gif", "\u{fffd}.gif"),
+            ]
+        );
+    }
+}
+
 /// Streams `document` in chunks of `chunk` bytes with a lookahead of `lookahead`.
 fn streamed(document: &[u8], lookahead: usize, chunk: usize) -> Collected {
     let options = Options {

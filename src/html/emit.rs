@@ -79,7 +79,8 @@ fn write_attribute(
                 element: &value.element,
                 attribute: Some(&value.attribute),
                 original,
-                resolved: &resolved,
+                // What `rewrite` writes: a value invalid in its charset is left as it is.
+                resolved: if value.decodable { &resolved } else { original },
                 base: base.shared_url_ref(),
                 base_from: base.source(),
                 offset: value.range.start,
@@ -374,7 +375,11 @@ fn rewrite_css_held(
             element: "style".to_owned(),
             attribute: None,
             original: url.to_owned(),
-            resolved: resolved.text.clone().into_owned(),
+            // What `rewrite` writes: a URL invalid in its charset is left as it is.
+            resolved: match decodable {
+                true => resolved.text.clone().into_owned(),
+                false => url.to_owned(),
+            },
             base: base.shared_url(),
             base_from: base.source(),
             offset,
