@@ -149,6 +149,48 @@ fn rule_5_a_changed_value_is_the_url_alone() {
     assert_eq!(rewritten(untouched), untouched);
 }
 
+/// A reference with a scheme: by RFC 1808 returned as it is (§4 step 2b); by RFC 3986 its
+/// dot segments removed (§5.2.2, as `resolve --spec rfc3986` did already; it was left
+/// as it was, `http://a/../g`, which no server answers); by the URL Standard parsed.
+#[test]
+fn rule_5_a_reference_with_a_scheme_by_each_standard() {
+    let input = "<a href=\"http://a/b/../../g\">x</a><img src=\"HTTP://X/./y\" style=\"b:url(http://c/d/./e)\"><a href=\"mailto:m@n\">m</a>";
+    for (standard, expected) in [
+        (absolve::Standard::Rfc1808, input.to_owned()),
+        (
+            absolve::Standard::Rfc3986,
+            input
+                .replace("http://a/b/../../g", "http://a/g")
+                .replace("HTTP://X/./y", "HTTP://X/y")
+                .replace("http://c/d/./e", "http://c/d/e"),
+        ),
+        (
+            absolve::Standard::Whatwg,
+            input
+                .replace("http://a/b/../../g", "http://a/g")
+                .replace("HTTP://X/./y", "http://x/y")
+                .replace("http://c/d/./e", "http://c/d/e"),
+        ),
+    ] {
+        let options = Options {
+            standard,
+            ..Options::default()
+        };
+        let out = rewrite_and_list(input.as_bytes(), &base(), &options);
+        assert_eq!(
+            String::from_utf8(out.output).unwrap(),
+            expected,
+            "{standard:?}"
+        );
+        let listed = absolve::html::list(input.as_bytes(), &base(), &options);
+        let resolved: Vec<_> = listed.links.iter().map(|l| l.resolved.clone()).collect();
+        assert!(
+            resolved.iter().all(|r| expected.contains(r.as_str())),
+            "{resolved:?}"
+        );
+    }
+}
+
 #[test]
 fn rule_6_image_set_strings_are_urls() {
     assert_eq!(

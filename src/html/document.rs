@@ -607,9 +607,9 @@ impl Document {
     }
 
     /// Whether a single-URL value is left as it is whatever the base, judged on its raw
-    /// bytes: a fragment-only reference that is kept, or (by the RFCs) a reference with a
-    /// scheme. The
-    /// delimiters involved are ASCII, which no character reference can spell before them.
+    /// bytes: a fragment-only reference that is kept, or (by RFC 1808) a reference with a
+    /// scheme. The delimiters involved are ASCII, which no character reference can spell
+    /// before them.
     fn cannot_change(&self, range: &Range<u64>, namespace: Namespace) -> bool {
         let raw = self.bytes(range.clone());
         let start = raw
@@ -620,8 +620,9 @@ impl Document {
         let keeps_fragments = !self.options.resolve_fragments || namespace != Namespace::Html;
         let kept_fragment = keeps_fragments && raw.first() == Some(&b'#');
         // By the URL Standard an absolute URL is parsed and serialized too (`HTTP://H`
-        // is `http://h/`): only by the RFCs is one returned as it is.
-        if self.options.standard == crate::url::Standard::Whatwg {
+        // is `http://h/`), by RFC 3986 its dot segments removed: only by RFC 1808 is one
+        // returned as it is.
+        if self.options.standard != crate::url::Standard::Rfc1808 {
             return kept_fragment;
         }
         let scheme = raw

@@ -482,10 +482,12 @@ pub(crate) fn resolve<'a>(
     let cleaned = as_url_parser_reads(reference);
     let whatwg = options.standard == Standard::Whatwg;
     // By the URL Standard an absolute URL is parsed too (and serialized as a browser
-    // does: `HTTP://H` is `http://h/`); by the RFCs it is returned as it is.
+    // does: `HTTP://H` is `http://h/`); by RFC 3986 its dot segments are removed (§5.2.2:
+    // "if defined(R.scheme) then ... T.path = remove_dot_segments(R.path)", so
+    // `http://a/../g` is `http://a/g`); by RFC 1808 it is returned as it is (§4 step 2b).
     let keep = cleaned.is_empty()
         || (fragments == FragmentRule::Keep && cleaned.starts_with('#'))
-        || (!whatwg && crate::url::has_scheme(&cleaned))
+        || (options.standard == Standard::Rfc1808 && crate::url::has_scheme(&cleaned))
         || (base.url().is_none() && !(whatwg && crate::url::has_scheme(&cleaned)));
     if keep {
         return Resolved::unchanged(reference, None);
