@@ -223,6 +223,10 @@ pub enum DamageReason {
     /// Bytes after a complete member that do not start another one.
     #[error("bytes after the last {0} member that do not start another one")]
     TrailingData(Compression),
+    /// A compressed stream inside as many layers of compression as the limit already
+    /// (`pipeline::MAX_COMPRESSION_LAYERS`): not decompressed.
+    #[error("{0} data inside {1} layers of compression already: not decompressed")]
+    TooManyLayers(Compression, usize),
     /// A stream that asks for more memory than [`MAX_WINDOW`].
     #[error("the {0} stream needs a window larger than the limit of {MAX_WINDOW} bytes")]
     WindowTooLarge(Compression),
@@ -230,6 +234,9 @@ pub enum DamageReason {
 
 impl fmt::Display for Damage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let DamageReason::TooManyLayers(..) = self.reason {
+            return write!(f, "{}; copied as it is", self.reason);
+        }
         write!(
             f,
             "{} at compressed byte {} (after {} decompressed bytes); the rest is copied as it is",
