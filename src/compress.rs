@@ -11,15 +11,22 @@
 //!
 //! # Where the rest starts
 //!
-//! The rest starts at the first compressed byte the decoder had not consumed when it
-//! stopped: at the start of a member (frame, stream) whose header is bad or that is not a
-//! member at all, at the trailer of a member whose checksum or length does not match,
-//! and inside a member's data where its decoder failed. Bytes before that point were
-//! decoded and delivered, so nothing is doubled; bytes a decoder held without turning them
-//! into output (the last partial symbol of a truncated deflate stream, the part of a bzip2,
-//! xz or zstd block read before the damage) cannot be cut out on a byte boundary and are
-//! not in the rest. A damaged member's start is not chosen instead: its decoded part has
-//! already been delivered (memory stays bounded), and copying it again would double it.
+//! The rest starts at the first compressed byte not decoded into the output: at the start
+//! of a member (frame, stream) whose header is bad or that is not a member at all, at the
+//! trailer (checksum) of a member whose checksum or length does not match, and inside a
+//! member's data where its decoder failed:
+//!
+//! - gzip and xz: at the first byte the decoder had not consumed (the last partial symbol
+//!   of a truncated deflate stream, or the part of an xz chunk read before the damage,
+//!   cannot be cut out on a byte boundary and are not in the rest);
+//! - bzip2: at the byte the damaged block starts in (blocks are found by their 48-bit
+//!   magic numbers, at any bit); a block's output is delivered once its CRC matched, never
+//!   before, so a corrupt block is only in the rest;
+//! - zstd: at the damaged block's header (RFC 8878 §3.1.1.2: blocks are whole bytes), and
+//!   everything the frame decoded before it, its window included, is delivered.
+//!
+//! A damaged member's start is not chosen instead: its decoded part has already been
+//! delivered (memory stays bounded), and copying it again would double it.
 //!
 //! ```
 //! use absolve::compress::{Compression, Decoder, Encoder};
@@ -171,6 +178,12 @@ impl fmt::Display for Compression {
 /// RFC 8878 §3.1.1: a Zstandard frame's magic number, little-endian `0xFD2FB528`.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
+/// RFC 8878 §3.1.1.1: the longest frame header, magic number included: 4 + 1 + 1 + 4 + 8.
+const ZSTD_MAX_HEADER: usize = 18;
+
+/// RFC 8878 §3.1.1.2.4: `Block_Maximum_Size` is at most 128 KiB.
+const ZSTD_MAX_BLOCK: usize = 128 * 1024;
+
 /// RFC 8878 §3.1.2: a skippable frame's magic number is `0x184D2A5?`.
 fn is_skippable_magic(bytes: &[u8]) -> bool {
     bytes.len() >= 4 && bytes[0] & 0xf0 == 0x50 && bytes[1..4] == [0x2a, 0x4d, 0x18]
@@ -223,6 +236,10 @@ pub enum DamageReason {
     /// Bytes after a complete member that do not start another one.
     #[error("bytes after the last {0} member that do not start another one")]
     TrailingData(Compression),
+    /// A compressed stream inside as many layers of compression as the limit already
+    /// (`pipeline::MAX_COMPRESSION_LAYERS`): not decompressed.
+    #[error("{0} data inside {1} layers of compression already: not decompressed")]
+    TooManyLayers(Compression, usize),
     /// A stream that asks for more memory than [`MAX_WINDOW`].
     #[error("the {0} stream needs a window larger than the limit of {MAX_WINDOW} bytes")]
     WindowTooLarge(Compression),
@@ -230,6 +247,9 @@ pub enum DamageReason {
 
 impl fmt::Display for Damage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let DamageReason::TooManyLayers(..) = self.reason {
+            return write!(f, "{}; copied as it is", self.reason);
+        }
         write!(
             f,
             "{} at compressed byte {} (after {} decompressed bytes); the rest is copied as it is",
@@ -267,6 +287,8 @@ impl<R: BufRead> Input<R> {
             }
             self.carry.clear();
             self.carry_pos = 0;
+        } else if self.carry.len() - self.carry_pos >= n {
+            return Ok(&self.carry[self.carry_pos..]);
         } else if self.carry_pos > 0 {
             self.carry.drain(..self.carry_pos);
             self.carry_pos = 0;
@@ -281,10 +303,6 @@ impl<R: BufRead> Input<R> {
             self.inner.consume(take);
         }
         Ok(&self.carry)
-    }
-
-    fn at_end(&mut self) -> io::Result<bool> {
-        Ok(self.fill_buf()?.is_empty())
     }
 
     fn into_rest(self) -> Rest<R> {
@@ -350,10 +368,10 @@ enum GzipState {
 enum Codec {
     Gzip(Box<Decompress>, GzipState),
     /// `None` between streams.
-    Bzip2(Option<Box<bzip2::Decompress>>),
+    Bzip2(Option<Box<Bzip2Stream>>),
     Xz(Option<Box<lzma_rust2::XzStream>>),
-    /// The frame decoder, and whether it is inside a frame.
-    Zstd(Box<FrameDecoder>, bool),
+    /// The frame decoder and, inside a frame, whether it ends with a checksum.
+    Zstd(Box<FrameDecoder>, Option<bool>),
 }
 
 /// A reader of the decompressed bytes of every member of a compressed input; on damage it
@@ -412,7 +430,7 @@ impl<R: BufRead> Decoder<R> {
             Compression::Zstd => {
                 let mut decoder = FrameDecoder::new();
                 decoder.set_max_window_size(MAX_WINDOW);
-                Codec::Zstd(Box::new(decoder), false)
+                Codec::Zstd(Box::new(decoder), None)
             }
         };
         Decoder {
@@ -579,6 +597,8 @@ impl<R: BufRead> Decoder<R> {
         Ok(())
     }
 
+    /// A bzip2 stream, unit by unit ([`Bzip2Stream`]): a block's output is delivered once
+    /// its CRC matched, and damage leaves the rest at the byte the damaged unit starts in.
     fn fill_bzip2(&mut self) -> io::Result<()> {
         let Codec::Bzip2(slot) = &mut self.codec else {
             unreachable!("fill_bzip2 on another codec")
@@ -588,33 +608,30 @@ impl<R: BufRead> Decoder<R> {
                 let Codec::Bzip2(slot) = &mut self.codec else {
                     unreachable!()
                 };
-                *slot = Some(Box::new(bzip2::Decompress::new(false)));
+                *slot = Some(Box::new(Bzip2Stream::new()));
             }
             return Ok(());
         };
-        let input = self.input.fill_buf()?;
-        if input.is_empty() {
-            self.stop(DamageReason::Truncated(Compression::Bzip2));
+        if stream.held_pos < stream.held.len() {
+            let held = &stream.held[stream.held_pos..];
+            let n = held.len().min(self.out.len() - self.out_len);
+            self.out[self.out_len..self.out_len + n].copy_from_slice(&held[..n]);
+            self.out_len += n;
+            stream.held_pos += n;
+            if stream.held_pos == stream.held.len() && stream.unit == Bzip2Unit::Ended {
+                *slot = None;
+            }
             return Ok(());
         }
-        let (in_before, out_before) = (stream.total_in(), stream.total_out());
-        let result = stream.decompress(input, &mut self.out[self.out_len..]);
-        let consumed = (stream.total_in() - in_before) as usize;
-        let produced = (stream.total_out() - out_before) as usize;
-        self.out_len += produced;
-        self.input.consume(consumed);
-        match result {
-            Ok(bzip2::Status::StreamEnd) => *slot = None,
-            Ok(_) if consumed == 0 && produced == 0 => self.stop(DamageReason::Corrupt(
-                Compression::Bzip2,
-                "no progress".into(),
-            )),
-            Ok(_) => {}
-            Err(bzip2::Error::DataMagic) => self.stop(DamageReason::BadHeader(
-                Compression::Bzip2,
-                "bad magic number".into(),
-            )),
-            Err(e) => self.stop(DamageReason::Corrupt(Compression::Bzip2, e.to_string())),
+        match stream.decode_unit(&mut self.input)? {
+            Ok(()) if stream.unit == Bzip2Unit::Ended && stream.held.is_empty() => *slot = None,
+            Ok(()) => {}
+            // A whole last block, then the end of the input: delivered, then the damage.
+            Err(reason) if stream.unit == Bzip2Unit::Ended => {
+                let held = std::mem::take(&mut stream.held);
+                self.pending_after_damage(held, reason);
+            }
+            Err(reason) => self.stop(reason),
         }
         Ok(())
     }
@@ -681,91 +698,164 @@ impl<R: BufRead> Decoder<R> {
     }
 
     /// RFC 8878 §3.1: frame after frame; a skippable frame (§3.1.2) holds no content and
-    /// is passed over.
+    /// is passed over. A frame is decoded block by block (§3.1.1.2), each block looked at
+    /// whole before the decoder reads it, so that damage leaves the rest at the start of
+    /// the damaged block (or header), and what the frame decoded before is delivered.
     fn fill_zstd(&mut self) -> io::Result<()> {
-        let Codec::Zstd(frames, in_frame) = &mut self.codec else {
+        let Codec::Zstd(frames, frame) = &mut self.codec else {
             unreachable!("fill_zstd on another codec")
         };
-        if !*in_frame {
-            if !self.next_member()? {
-                return Ok(());
-            }
-            let head = self.input.peek(8)?;
-            if is_skippable_magic(head) {
-                if head.len() < 8 {
-                    self.stop(DamageReason::Truncated(Compression::Zstd));
-                    return Ok(());
-                }
-                let length = u32::from_le_bytes(head[4..8].try_into().expect("4 bytes"));
-                let skipped = io::copy(
-                    &mut (&mut self.input).take(8 + u64::from(length)),
-                    &mut io::sink(),
-                )?;
-                if skipped < 8 + u64::from(length) {
-                    self.stop(DamageReason::Truncated(Compression::Zstd));
-                }
-                return Ok(());
-            }
-            let Codec::Zstd(frames, in_frame) = &mut self.codec else {
-                unreachable!()
-            };
-            let start = self.input.consumed;
-            match frames.reset(&mut self.input) {
-                Ok(()) => *in_frame = true,
-                Err(e) => {
-                    let reason = match e {
-                        ruzstd::decoding::errors::FrameDecoderError::WindowSizeTooBig {
-                            ..
-                        } => DamageReason::WindowTooLarge(Compression::Zstd),
-                        e => DamageReason::BadHeader(Compression::Zstd, e.to_string()),
-                    };
-                    let reason = if self.input.at_end()? {
-                        DamageReason::Truncated(Compression::Zstd)
-                    } else {
-                        reason
-                    };
-                    self.stop(reason);
-                    // The header's bytes were read: the rest starts after them.
-                    debug_assert!(self.input.consumed >= start);
-                }
-            }
-            return Ok(());
-        }
         if frames.can_collect() > 0 {
             let n = frames.read(&mut self.out[self.out_len..])?;
             self.out_len += n;
             return Ok(());
         }
+        let Some(checksum) = *frame else {
+            return self.zstd_frame_start();
+        };
         if frames.is_finished() {
             let (stored, computed) = (
                 frames.get_checksum_from_data(),
                 frames.get_calculated_checksum(),
             );
-            *in_frame = false;
+            *frame = None;
             if let (Some(stored), Some(computed)) = (stored, computed)
                 && stored != computed
             {
+                // The rest starts at the checksum (§3.1.1: 4 bytes after the last block).
                 self.stop(DamageReason::BadChecksum(Compression::Zstd));
+            } else if checksum {
+                self.input.consume(4);
             }
             return Ok(());
         }
-        if let Err(e) = frames.decode_blocks(
-            &mut self.input,
-            BlockDecodingStrategy::UptoBytes(OUTPUT_BUFFER),
-        ) {
-            let reason = if self.input.at_end()? {
-                DamageReason::Truncated(Compression::Zstd)
-            } else {
-                DamageReason::Corrupt(Compression::Zstd, e.to_string())
-            };
-            // What the frame decoded before the damage is delivered first.
-            let Codec::Zstd(frames, _) = &mut self.codec else {
-                unreachable!()
-            };
-            let mut decoded = Vec::new();
-            frames.collect_to_writer(&mut decoded)?;
-            self.pending_after_damage(decoded, reason);
+        self.zstd_block(checksum)
+    }
+
+    /// The start of a zstd frame (or a skippable frame, passed over).
+    fn zstd_frame_start(&mut self) -> io::Result<()> {
+        if !self.next_member()? {
+            return Ok(());
         }
+        let head = self.input.peek(ZSTD_MAX_HEADER)?;
+        if is_skippable_magic(head) {
+            if head.len() < 8 {
+                self.stop(DamageReason::Truncated(Compression::Zstd));
+                return Ok(());
+            }
+            let length = u32::from_le_bytes(head[4..8].try_into().expect("4 bytes"));
+            let skipped = io::copy(
+                &mut (&mut self.input).take(8 + u64::from(length)),
+                &mut io::sink(),
+            )?;
+            if skipped < 8 + u64::from(length) {
+                self.stop(DamageReason::Truncated(Compression::Zstd));
+            }
+            return Ok(());
+        }
+        // §3.1.1.1.1: bit 2 of the Frame_Header_Descriptor, Content_Checksum_flag.
+        let checksum = head.get(4).is_some_and(|d| d & 0x04 != 0);
+        let mut header = head;
+        let available = header.len();
+        let Codec::Zstd(frames, frame) = &mut self.codec else {
+            unreachable!()
+        };
+        match frames.reset(&mut header) {
+            Ok(()) => {
+                let read = available - header.len();
+                self.input.consume(read);
+                *frame = Some(checksum);
+            }
+            Err(e) => {
+                let reason = match e {
+                    ruzstd::decoding::errors::FrameDecoderError::WindowSizeTooBig { .. } => {
+                        DamageReason::WindowTooLarge(Compression::Zstd)
+                    }
+                    _ if available < ZSTD_MAX_HEADER => DamageReason::Truncated(Compression::Zstd),
+                    e => DamageReason::BadHeader(Compression::Zstd, e.to_string()),
+                };
+                // The rest starts at the frame's magic number.
+                self.stop(reason);
+            }
+        }
+        Ok(())
+    }
+
+    /// One block of a zstd frame (§3.1.1.2), the frame's checksum after the last.
+    fn zstd_block(&mut self, checksum: bool) -> io::Result<()> {
+        let header = self.input.peek(3)?;
+        if header.len() < 3 {
+            return self.zstd_damage(DamageReason::Truncated(Compression::Zstd));
+        }
+        let header = u32::from(header[0]) | u32::from(header[1]) << 8 | u32::from(header[2]) << 16;
+        let (last, kind, size) = (header & 1 == 1, (header >> 1) & 3, (header >> 3) as usize);
+        let content = match kind {
+            1 => 1, // RLE_Block: one byte, repeated
+            3 => {
+                let reason = DamageReason::Corrupt(Compression::Zstd, "reserved block type".into());
+                return self.zstd_damage(reason);
+            }
+            _ => size,
+        };
+        if size > ZSTD_MAX_BLOCK {
+            let reason =
+                DamageReason::Corrupt(Compression::Zstd, "block larger than 128 KiB".into());
+            return self.zstd_damage(reason);
+        }
+        let block_len = 3 + content;
+        let trailer = if last && checksum { 4 } else { 0 };
+        let bytes = self.input.peek(block_len + trailer)?;
+        if bytes.len() < block_len {
+            return self.zstd_damage(DamageReason::Truncated(Compression::Zstd));
+        }
+        // A last block whose checksum is cut short is decoded with a stand-in checksum,
+        // so that the frame ends and all it decoded is delivered; the cut checksum is the
+        // rest.
+        let cut_checksum = bytes.len() < block_len + trailer;
+        let block: std::borrow::Cow<'_, [u8]> = if cut_checksum {
+            let mut block = bytes[..block_len].to_vec();
+            block.extend_from_slice(&[0; 4]);
+            block.into()
+        } else {
+            bytes[..block_len + trailer].into()
+        };
+        let Codec::Zstd(frames, _) = &mut self.codec else {
+            unreachable!()
+        };
+        if let Err(e) = frames.decode_blocks(&block[..], BlockDecodingStrategy::UptoBlocks(1)) {
+            return self.zstd_damage(DamageReason::Corrupt(Compression::Zstd, e.to_string()));
+        }
+        if cut_checksum {
+            self.input.consume(block_len);
+            return self.zstd_damage(DamageReason::Truncated(Compression::Zstd));
+        }
+        // The checksum is consumed once it matched (see `fill_zstd`).
+        self.input.consume(block_len);
+        Ok(())
+    }
+
+    /// Damage in a zstd frame at the input's position: the frame is ended with an empty
+    /// last block (§3.1.1.2.2 Raw_Block, size 0) and a stand-in checksum, so that the
+    /// decoder hands over all it decoded, window included; that is delivered, then the
+    /// stream ends with `reason`.
+    fn zstd_damage(&mut self, reason: DamageReason) -> io::Result<()> {
+        let Codec::Zstd(frames, frame) = &mut self.codec else {
+            unreachable!()
+        };
+        let checksum = frame.take().unwrap_or(false);
+        let end: &[u8] = if checksum {
+            &[1, 0, 0, 0, 0, 0, 0]
+        } else {
+            &[1, 0, 0]
+        };
+        let mut decoded = Vec::new();
+        if frames
+            .decode_blocks(end, BlockDecodingStrategy::UptoBlocks(1))
+            .is_ok()
+        {
+            frames.collect_to_writer(&mut decoded)?;
+        }
+        self.pending_after_damage(decoded, reason);
         Ok(())
     }
 
@@ -791,6 +881,203 @@ impl<R: BufRead> Decoder<R> {
             self.out = out.into_boxed_slice();
         }
     }
+}
+
+/// What a bzip2 stream holds next, from a bit of the byte at the input's position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bzip2Unit {
+    /// `BZh` and the block size digit.
+    Header,
+    /// A block: its magic `0x314159265359`, its CRC and its data, up to the next magic.
+    Block,
+    /// The end-of-stream magic `0x177245385090` and the stream's CRC, to a byte boundary.
+    End,
+    /// The stream ended; its last output is being delivered.
+    Ended,
+}
+
+/// The longest a bzip2 unit is looked ahead for its end: a block holds at most 900 kB
+/// before its Huffman coding, which can grow incompressible data only a little.
+const BZIP2_MAX_UNIT: usize = 2 * 1024 * 1024;
+
+/// One bzip2 stream, decoded a unit (a block) at a time. The units are found by their
+/// 48-bit magic numbers, at any bit offset (as `bzip2recover` finds them); the decoder
+/// is given one unit's bytes at a time, so that a block's output is known to be whole
+/// and its CRC to match when the decoder asks for the next block's bytes. Until then the
+/// output is held (a block's output is bounded: 900 kB before bzip2's first run-length
+/// coding, at most 46 MB after it).
+struct Bzip2Stream {
+    decoder: bzip2::Decompress,
+    unit: Bzip2Unit,
+    /// The bit of the byte at the input's position where the unit starts (0-7, from the
+    /// most significant).
+    start_bit: usize,
+    /// Bytes at the input's position the decoder has read already (0, or 1 when the unit
+    /// starts inside that byte).
+    ahead: usize,
+    held: Vec<u8>,
+    held_pos: usize,
+}
+
+impl Bzip2Stream {
+    fn new() -> Self {
+        Bzip2Stream {
+            decoder: bzip2::Decompress::new(false),
+            unit: Bzip2Unit::Header,
+            start_bit: 0,
+            ahead: 0,
+            held: Vec::new(),
+            held_pos: 0,
+        }
+    }
+
+    /// Decodes the unit at the input's position into `held`, and moves the input to the
+    /// next one; on damage, nothing of the unit is held and the input stays at its start.
+    fn decode_unit<R: BufRead>(
+        &mut self,
+        input: &mut Input<R>,
+    ) -> io::Result<Result<(), DamageReason>> {
+        self.held.clear();
+        self.held_pos = 0;
+        let (end, next) = match self.unit {
+            // §end of stream: 48 bits of magic and 32 of CRC, then padding.
+            Bzip2Unit::End => ((self.start_bit + 80).div_ceil(8), None),
+            Bzip2Unit::Header => find_bzip2_unit_end(input, 32)?,
+            _ => find_bzip2_unit_end(input, self.start_bit + 48)?,
+        };
+        let bytes = input.peek(end)?;
+        let truncated = bytes.len() < end || (next.is_none() && self.unit != Bzip2Unit::End);
+        let bytes = &bytes[self.ahead.min(bytes.len())..end.min(bytes.len())];
+        let mut fed = 0;
+        loop {
+            if self.held.capacity() - self.held.len() < OUTPUT_BUFFER {
+                self.held.reserve(OUTPUT_BUFFER);
+            }
+            let (in_before, out_before) = (self.decoder.total_in(), self.decoder.total_out());
+            let result = self.decoder.decompress_vec(&bytes[fed..], &mut self.held);
+            fed += (self.decoder.total_in() - in_before) as usize;
+            let produced = self.decoder.total_out() - out_before;
+            match result {
+                Ok(bzip2::Status::StreamEnd) => {
+                    input.consume(self.ahead + fed);
+                    self.unit = Bzip2Unit::Ended;
+                    return Ok(Ok(()));
+                }
+                Ok(_)
+                    if produced == 0
+                        && (fed == bytes.len() || in_before == self.decoder.total_in()) =>
+                {
+                    break;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    self.held.clear();
+                    return Ok(Err(match e {
+                        bzip2::Error::DataMagic => {
+                            DamageReason::BadHeader(Compression::Bzip2, "bad magic number".into())
+                        }
+                        _ if truncated => DamageReason::Truncated(Compression::Bzip2),
+                        e => DamageReason::Corrupt(Compression::Bzip2, e.to_string()),
+                    }));
+                }
+            }
+        }
+        self.held.shrink_to(OUTPUT_BUFFER);
+        let input_ended = end < BZIP2_MAX_UNIT && fed == bytes.len();
+        if next.is_none() && input_ended && !self.held.is_empty() {
+            // The block was output whole and its CRC matched (bzip2 outputs a block once
+            // it is read, and checks its CRC once it is output): the input ends in the
+            // marker after it. The rest starts where that marker can start.
+            let full = input.peek(end)?;
+            let marker = partial_bzip2_magic(&full[..end.min(full.len())], self.start_bit + 48);
+            input.consume(marker / 8);
+            self.unit = Bzip2Unit::Ended;
+            return Ok(Err(DamageReason::Truncated(Compression::Bzip2)));
+        }
+        let Some((bit, unit)) = next.filter(|_| fed == bytes.len()) else {
+            self.held.clear();
+            let reason = if truncated && end < BZIP2_MAX_UNIT {
+                DamageReason::Truncated(Compression::Bzip2)
+            } else {
+                DamageReason::Corrupt(Compression::Bzip2, "no end to the block".into())
+            };
+            return Ok(Err(reason));
+        };
+        input.consume(bit / 8);
+        self.ahead = end - bit / 8;
+        self.start_bit = bit % 8;
+        self.unit = unit;
+        Ok(Ok(()))
+    }
+}
+
+/// Where the bzip2 unit at the input's position ends: the byte after its last bit, and
+/// the bit where the next unit starts and what it is (`None` when no magic number comes
+/// before the end of the input or [`BZIP2_MAX_UNIT`]). Looks ahead without consuming.
+fn find_bzip2_unit_end<R: BufRead>(
+    input: &mut Input<R>,
+    from_bit: usize,
+) -> io::Result<(usize, Option<(usize, Bzip2Unit)>)> {
+    let mut want = 64 * 1024;
+    let mut scanned = from_bit;
+    loop {
+        let bytes = input.peek(want)?;
+        if let Some(found) = find_bzip2_magic(&bytes[..bytes.len().min(want)], scanned) {
+            return Ok((found.0.div_ceil(8), Some(found)));
+        }
+        if bytes.len() < want || want >= BZIP2_MAX_UNIT {
+            return Ok((bytes.len().min(want), None));
+        }
+        // The next look starts where a magic number could still begin.
+        scanned = scanned.max((bytes.len() * 8).saturating_sub(47));
+        want = (want * 4).min(BZIP2_MAX_UNIT);
+    }
+}
+
+/// The first bit at `from` or later from which the rest of `bytes` is the start of a
+/// bzip2 block or end-of-stream magic number (a marker cut by the end of the input);
+/// the end of `bytes` when none is.
+fn partial_bzip2_magic(bytes: &[u8], from: usize) -> usize {
+    const MAGICS: [u64; 2] = [0x3141_5926_5359, 0x1772_4538_5090];
+    let total = bytes.len() * 8;
+    let bit_at = |bit: usize| u64::from(bytes[bit / 8] >> (7 - bit % 8) & 1);
+    (from.max(total.saturating_sub(47))..total)
+        .find(|&start| {
+            let len = total - start;
+            let tail = (start..total).fold(0, |value, bit| value << 1 | bit_at(bit));
+            MAGICS.iter().any(|magic| magic >> (48 - len) == tail)
+        })
+        .unwrap_or(total)
+}
+
+/// The first bzip2 block or end-of-stream magic number starting at bit `from` or later
+/// in `bytes` (bits counted from the most significant of each byte, as bzip2 writes).
+fn find_bzip2_magic(bytes: &[u8], from: usize) -> Option<(usize, Bzip2Unit)> {
+    const BLOCK: u64 = 0x3141_5926_5359;
+    const END: u64 = 0x1772_4538_5090;
+    const MASK: u64 = (1 << 48) - 1;
+    let total = bytes.len() * 8;
+    for byte in from / 8..bytes.len() {
+        let mut window = [0u8; 8];
+        let n = (bytes.len() - byte).min(8);
+        window[..n].copy_from_slice(&bytes[byte..byte + n]);
+        let window = u64::from_be_bytes(window);
+        for shift in 0..8 {
+            let bit = byte * 8 + shift;
+            if bit + 48 > total {
+                return None;
+            }
+            if bit < from {
+                continue;
+            }
+            match (window >> (16 - shift)) & MASK {
+                BLOCK => return Some((bit, Bzip2Unit::Block)),
+                END => return Some((bit, Bzip2Unit::End)),
+                _ => {}
+            }
+        }
+    }
+    None
 }
 
 /// RFC 1952 §2.3: the length of the gzip member header at the input's start, or what is
@@ -1226,6 +1513,109 @@ mod tests {
                 assert_eq!(out[..before], data[..before], "{c}");
             }
         }
+    }
+
+    /// bzip2 with 100 kB blocks (`bzip2 -1`), so that a test has several.
+    fn bzip2_small_blocks(data: &[u8]) -> Vec<u8> {
+        let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    /// Whether a bzip2 block's magic number starts in the first byte of `rest`.
+    fn starts_a_bzip2_block(rest: &[u8]) -> bool {
+        find_bzip2_magic(rest, 0).is_some_and(|(bit, unit)| bit < 8 && unit == Bzip2Unit::Block)
+    }
+
+    #[test]
+    fn a_damaged_bzip2_block_is_the_rest_and_the_blocks_before_are_delivered() {
+        // Before: the bytes of the block in progress were in neither the output nor the
+        // rest, and a corrupt block's output was delivered before its CRC was checked.
+        let data = text(12_000);
+        let bytes = bzip2_small_blocks(&data);
+        let mut blocks = 0;
+        let mut from = 0;
+        while let Some((bit, _)) = find_bzip2_magic(&bytes, from) {
+            blocks += 1;
+            from = bit + 1;
+        }
+        assert!(blocks >= 4, "{blocks} markers");
+
+        let cut = &bytes[..bytes.len() - 200];
+        let (out, damage, rest) = decode(Compression::Bzip2, cut);
+        let damage = damage.unwrap();
+        assert_eq!(damage.reason, DamageReason::Truncated(Compression::Bzip2));
+        assert!(
+            data.starts_with(&out) && out.len() > data.len() / 2,
+            "{}",
+            out.len()
+        );
+        assert_eq!(damage.compressed_offset as usize + rest.len(), cut.len());
+        assert!(
+            starts_a_bzip2_block(&rest),
+            "the rest starts at the cut block"
+        );
+
+        // Only the end-of-stream marker cut: every block is delivered.
+        let (out, damage, rest) = decode(Compression::Bzip2, &bytes[..bytes.len() - 6]);
+        assert_eq!(out, data);
+        assert_eq!(
+            damage.unwrap().reason,
+            DamageReason::Truncated(Compression::Bzip2)
+        );
+        assert!(!rest.is_empty() && rest.len() <= 5, "{} bytes", rest.len());
+
+        let mut flipped = bytes.clone();
+        let mid = flipped.len() / 2;
+        flipped[mid] ^= 0x55;
+        let (out, damage, rest) = decode(Compression::Bzip2, &flipped);
+        assert!(damage.is_some());
+        assert!(data.starts_with(&out), "no garbled block delivered");
+        assert!(out.len() > data.len() / 4, "{}", out.len());
+        assert!((damage.unwrap().compressed_offset as usize) <= mid);
+        assert!(starts_a_bzip2_block(&rest));
+        assert_eq!(rest[..], flipped[flipped.len() - rest.len()..]);
+    }
+
+    #[test]
+    fn a_bzip2_magic_number_is_found_at_any_bit() {
+        let magic: u64 = 0x3141_5926_5359;
+        for shift in 0..8 {
+            let bits = (magic << 16) >> shift;
+            let mut bytes = vec![0xff];
+            bytes.extend(bits.to_be_bytes());
+            assert_eq!(
+                find_bzip2_magic(&bytes, 0),
+                Some((8 + shift, Bzip2Unit::Block))
+            );
+        }
+    }
+
+    #[test]
+    fn a_damaged_zstd_frame_delivers_what_its_window_held() {
+        // Before: the decoder kept its window (all of a small frame) on damage.
+        let data = text(30_000);
+        let bytes = compress(Compression::Zstd, &data);
+        let (out, damage, rest) = decode(Compression::Zstd, &bytes[..bytes.len() - 1]);
+        assert_eq!(
+            damage.unwrap().reason,
+            DamageReason::Truncated(Compression::Zstd)
+        );
+        assert!(data.starts_with(&out));
+        assert!(
+            out.len() + 128 * 1024 >= data.len(),
+            "{} of {}",
+            out.len(),
+            data.len()
+        );
+        // The rest is the cut block, from its header.
+        assert!(!rest.is_empty());
+
+        // A frame header whose data is not zstd: all of it is the rest.
+        let bad = b"\x28\xb5\x2f\xfdgarbage<a href=\"x\">";
+        let (out, damage, rest) = decode(Compression::Zstd, bad);
+        assert!(out.is_empty() && damage.is_some());
+        assert_eq!(rest, bad);
     }
 
     #[test]

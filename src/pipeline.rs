@@ -195,13 +195,20 @@ pub fn run(input: Input<'_>, options: &Options, sink: &mut dyn Sink) -> Result<S
         path,
         file: path,
     };
-    run_source(source, options, sink)
+    run_source(source, 0, options, sink)
 }
 
-/// [`run`] once the input's first bytes are read: its compression undone, its format
-/// told, its container or document run.
+/// How many layers of compression are undone, one inside the other (a `.warc.gz` gzipped
+/// again for the transfer, a `.tar.gz.gz`): real inputs have one or two, and each layer
+/// holds its decoder's and encoder's buffers (up to about 100 MiB for xz), so a deeper
+/// one is passed through as it is, with a warning.
+pub const MAX_COMPRESSION_LAYERS: usize = 8;
+
+/// [`run`] once the input's first bytes are read: its compression undone (the `layers`
+/// around it already undone), its format told, its container or document run.
 fn run_source(
     source: Source<'_>,
+    layers: usize,
     options: &Options,
     sink: &mut dyn Sink,
 ) -> Result<Summary, Error> {
@@ -214,7 +221,10 @@ fn run_source(
     if let Some(compression) = Compression::detect(head)
         && !(format == Format::Warc && compression == Compression::Gzip)
     {
-        return compressed(compression, source, options, sink);
+        if layers >= MAX_COMPRESSION_LAYERS {
+            return too_many_layers(compression, source, format, sink);
+        }
+        return compressed(compression, source, layers, options, sink);
     }
     warn_on_forced_format(options.format, head, sink);
     let path = source.path;
@@ -292,6 +302,7 @@ fn run_source(
 fn compressed(
     compression: Compression,
     source: Source<'_>,
+    layers: usize,
     options: &Options,
     sink: &mut dyn Sink,
 ) -> Result<Summary, Error> {
@@ -301,7 +312,7 @@ fn compressed(
     let path = source.path;
     let input = io::BufReader::with_capacity(CHUNK, source.reader());
     let mut decoder = Decoder::new(compression, input);
-    let summary = decompressed(compression, &mut decoder, path, options, sink)?;
+    let summary = decompressed(compression, &mut decoder, path, layers + 1, options, sink)?;
     after_the_stream(decoder, sink)?;
     Ok(summary)
 }
@@ -322,7 +333,7 @@ fn compressed_file(
         let worker = scope.spawn(move || decode_ahead(Decoder::new(compression, input), sender));
         // The reader (and its receiver) is dropped when this returns: the worker then
         // stops at its next chunk, however this ended.
-        let result = decompressed(compression, Chunks::new(receiver), path, options, sink);
+        let result = decompressed(compression, Chunks::new(receiver), path, 1, options, sink);
         let decoder = worker
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -397,11 +408,13 @@ impl Read for Chunks {
     }
 }
 
-/// The decompressed bytes run as any input, the output compressed again the same way.
+/// The decompressed bytes run as any input (inside `layers` layers of compression), the
+/// output compressed again the same way.
 fn decompressed(
     compression: Compression,
     mut input: impl Read,
     path: Option<&Path>,
+    layers: usize,
     options: &Options,
     sink: &mut dyn Sink,
 ) -> Result<Summary, Error> {
@@ -424,11 +437,34 @@ fn decompressed(
         // The file's bytes are compressed: it is not read again for a `<base href>`.
         file: None,
     };
-    let summary = run_source(inner, options, &mut compressing)?;
+    let summary = run_source(inner, layers, options, &mut compressing)?;
     if let Some(encoder) = compressing.encoder.take() {
         encoder.finish()?;
     }
     Ok(summary)
+}
+
+/// A compressed input inside [`MAX_COMPRESSION_LAYERS`] layers already: not undone but
+/// passed through as it is (its bytes are the document's), with a warning.
+fn too_many_layers(
+    compression: Compression,
+    source: Source<'_>,
+    format: Format,
+    sink: &mut dyn Sink,
+) -> Result<Summary, Error> {
+    let damage = crate::compress::Damage {
+        compressed_offset: 0,
+        decompressed_offset: 0,
+        reason: crate::compress::DamageReason::TooManyLayers(compression, MAX_COMPRESSION_LAYERS),
+    };
+    sink.warning(Warning::new(Problem::Compression(damage)));
+    if sink.wants_output() {
+        copy_chunks(source.reader(), |bytes| sink.output(bytes))?;
+    }
+    Ok(Summary {
+        format,
+        changed: false,
+    })
 }
 
 /// After the decompressed stream: damage said (where, what), and the compressed bytes

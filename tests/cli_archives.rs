@@ -438,3 +438,27 @@ fn a_tree_s_xml_files_are_taken_when_they_are_feeds() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_compressed_stylesheet_named_on_the_command_line_is_read_as_css() {
+    // `style.css.gz` is known by its inner name, as under `-r` (it was read as HTML).
+    let dir = tempfile::tempdir().unwrap();
+    let css = b".a{background:url(img/a.png)}\n@import \"print.css\";\n";
+    for compression in ALL {
+        let path = dir
+            .path()
+            .join(format!("style.css.{}", compression.extension()));
+        std::fs::write(&path, compressed(compression, css)).unwrap();
+        let out = absolve(&["links", "--url", "http://e.com/", arg(&path)], b"");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let resolved: Vec<_> = json_lines(&out.stdout)
+            .iter()
+            .map(|line| line["resolved"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            resolved,
+            ["http://e.com/img/a.png", "http://e.com/print.css"],
+            "{compression}"
+        );
+    }
+}

@@ -127,3 +127,87 @@ fn a_truncated_gzip_keeps_everything_before_the_damage() {
         .unwrap();
     assert_eq!(again, decoded);
 }
+
+/// `layers` gzip members, one inside the other, around `data`.
+fn nested_gzip(data: &[u8], layers: usize) -> Vec<u8> {
+    (0..layers).fold(data.to_vec(), |inner, _| {
+        compressed(Compression::Gzip, &inner)
+    })
+}
+
+#[test]
+fn compression_nested_past_the_limit_is_passed_through_not_recursed() {
+    // 500 layers overflowed the stack (SIGABRT) before the limit.
+    let options = Options::new().with_url("http://e.com/").unwrap();
+    let deep = nested_gzip(b"<a href=\"x\">x</a>\n", 500);
+    let found = document::links(&deep, &options).unwrap();
+    assert!(found.links.is_empty(), "the innermost layers are not read");
+    let said = found
+        .warnings
+        .iter()
+        .map(|w| w.to_string())
+        .collect::<Vec<_>>();
+    assert!(
+        said.iter()
+            .any(|w| w.contains("inside 8 layers of compression already")),
+        "{said:?}"
+    );
+    // Rewritten: the layers past the limit are the same bytes inside the eight.
+    let done = document::rewrite(&deep, &options).unwrap();
+    let mut inner = done.output;
+    for _ in 0..8 {
+        let mut out = Vec::new();
+        Decoder::new(Compression::Gzip, &inner[..])
+            .read_to_end(&mut out)
+            .unwrap();
+        inner = out;
+    }
+    assert_eq!(inner, nested_gzip(b"<a href=\"x\">x</a>\n", 492));
+
+    // Up to the limit every layer is undone.
+    let shallow = nested_gzip(b"<a href=\"x\">x</a>\n", 8);
+    let found = document::links(&shallow, &options).unwrap();
+    assert_eq!(found.links[0].resolved.as_str(), "http://e.com/x");
+}
+
+#[test]
+fn a_zstd_frame_without_its_checksum_delivers_all_it_decoded() {
+    // What `zstd` writes ends with a checksum; with its last byte cut, every block is
+    // whole (0 of 3000 links were found: the decoder kept its window).
+    let page: String = (0..3000)
+        .map(|i| format!("<p><a href=\"p{i}.html\">x</a>\n"))
+        .collect();
+    let Ok(mut child) = std::process::Command::new("zstd")
+        .args(["-q", "-c"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+    else {
+        return;
+    };
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(page.as_bytes())
+        .unwrap();
+    let whole = child.wait_with_output().unwrap().stdout;
+    let cut = &whole[..whole.len() - 1];
+    let mut decoder = Decoder::new(Compression::Zstd, cut);
+    let mut out = Vec::new();
+    decoder.read_to_end(&mut out).unwrap();
+    assert_eq!(out, page.as_bytes());
+    let damage = decoder.damage().cloned().unwrap();
+    assert_eq!(damage.reason, DamageReason::Truncated(Compression::Zstd));
+    assert_eq!(damage.compressed_offset as usize, whole.len() - 4);
+
+    // Rewritten: the page, recompressed, then the three checksum bytes there were.
+    let options = Options::new().with_url("http://e.com/").unwrap();
+    let found = document::links(cut, &options).unwrap();
+    assert_eq!(found.links.len(), 3000);
+    let done = document::rewrite(cut, &options).unwrap();
+    assert!(
+        done.output
+            .ends_with(&whole[whole.len() - 4..whole.len() - 1])
+    );
+}

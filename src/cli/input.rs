@@ -269,7 +269,9 @@ impl Input {
 
 /// A `.css` file is a stylesheet by its name; other names leave it to the content.
 fn by_name(path: &Path) -> Option<format::Format> {
-    let extension = path.extension()?.to_str()?;
+    // `style.css.gz` is a stylesheet, as under `-r` (a compression's extension is not the
+    // document's).
+    let extension = extension_of(path)?;
     format::from_extension(extension).filter(|&f| f == format::Format::Css)
 }
 
