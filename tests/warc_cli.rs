@@ -2,7 +2,7 @@
 //! (`--format warc`, `--http-base-headers`, `record`/`target_uri`, `element: "http"`,
 //! `base_from`, `rewrite -o` and `-i`, `-r`), over the fixtures in fixtures/warc/.
 
-use crate::common::{absolve, json_lines, stderr};
+use crate::common::{absolve, arc_file, arg, gzipped, json_lines, lz4_warc, stderr};
 use std::io::Read;
 use std::path::Path;
 use std::process::Command;
@@ -232,6 +232,41 @@ fn not_a_warc() {
         "{}",
         stderr(&out)
     );
+}
+
+/// Without `--format`, an ARC file (plain or gzipped) and an LZ4-compressed WARC are
+/// refused as `--format warc` refuses them, saying what they are (status 1), where they
+/// were read as HTML: `links` listed "URLs" out of compressed bytes, `rewrite` broke the
+/// LZ4 stream and the ARC length fields, `-i` in place.
+#[test]
+fn auto_refuses_arc_and_lz4_files() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes, what) in [
+        ("in.arc", arc_file(), "an ARC file"),
+        ("in.arc.gz", gzipped(&arc_file()), "an ARC file"),
+        ("in.warc.lz4", lz4_warc(), "LZ4-compressed"),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let listed = absolve(&["links", arg(&path)], b"");
+        assert_eq!(listed.status.code(), Some(1), "{name}: {}", stderr(&listed));
+        assert!(listed.stdout.is_empty(), "{name}");
+        assert!(
+            stderr(&listed).contains(&format!("{name}: {what}")),
+            "{name}: {}",
+            stderr(&listed)
+        );
+        let piped = absolve(&["links"], &bytes);
+        assert!(stderr(&piped).contains(&format!("-: {what}")), "{name}");
+        assert_eq!(piped.status.code(), Some(1), "{name}");
+        let url = "http://x.example/";
+        let in_place = absolve(&["rewrite", "-i", "--url", url, arg(&path)], b"");
+        assert_eq!(in_place.status.code(), Some(1), "{name}");
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "{name}");
+        let rewritten = absolve(&["rewrite", "--url", url, arg(&path)], b"");
+        assert_eq!(rewritten.status.code(), Some(1), "{name}");
+        assert!(rewritten.stdout.is_empty(), "{name}");
+    }
 }
 
 #[test]
