@@ -1046,7 +1046,7 @@ impl Sink for Tally<'_> {
 }
 
 /// A reference that a base would change: not empty, not fragment-only, with no scheme.
-fn is_relative(reference: &str) -> bool {
+pub(crate) fn is_relative(reference: &str) -> bool {
     !reference.is_empty() && !reference.starts_with('#') && !has_scheme(reference)
 }
 

@@ -402,3 +402,64 @@ fn url_is_not_used_for_warc() {
     );
     assert!(!stderr(&plain).contains("--url"));
 }
+
+/// A WARC record of `warc_type` with no `WARC-Target-URI`, holding `block`.
+fn untargeted(warc_type: &str, id: &str, content_type: &str, block: &str) -> String {
+    format!(
+        "WARC/1.0\r\nWARC-Type: {warc_type}\r\nWARC-Record-ID: <urn:uuid:{id}>\r\n\
+         Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{block}\r\n\r\n",
+        block.len()
+    )
+}
+
+/// A record without `WARC-Target-URI` has no base (RFC 1808 §3.4): its relative links are
+/// left as they are with a warning naming the file and the record, as a file without
+/// `--url` gets one; a record whose links are absolute, or whose `<base href>` is, gets
+/// none.
+#[test]
+fn a_record_without_target_uri_warns_when_links_stay_relative() {
+    let http = "application/http; msgtype=response";
+    let warc = [
+        untargeted(
+            "response",
+            "r",
+            http,
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=\"a.html\">a</a>",
+        ),
+        untargeted("resource", "s", "text/html", "<a href=\"b.html\">b</a>"),
+        untargeted("resource", "t", "text/html", "<a href=\"http://h/c\">c</a>"),
+        untargeted(
+            "resource",
+            "u",
+            "text/html",
+            "<base href=\"http://h/\"><a href=\"d.html\">d</a>",
+        ),
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("untargeted.warc");
+    std::fs::write(&path, &warc).unwrap();
+    for command in ["links", "rewrite"] {
+        let out = absolve(&[command, arg(&path)], b"");
+        assert!(out.status.success(), "{command}: {}", stderr(&out));
+        let warnings: Vec<_> = stderr(&out)
+            .lines()
+            .filter(|l| l.contains("no WARC-Target-URI"))
+            .map(str::to_owned)
+            .collect();
+        let file = path.display();
+        assert_eq!(
+            warnings,
+            [
+                format!(
+                    "absolve: warning: {file}: record 1 <urn:uuid:r> (at byte 0): no WARC-Target-URI, so no base URL: relative links are left as they are"
+                ),
+                format!(
+                    "absolve: warning: {file}: record 2 <urn:uuid:s> (at byte 203): no WARC-Target-URI, so no base URL: relative links are left as they are"
+                ),
+            ],
+            "{command}: {}",
+            stderr(&out)
+        );
+    }
+}

@@ -222,6 +222,13 @@ pub enum Warning {
         /// The value.
         uri: String,
     },
+    /// A record without `WARC-Target-URI` whose document has relative links: with no base
+    /// (RFC 1808 §3.4) they are left as they are, as a file's are without `--url`.
+    #[error("{record}: no WARC-Target-URI, so no base URL: relative links are left as they are")]
+    NoTargetUri {
+        /// The record.
+        record: RecordRef,
+    },
     /// A warning from the HTML rewriter about the record's payload.
     #[error("{record}: {warning}")]
     Html {

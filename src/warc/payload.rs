@@ -591,12 +591,16 @@ pub(crate) fn charset_of(analysis: &Analysis, options: &Options) -> Option<&'sta
 }
 
 /// Where a record's document's results go: the output kept (when asked for), each link
-/// handed on as it is found (when asked for), each warning named by the record.
+/// handed on as it is found (when asked for), each warning named by the record. With
+/// `watch` (a document without a base), links are built to tell whether a relative one
+/// was left as it is.
 struct RecordSink<'r, 'l, 'w, 's> {
     record: &'r RecordRef,
     output: Option<&'s mut dyn io::Write>,
     on_link: Option<&'l mut dyn FnMut(LinkRef<'_>)>,
     warn: &'w mut dyn FnMut(Warning),
+    watch: bool,
+    relative_left: bool,
 }
 
 impl Sink for RecordSink<'_, '_, '_, '_> {
@@ -610,6 +614,8 @@ impl Sink for RecordSink<'_, '_, '_, '_> {
         self.link_ref(link.borrowed());
     }
     fn link_ref(&mut self, link: LinkRef<'_>) {
+        self.relative_left |=
+            link.base_from == BaseSource::None && pipeline::is_relative(link.original);
         if let Some(on_link) = &mut self.on_link {
             on_link(link);
         }
@@ -630,14 +636,17 @@ impl Sink for RecordSink<'_, '_, '_, '_> {
         self.output.is_some()
     }
     fn wants_links(&self) -> bool {
-        self.on_link.is_some()
+        self.watch || self.on_link.is_some()
     }
 }
 
 /// Rewrites (into `output`, when given) or lists (each link to `on_link`, as it is found)
 /// the document `body` of kind `kind`, through the one function per kind
 /// ([`pipeline::document`]), against the record's base and in its charset; the
-/// rewriter's warnings name the record. An error is `output`'s (a temporary file).
+/// rewriter's warnings name the record. A record without `WARC-Target-URI` (and no other
+/// base) whose document leaves relative links relative gets [`Warning::NoTargetUri`],
+/// as a file without `--url` gets its "no base URL". An error is `output`'s (a temporary
+/// file).
 pub(crate) fn process(
     analysis: &Analysis,
     kind: DocKind,
@@ -662,8 +671,17 @@ pub(crate) fn process(
         output,
         on_link,
         warn,
+        // A target URI that is no base was warned about when the record was read.
+        watch: outer.url().is_none() && analysis.target_uri.is_none(),
+        relative_left: false,
     };
-    pipeline::document(kind, Body::Memory(body), &outer, &html_options, &mut sink)
+    pipeline::document(kind, Body::Memory(body), &outer, &html_options, &mut sink)?;
+    if sink.watch && sink.relative_left {
+        (sink.warn)(Warning::NoTargetUri {
+            record: analysis.record().clone(),
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]
