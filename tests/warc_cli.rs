@@ -463,3 +463,71 @@ fn a_record_without_target_uri_warns_when_links_stay_relative() {
         );
     }
 }
+
+/// `--spec whatwg`: a URL in an HTTP header field that the URL Standard rejects is left as
+/// it is with a warning naming the file, the record, the field and the offset, as one in
+/// the payload is; with `--http-base-headers`, a `Content-Location` it rejects is passed
+/// over as a base with a warning. The RFCs reject nothing: no warning.
+#[test]
+fn header_urls_the_url_standard_rejects_are_warned_about() {
+    let block = "HTTP/1.1 302 Found\r\nContent-Type: text/html\r\nLocation: http://[::1\r\n\
+                 Link: <http://a b/>; rel=x\r\nContent-Location: http://[::2\r\n\r\n\
+                 <a href=\"p.html\">p</a>";
+    let warc = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:w>\r\n\
+         WARC-Target-URI: http://example.com/d/p\r\n\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n\
+         {block}\r\n\r\n",
+        block.len()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("headers.warc");
+    std::fs::write(&path, &warc).unwrap();
+    let record = format!("{}: record 1 <urn:uuid:w> (at byte 0): ", path.display());
+    let rejected = |url: &str, field: &str, reason: &str| {
+        let at = block.find(url).unwrap();
+        format!(
+            "{record}the URL {url:?} of the HTTP {field} header at byte {at} of its block is not a URL by the URL Standard ({reason}): left as it is"
+        )
+    };
+    let expected = [
+        rejected("http://[::1", "location", "invalid IPv6 address"),
+        rejected("http://a b/", "link", "invalid international domain name"),
+        rejected("http://[::2", "content-location", "invalid IPv6 address"),
+        format!(
+            "{record}HTTP Content-Location at byte {} of its block: \"http://[::2\" cannot be a base URL: the URL Standard does not parse it (invalid IPv6 address): passed over as a base",
+            block.find("http://[::2").unwrap()
+        ),
+    ];
+    for command in ["links", "rewrite"] {
+        let args = [
+            command,
+            "--spec",
+            "whatwg",
+            "--http-base-headers",
+            arg(&path),
+        ];
+        let out = absolve(&args, b"");
+        assert!(out.status.success(), "{command}: {}", stderr(&out));
+        let warnings: Vec<_> = stderr(&out)
+            .lines()
+            .map(|l| l.strip_prefix("absolve: warning: ").unwrap_or(l).to_owned())
+            .collect();
+        assert_eq!(warnings, expected, "{command}");
+        let rfc = absolve(&[command, "--http-base-headers", arg(&path)], b"");
+        assert_eq!(stderr(&rfc), "", "{command}");
+    }
+    let args = [
+        "links",
+        "--spec",
+        "whatwg",
+        "--http-base-headers",
+        arg(&path),
+    ];
+    let links = json_lines(&absolve(&args, b"").stdout);
+    let location = links.iter().find(|l| l["attribute"] == "location").unwrap();
+    assert_eq!(location["resolved"], "http://[::1");
+    // The payload's base is the target URI: the Content-Location was passed over.
+    let a = links.iter().find(|l| l["element"] == "a").unwrap();
+    assert_eq!(a["resolved"], "http://example.com/d/p.html");
+}
