@@ -207,7 +207,7 @@ fn is_html_by_sniffing(head: &[u8]) -> bool {
 /// followed by a header block; a message with a header block (every line a field
 /// `Name: value` or its continuation, up to a blank line or the end of what was read)
 /// that has at least one mail or MIME field; anything else is HTML. A UTF-8 BOM first is
-/// allowed.
+/// allowed. An ARC file or LZ4 data would be HTML here: [`unreadable`] tells them first.
 ///
 /// ```
 /// use absolve::format::{detect, Format};
@@ -252,6 +252,57 @@ fn is_mbox(head: &[u8]) -> bool {
     is_from_line && is_header_block(rest)
 }
 
+/// A web archive in a form absolve does not read, told by its first bytes
+/// ([`unreadable`]): an input without a `--format` is refused with what it is and what
+/// to do ([`Error::Unreadable`](crate::Error::Unreadable)), never read as HTML (its
+/// bytes rewritten as if they were text, its framing broken).
+///
+/// ```
+/// use absolve::format::Unreadable;
+///
+/// assert!(Unreadable::Arc.to_string().starts_with("an ARC file"));
+/// assert!(Unreadable::Lz4.to_string().contains("lz4 -dc"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Unreadable {
+    /// An ARC file, the Internet Archive's format before WARC (its first record's URL
+    /// is `filedesc://`), plain or gzipped.
+    #[error(
+        "an ARC file (the web archive format before WARC): ARC is not supported, convert it to WARC first (`warcio recompress FILE FILE.warc.gz`, or jwarc)"
+    )]
+    Arc,
+    /// Data in an LZ4 frame (resiliparse's `.warc.lz4`), or LZ4's legacy frame.
+    #[error(
+        "LZ4-compressed: LZ4 is not supported, decompress it first (`lz4 -dc FILE | absolve ...`) or compress it with gzip or zstd instead"
+    )]
+    Lz4,
+}
+
+/// What an input absolve does not read is, by its first bytes: an ARC file (a
+/// `filedesc://` line first, plain or in a gzip member), LZ4 data (the magic number of
+/// an LZ4 frame, `04 22 4D 18`, or of its legacy frame, `02 21 4C 18`: LZ4 Frame Format
+/// §3). `None` for anything else.
+///
+/// ```
+/// use absolve::format::{unreadable, Unreadable};
+///
+/// assert_eq!(unreadable(b"filedesc://x.arc 0.0.0.0 20240101000000 text/plain 76\n"), Some(Unreadable::Arc));
+/// assert_eq!(unreadable(b"\x04\x22\x4d\x18\x64\x40\xa7"), Some(Unreadable::Lz4));
+/// assert_eq!(unreadable(b"WARC/1.1\r\n"), None);
+/// assert_eq!(unreadable(b"<p>filedesc://"), None);
+/// ```
+pub fn unreadable(head: &[u8]) -> Option<Unreadable> {
+    const ARC: &[u8] = b"filedesc://";
+    const LZ4_FRAME: [u8; 4] = [0x04, 0x22, 0x4d, 0x18];
+    const LZ4_LEGACY: [u8; 4] = [0x02, 0x21, 0x4c, 0x18];
+    if head.starts_with(&LZ4_FRAME) || head.starts_with(&LZ4_LEGACY) {
+        return Some(Unreadable::Lz4);
+    }
+    let arc = head.starts_with(ARC) || starts_gunzipped_with(head, ARC);
+    arc.then_some(Unreadable::Arc)
+}
+
 /// Whether `head` starts a WARC file: `WARC/`, plain or in a gzip member (WARC 1.1
 /// Annex D).
 ///
@@ -265,17 +316,19 @@ fn is_mbox(head: &[u8]) -> bool {
 /// assert_eq!(detect(&gz.finish().unwrap()), Format::Warc);
 /// ```
 fn is_warc(head: &[u8]) -> bool {
+    head.starts_with(b"WARC/") || starts_gunzipped_with(head, b"WARC/")
+}
+
+/// Whether `head` is gzip data whose content starts with `prefix`.
+fn starts_gunzipped_with(head: &[u8], prefix: &[u8]) -> bool {
     use std::io::Read;
-    if head.starts_with(b"WARC/") {
-        return true;
-    }
     if !head.starts_with(&[0x1f, 0x8b]) {
         return false;
     }
-    let mut start = [0; 5];
+    let mut start = vec![0; prefix.len()];
     flate2::read::GzDecoder::new(head)
         .read_exact(&mut start)
-        .is_ok_and(|()| &start == b"WARC/")
+        .is_ok_and(|()| start == prefix)
 }
 
 /// Fields that only a mail or MIME heading has.
@@ -346,6 +399,19 @@ mod tests {
         assert_eq!(sniff(b"PK\x03\x04\x14\0"), None);
         assert_eq!(sniff(b"<abbr>x</abbr>"), None);
         assert_eq!(sniff(b""), None);
+    }
+
+    #[test]
+    fn arc_and_lz4_are_told_by_their_first_bytes() {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, b"filedesc://x.arc 0.0.0.0 2014 text/plain 9\n")
+            .unwrap();
+        let gzipped_arc = gz.finish().unwrap();
+        assert_eq!(unreadable(&gzipped_arc), Some(Unreadable::Arc));
+        assert_eq!(unreadable(b"\x02\x21\x4c\x18\0\0"), Some(Unreadable::Lz4));
+        assert_eq!(unreadable(b"\x1f\x8b\x08\0garbage"), None);
+        assert_eq!(unreadable(b" filedesc://x"), None);
+        assert_eq!(unreadable(b""), None);
     }
 
     #[test]

@@ -107,8 +107,9 @@ pub struct Summary {
     pub changed: bool,
 }
 
-/// What stops the reading of an input: an input or output error, or a WARC file that
-/// cannot be read on. Damage inside a document is a [`Warning`], never an error.
+/// What stops the reading of an input: an input or output error, a WARC file that
+/// cannot be read on, or an input that cannot be read at all (an ARC file, LZ4 data:
+/// [`format::unreadable`]). Damage inside a document is a [`Warning`], never an error.
 ///
 /// ```
 /// use absolve::{document, format::Format, Error, Options};
@@ -131,6 +132,10 @@ pub enum Error {
     /// A ZIP file that is not a readable WACZ.
     #[error(transparent)]
     Wacz(crate::wacz::WaczError),
+    /// An input without a format given that is a web archive absolve does not read (an
+    /// ARC file, LZ4 data): refused, not read as HTML.
+    #[error(transparent)]
+    Unreadable(format::Unreadable),
     /// A WACZ is listed, never rewritten.
     #[error(
         "a WACZ is not rewritten: it is an archive's evidence (signed or hashed); rewrite the WARC files inside it instead (unzip it, then rewrite archive/*.warc.gz)"
@@ -213,6 +218,9 @@ fn run_source(
     sink: &mut dyn Sink,
 ) -> Result<Summary, Error> {
     let head = source.head;
+    if let (None, Some(unreadable)) = (options.format, format::unreadable(head)) {
+        return Err(Error::Unreadable(unreadable));
+    }
     let name = source.file.or(source.path);
     let format = options
         .format
@@ -1074,7 +1082,7 @@ impl Sink for Tally<'_> {
 }
 
 /// A reference that a base would change: not empty, not fragment-only, with no scheme.
-fn is_relative(reference: &str) -> bool {
+pub(crate) fn is_relative(reference: &str) -> bool {
     !reference.is_empty() && !reference.starts_with('#') && !has_scheme(reference)
 }
 

@@ -3,7 +3,7 @@
 //! under two names rewritten once, and many pages listed without the kernel faulting
 //! each page's buffers in afresh, into a pipe widened to 1 MiB.
 
-use crate::common::{absolve, arg, stderr};
+use crate::common::{absolve, arc_file, arg, gzipped, lz4_warc, stderr};
 use std::fs;
 use std::path::Path;
 
@@ -276,4 +276,65 @@ fn links_widens_the_pipe_it_writes_to() {
     assert!(!lines.is_empty());
     // The read end names the same pipe: its size is what the writer set.
     assert_eq!(rustix::pipe::fcntl_getpipe_size(&pipe).unwrap(), 1 << 20);
+}
+
+/// Under `-r`, an ARC file and an LZ4-compressed WARC, found by their content whatever
+/// their names, are skipped with a warning that names each and says what it is and what
+/// to do (status 0: the tree's documents are done): `-i` leaves them, `-o` copies them
+/// byte for byte, `links` lists nothing of them.
+#[test]
+fn arc_and_lz4_files_in_a_tree_are_skipped_with_a_warning() {
+    let temp = tempfile::tempdir().unwrap();
+    let tree = temp.path().join("crawl");
+    fs::create_dir(&tree).unwrap();
+    let files = [
+        ("a.arc", arc_file()),
+        ("b.arc.gz", gzipped(&arc_file())),
+        ("c.warc.lz4", lz4_warc()),
+        ("d", arc_file()),
+    ];
+    for (name, bytes) in &files {
+        fs::write(tree.join(name), bytes).unwrap();
+    }
+    fs::write(tree.join("page.html"), "<a href=x>").unwrap();
+    let said = |out: &std::process::Output| {
+        let text = stderr(out);
+        for (name, what) in [
+            ("a.arc", "an ARC file"),
+            ("b.arc.gz", "an ARC file"),
+            ("c.warc.lz4", "LZ4-compressed"),
+            ("d", "an ARC file"),
+        ] {
+            let path = tree.join(name);
+            let warning = format!("warning: {}: {what}", path.display());
+            assert!(text.contains(&warning), "{warning}: {text}");
+        }
+        assert_eq!(text.matches(": skipped\n").count(), 4, "{text}");
+    };
+    let url = "http://h/";
+    let listed = absolve(&["links", "-r", arg(&tree)], b"");
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    said(&listed);
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    assert_eq!(listed.lines().count(), 1, "{listed}");
+    let copy = temp.path().join("copy");
+    let copied = absolve(
+        &["rewrite", "-r", "-o", arg(&copy), "--url", url, arg(&tree)],
+        b"",
+    );
+    assert!(copied.status.success(), "{}", stderr(&copied));
+    said(&copied);
+    assert!(
+        stderr(&copied)
+            .contains("1 changed, 0 unchanged, 4 skipped (copied unchanged), 4 warnings"),
+        "{}",
+        stderr(&copied)
+    );
+    let in_place = absolve(&["rewrite", "-r", "-i", "--url", url, arg(&tree)], b"");
+    assert!(in_place.status.success(), "{}", stderr(&in_place));
+    said(&in_place);
+    for (name, bytes) in &files {
+        assert_eq!(&fs::read(copy.join(name)).unwrap(), bytes, "{name}");
+        assert_eq!(&fs::read(tree.join(name)).unwrap(), bytes, "{name}");
+    }
 }

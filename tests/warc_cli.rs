@@ -2,7 +2,7 @@
 //! (`--format warc`, `--http-base-headers`, `record`/`target_uri`, `element: "http"`,
 //! `base_from`, `rewrite -o` and `-i`, `-r`), over the fixtures in fixtures/warc/.
 
-use crate::common::{absolve, json_lines, stderr};
+use crate::common::{absolve, arc_file, arg, gzipped, json_lines, lz4_warc, stderr};
 use std::io::Read;
 use std::path::Path;
 use std::process::Command;
@@ -234,6 +234,41 @@ fn not_a_warc() {
     );
 }
 
+/// Without `--format`, an ARC file (plain or gzipped) and an LZ4-compressed WARC are
+/// refused as `--format warc` refuses them, saying what they are (status 1), where they
+/// were read as HTML: `links` listed "URLs" out of compressed bytes, `rewrite` broke the
+/// LZ4 stream and the ARC length fields, `-i` in place.
+#[test]
+fn auto_refuses_arc_and_lz4_files() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes, what) in [
+        ("in.arc", arc_file(), "an ARC file"),
+        ("in.arc.gz", gzipped(&arc_file()), "an ARC file"),
+        ("in.warc.lz4", lz4_warc(), "LZ4-compressed"),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let listed = absolve(&["links", arg(&path)], b"");
+        assert_eq!(listed.status.code(), Some(1), "{name}: {}", stderr(&listed));
+        assert!(listed.stdout.is_empty(), "{name}");
+        assert!(
+            stderr(&listed).contains(&format!("{name}: {what}")),
+            "{name}: {}",
+            stderr(&listed)
+        );
+        let piped = absolve(&["links"], &bytes);
+        assert!(stderr(&piped).contains(&format!("-: {what}")), "{name}");
+        assert_eq!(piped.status.code(), Some(1), "{name}");
+        let url = "http://x.example/";
+        let in_place = absolve(&["rewrite", "-i", "--url", url, arg(&path)], b"");
+        assert_eq!(in_place.status.code(), Some(1), "{name}");
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "{name}");
+        let rewritten = absolve(&["rewrite", "--url", url, arg(&path)], b"");
+        assert_eq!(rewritten.status.code(), Some(1), "{name}");
+        assert!(rewritten.stdout.is_empty(), "{name}");
+    }
+}
+
 #[test]
 fn a_wrong_content_length_is_a_warning() {
     let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>";
@@ -366,4 +401,133 @@ fn url_is_not_used_for_warc() {
         stderr(&with_url)
     );
     assert!(!stderr(&plain).contains("--url"));
+}
+
+/// A WARC record of `warc_type` with no `WARC-Target-URI`, holding `block`.
+fn untargeted(warc_type: &str, id: &str, content_type: &str, block: &str) -> String {
+    format!(
+        "WARC/1.0\r\nWARC-Type: {warc_type}\r\nWARC-Record-ID: <urn:uuid:{id}>\r\n\
+         Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{block}\r\n\r\n",
+        block.len()
+    )
+}
+
+/// A record without `WARC-Target-URI` has no base (RFC 1808 §3.4): its relative links are
+/// left as they are with a warning naming the file and the record, as a file without
+/// `--url` gets one; a record whose links are absolute, or whose `<base href>` is, gets
+/// none.
+#[test]
+fn a_record_without_target_uri_warns_when_links_stay_relative() {
+    let http = "application/http; msgtype=response";
+    let warc = [
+        untargeted(
+            "response",
+            "r",
+            http,
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=\"a.html\">a</a>",
+        ),
+        untargeted("resource", "s", "text/html", "<a href=\"b.html\">b</a>"),
+        untargeted("resource", "t", "text/html", "<a href=\"http://h/c\">c</a>"),
+        untargeted(
+            "resource",
+            "u",
+            "text/html",
+            "<base href=\"http://h/\"><a href=\"d.html\">d</a>",
+        ),
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("untargeted.warc");
+    std::fs::write(&path, &warc).unwrap();
+    for command in ["links", "rewrite"] {
+        let out = absolve(&[command, arg(&path)], b"");
+        assert!(out.status.success(), "{command}: {}", stderr(&out));
+        let warnings: Vec<_> = stderr(&out)
+            .lines()
+            .filter(|l| l.contains("no WARC-Target-URI"))
+            .map(str::to_owned)
+            .collect();
+        let file = path.display();
+        assert_eq!(
+            warnings,
+            [
+                format!(
+                    "absolve: warning: {file}: record 1 <urn:uuid:r> (at byte 0): no WARC-Target-URI, so no base URL: relative links are left as they are"
+                ),
+                format!(
+                    "absolve: warning: {file}: record 2 <urn:uuid:s> (at byte 203): no WARC-Target-URI, so no base URL: relative links are left as they are"
+                ),
+            ],
+            "{command}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+/// `--spec whatwg`: a URL in an HTTP header field that the URL Standard rejects is left as
+/// it is with a warning naming the file, the record, the field and the offset, as one in
+/// the payload is; with `--http-base-headers`, a `Content-Location` it rejects is passed
+/// over as a base with a warning. The RFCs reject nothing: no warning.
+#[test]
+fn header_urls_the_url_standard_rejects_are_warned_about() {
+    let block = "HTTP/1.1 302 Found\r\nContent-Type: text/html\r\nLocation: http://[::1\r\n\
+                 Link: <http://a b/>; rel=x\r\nContent-Location: http://[::2\r\n\r\n\
+                 <a href=\"p.html\">p</a>";
+    let warc = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:w>\r\n\
+         WARC-Target-URI: http://example.com/d/p\r\n\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n\
+         {block}\r\n\r\n",
+        block.len()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("headers.warc");
+    std::fs::write(&path, &warc).unwrap();
+    let record = format!("{}: record 1 <urn:uuid:w> (at byte 0): ", path.display());
+    let rejected = |url: &str, field: &str, reason: &str| {
+        let at = block.find(url).unwrap();
+        format!(
+            "{record}the URL {url:?} of the HTTP {field} header at byte {at} of its block is not a URL by the URL Standard ({reason}): left as it is"
+        )
+    };
+    let expected = [
+        rejected("http://[::1", "location", "invalid IPv6 address"),
+        rejected("http://a b/", "link", "invalid international domain name"),
+        rejected("http://[::2", "content-location", "invalid IPv6 address"),
+        format!(
+            "{record}HTTP Content-Location at byte {} of its block: \"http://[::2\" cannot be a base URL: the URL Standard does not parse it (invalid IPv6 address): passed over as a base",
+            block.find("http://[::2").unwrap()
+        ),
+    ];
+    for command in ["links", "rewrite"] {
+        let args = [
+            command,
+            "--spec",
+            "whatwg",
+            "--http-base-headers",
+            arg(&path),
+        ];
+        let out = absolve(&args, b"");
+        assert!(out.status.success(), "{command}: {}", stderr(&out));
+        let warnings: Vec<_> = stderr(&out)
+            .lines()
+            .map(|l| l.strip_prefix("absolve: warning: ").unwrap_or(l).to_owned())
+            .collect();
+        assert_eq!(warnings, expected, "{command}");
+        let rfc = absolve(&[command, "--http-base-headers", arg(&path)], b"");
+        assert_eq!(stderr(&rfc), "", "{command}");
+    }
+    let args = [
+        "links",
+        "--spec",
+        "whatwg",
+        "--http-base-headers",
+        arg(&path),
+    ];
+    let links = json_lines(&absolve(&args, b"").stdout);
+    let location = links.iter().find(|l| l["attribute"] == "location").unwrap();
+    assert_eq!(location["resolved"], "http://[::1");
+    // The payload's base is the target URI: the Content-Location was passed over.
+    let a = links.iter().find(|l| l["element"] == "a").unwrap();
+    assert_eq!(a["resolved"], "http://example.com/d/p.html");
 }

@@ -28,6 +28,20 @@ fn links_cli(path: &Path) -> (bool, Vec<serde_json::Value>, String) {
     )
 }
 
+/// `links` without `--format` on a file absolve does not read: refused (status 1, nothing
+/// listed), saying `what` it is, as `--format warc` does.
+fn refused_without_format(path: &Path, what: &str) {
+    let out = Command::new(env!("CARGO_BIN_EXE_absolve"))
+        .arg("links")
+        .arg(path)
+        .output()
+        .expect("absolve runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{}: {stderr}", path.display());
+    assert!(out.stdout.is_empty(), "{}", path.display());
+    assert!(stderr.contains(what), "{}: {stderr}", path.display());
+}
+
 /// Every file: WARC files exit 0 and list links where they have HTML; ARC and LZ4 files
 /// are refused with an error that says what they are; nothing panics.
 #[test]
@@ -48,11 +62,13 @@ fn every_corpus_file() {
                 assert!(!ok, "{name}");
                 assert!(stderr.contains("an ARC file"), "{name}: {stderr}");
                 assert!(stderr.contains(&name), "{name}: {stderr}");
+                refused_without_format(&path, "an ARC file");
                 continue;
             }
             if name.ends_with(".lz4") {
                 assert!(!ok, "{name}");
                 assert!(stderr.contains("LZ4-compressed"), "{name}: {stderr}");
+                refused_without_format(&path, "LZ4-compressed");
                 continue;
             }
             assert!(ok, "{name}: {stderr}");

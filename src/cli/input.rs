@@ -18,7 +18,8 @@ pub enum Format {
     /// ZIP, a WACZ; an XML document whose root is Atom's feed, rss or rdf:RDF, a feed; a
     /// From_ line then a header block, an mbox; a header block with a mail or MIME field,
     /// a message; anything else, HTML. A stylesheet only by its `.css` name. Compressed
-    /// input (gzip, bzip2, xz, zstd) is looked inside.
+    /// input (gzip, bzip2, xz, zstd) is looked inside. An ARC file and LZ4 data are
+    /// refused, saying what they are.
     Auto,
     /// An HTML document.
     Html,
@@ -114,8 +115,8 @@ pub struct InputArgs {
     /// .shtml .css .eml .mht .mhtml .mbox .warc .warc.gz, and files of other or no extension whose first
     /// bytes are HTML, a message or an mbox (not .txt .js .json .xml .svg and other text
     /// and data types). With a --format other than auto, only the documents of that
-    /// format. Every other file is skipped (symbolic links too); a summary line ends the
-    /// run.
+    /// format. Every other file is skipped (symbolic links too; an ARC file or LZ4 data
+    /// with a warning); a summary line ends the run.
     #[arg(short, long)]
     pub recursive: bool,
     /// How many threads do the work (ripgrep's -j): files are processed N at a time (the
@@ -168,6 +169,9 @@ pub struct Inputs {
     pub documents: Vec<Input>,
     /// Files under the directories that are not documents: (directory, path below it).
     pub others: Vec<(PathBuf, PathBuf)>,
+    /// Those of them that are web archives absolve does not read (an ARC file, LZ4
+    /// data): skipped as the others are, with a warning ([`Inputs::warn_unreadable`]).
+    pub unreadable: Vec<(PathBuf, format::Unreadable)>,
     /// Sub-directories found: (directory, path below it), for a copy of the tree.
     pub directories: Vec<(PathBuf, PathBuf)>,
     /// The directories given (with -r).
@@ -256,6 +260,19 @@ impl InputArgs {
     }
 }
 
+impl Inputs {
+    /// Warns about each file of the trees skipped for being a web archive absolve does
+    /// not read: it holds links, and they stay as they are.
+    pub fn warn_unreadable(&self) {
+        for (path, what) in &self.unreadable {
+            super::output::warn(
+                &super::output::label(Some(path)),
+                &format!("{what}: skipped"),
+            );
+        }
+    }
+}
+
 impl Input {
     fn stdin(format: Format) -> Self {
         Input {
@@ -296,7 +313,12 @@ fn walk(dir: &Path, checked: &Checked, listing: bool, inputs: &mut Inputs) -> Re
             continue;
         }
         let format = if entry.file_type().is_file() {
-            document_format(entry.path(), checked.format, listing)?
+            document_format(
+                entry.path(),
+                checked.format,
+                listing,
+                &mut inputs.unreadable,
+            )?
         } else {
             None
         };
@@ -331,16 +353,19 @@ fn walk_failure(dir: &Path, error: &walkdir::Error) -> Problem {
 
 /// Whether a file found under a directory is a document, and of what format if its name
 /// or content settled it (`Some(None)`: a document whose content will tell).
+/// A file whose content is a web archive absolve does not read is not one; it is added to
+/// `unreadable`.
 fn document_format(
     path: &Path,
     wanted: Format,
     listing: bool,
+    unreadable: &mut Vec<(PathBuf, format::Unreadable)>,
 ) -> Result<Option<Option<format::Format>>, Problem> {
     let found = if absolve::mailfolder::is_maildir_message(path) {
         // A Maildir's message files (`cur/`, `new/`): names of their own, messages all.
         Some(Some(format::Format::Mime))
     } else {
-        by_name_or_content(path, listing)?
+        by_name_or_content(path, listing, unreadable)?
     };
     Ok(found.filter(|format| match (format, wanted.forced()) {
         (Some(found), Some(wanted)) => *found == wanted,
@@ -352,10 +377,13 @@ fn document_format(
 /// A file's format by its extension (a compression's `.gz`, `.bz2`, `.xz`, `.zst` taken
 /// off first), else by its first bytes (decompressed). `.txt` files are taken when they
 /// start like an mbox (Mailman's pipermail archives), `.xml` files when they are feeds. A
-/// WACZ is only listed: `rewrite -r` copies it as it is.
+/// WACZ is only listed: `rewrite -r` copies it as it is. A file sniffed that is an ARC
+/// file or LZ4 data (`x.arc`, `x.arc.gz`, `x.warc.lz4`) is not a document: it is added to
+/// `unreadable`.
 fn by_name_or_content(
     path: &Path,
     listing: bool,
+    unreadable: &mut Vec<(PathBuf, format::Unreadable)>,
 ) -> Result<Option<Option<format::Format>>, Problem> {
     let extension = extension_of(path);
     let is = |name: &str| extension.is_some_and(|e| e.eq_ignore_ascii_case(name));
@@ -374,7 +402,14 @@ fn by_name_or_content(
         Some(format::Format::Css) => Some(Some(format::Format::Css)),
         Some(format::Format::Wacz) if !listing => None,
         Some(_) => Some(None),
-        None => format::sniff(&read_head(path)?).map(Some),
+        None => {
+            let head = read_head(path)?;
+            if let Some(what) = format::unreadable(&head) {
+                unreadable.push((path.to_path_buf(), what));
+                return Ok(None);
+            }
+            format::sniff(&head).map(Some)
+        }
     })
 }
 

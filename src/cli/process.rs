@@ -159,6 +159,7 @@ pub fn rewrite(args: RewriteArgs) -> ExitCode {
     {
         return fail(Problem::Failure(message));
     }
+    inputs.warn_unreadable();
     let mut counts = Counts {
         skipped: inputs.others.len(),
         ..Counts::default()
@@ -240,6 +241,7 @@ pub fn links(args: LinksArgs) -> ExitCode {
         Ok(prepared) => prepared,
         Err(problem) => return fail(problem),
     };
+    inputs.warn_unreadable();
     widen_pipe(&io::stdout());
     // Not locked: the writing may run on a thread of the pool (`Stdout` is `Send`).
     let mut out = io::BufWriter::with_capacity(CHUNK, io::stdout());

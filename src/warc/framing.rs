@@ -428,9 +428,10 @@ fn not_a_warc(line: &[u8], gzip: bool) -> Error {
         .map(|c| if c.is_control() { '.' } else { c })
         .collect();
     let text = line.trim_ascii_start();
-    let hint = if line.starts_with(b"filedesc://") {
+    let unreadable = crate::format::unreadable(line);
+    let hint = if unreadable == Some(crate::format::Unreadable::Arc) {
         " (an ARC file: ARC is not supported, convert it with `warcio recompress` or `jwarc`)"
-    } else if line.starts_with(&[0x04, 0x22, 0x4d, 0x18]) {
+    } else if unreadable == Some(crate::format::Unreadable::Lz4) {
         " (LZ4-compressed: decompress it first, e.g. `lz4 -dc FILE | absolve ... --format warc`)"
     } else if line.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
         " (zstd-compressed: decompress it first with `zstd -dc`)"

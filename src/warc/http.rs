@@ -207,8 +207,16 @@ const URL_HEADERS: [&str; 4] = ["location", "content-location", "link", "refresh
 
 /// The URLs in the HTTP header fields: `Location` and `Content-Location` (RFC 7231
 /// §7.1.2, §3.1.4.2), each target of `Link` (RFC 8288 §3), the URL of `Refresh`; each
-/// resolved against `base` (the target URI), never against a `<base>` of the body.
-pub(crate) fn header_links(head: &HttpHead, base: &Base, standard: Standard) -> Vec<Link> {
+/// resolved against `base` (the target URI), never against a `<base>` of the body. A URL
+/// the URL Standard rejects ([`Standard::Whatwg`]) is left as it is, and given to
+/// `rejected` with the reason (a relative one without a base is not rejected: it is
+/// left, as the RFCs leave it).
+pub(crate) fn header_links(
+    head: &HttpHead,
+    base: &Base,
+    standard: Standard,
+    rejected: &mut dyn FnMut(&Link, String),
+) -> Vec<Link> {
     let mut links = Vec::new();
     for header in &head.headers {
         let Some(&name) = URL_HEADERS
@@ -228,7 +236,10 @@ pub(crate) fn header_links(head: &HttpHead, base: &Base, standard: Standard) -> 
                 continue;
             }
             let mut resolved = String::new();
-            base.resolve_into(standard, original, &mut resolved);
+            let failure = base
+                .try_resolve_into(standard, original, None, &mut resolved)
+                .err()
+                .filter(|error| !error.is_relative_without_base());
             links.push(Link {
                 location: Default::default(),
                 element: "http".into(),
@@ -241,6 +252,9 @@ pub(crate) fn header_links(head: &HttpHead, base: &Base, standard: Standard) -> 
                 kept: None,
                 srcdoc: 0,
             });
+            if let (Some(error), Some(link)) = (failure, links.last()) {
+                rejected(link, error.to_string());
+            }
         }
     }
     links
@@ -330,7 +344,9 @@ mod tests {
         let head = HttpHead::parse(block).unwrap().unwrap();
         assert_eq!(head.len, block.len());
         let base = Base::retrieval_url("http://h/a/b").unwrap();
-        let links = header_links(&head, &base, Standard::Rfc1808);
+        let links = header_links(&head, &base, Standard::Rfc1808, &mut |_, _| {
+            unreachable!("the RFCs reject nothing")
+        });
         let got: Vec<_> = links
             .iter()
             .map(|l| (l.attribute.as_deref().unwrap(), l.resolved.as_str()))

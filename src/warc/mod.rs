@@ -222,6 +222,43 @@ pub enum Warning {
         /// The value.
         uri: String,
     },
+    /// A record without `WARC-Target-URI` whose document has relative links: with no base
+    /// (RFC 1808 §3.4) they are left as they are, as a file's are without `--url`.
+    #[error("{record}: no WARC-Target-URI, so no base URL: relative links are left as they are")]
+    NoTargetUri {
+        /// The record.
+        record: RecordRef,
+    },
+    /// `--spec whatwg`: a URL in an HTTP header field that the URL Standard rejects: left as
+    /// it is, as one in the payload is.
+    #[error(
+        "{record}: the URL {reference:?} of the HTTP {field} header at byte {offset} of its block is not a URL by the URL Standard ({reason}): left as it is"
+    )]
+    UnparsableHeaderUrl {
+        /// The record.
+        record: RecordRef,
+        /// The header field's name, lower case.
+        field: String,
+        /// The URL as written.
+        reference: String,
+        /// Where it starts in the record's block.
+        offset: u64,
+        /// What the URL parser said.
+        reason: String,
+    },
+    /// `--http-base-headers --spec whatwg`: a `Content-Base` or `Content-Location` that
+    /// the URL Standard does not parse: passed over as a base, as a `<base href>` is.
+    #[error("{record}: HTTP {field} at byte {offset} of its block: {error}: passed over as a base")]
+    UnusableBaseHeader {
+        /// The record.
+        record: RecordRef,
+        /// The header field's name.
+        field: &'static str,
+        /// Where its value starts in the record's block.
+        offset: u64,
+        /// Why it gives no base.
+        error: crate::base::BaseError,
+    },
     /// A warning from the HTML rewriter about the record's payload.
     #[error("{record}: {warning}")]
     Html {

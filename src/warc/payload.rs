@@ -4,7 +4,7 @@
 use super::framing::{Framing, Head};
 use super::http::{self, HttpHead, MAX_HTTP_HEAD};
 use super::{Error, RecordRef, Warning};
-use crate::base::{Base, BaseSource};
+use crate::base::{Base, BaseError, BaseSource};
 use crate::html::{self, charset};
 use crate::links::{Link, LinkRef};
 use crate::pipeline::{self, Body, Kind};
@@ -126,8 +126,22 @@ pub(crate) fn analyze<R: Read>(
         "response" | "revisit" if holds_http => {
             read_http_head(framing, &mut analysis, warn)?;
             if let Some(http) = &analysis.http {
-                analysis.header_links =
-                    http::header_links(http, &analysis.retrieval, options.html.standard);
+                let record = &analysis.head.record;
+                let mut rejected = |link: &Link, reason: String| {
+                    warn(Warning::UnparsableHeaderUrl {
+                        record: record.clone(),
+                        field: link.attribute.clone().unwrap_or_default(),
+                        reference: link.original.clone(),
+                        offset: link.offset,
+                        reason,
+                    });
+                };
+                analysis.header_links = http::header_links(
+                    http,
+                    &analysis.retrieval,
+                    options.html.standard,
+                    &mut rejected,
+                );
                 if kind == "response" {
                     analysis.document = doc_kind(http.get("Content-Type"));
                 }
@@ -554,8 +568,13 @@ pub(crate) fn sniffs_as_html(body: &[u8]) -> bool {
 
 /// The base of the payload before its `<base href>`: the target URI (§3.3), and with
 /// `--http-base-headers` the HTTP `Content-Base`, else `Content-Location` (§3.2,
-/// RFC 2068 §14.11), resolved against it.
-pub(crate) fn outer_base(analysis: &Analysis, options: &Options) -> Base {
+/// RFC 2068 §14.11), resolved against it. One the URL Standard does not parse is passed
+/// over with a warning, as a `<base href>` is.
+pub(crate) fn outer_base(
+    analysis: &Analysis,
+    options: &Options,
+    warn: &mut dyn FnMut(Warning),
+) -> Base {
     let Some(http) = analysis.http.as_ref().filter(|_| options.http_base_headers) else {
         return analysis.retrieval.clone();
     };
@@ -563,15 +582,30 @@ pub(crate) fn outer_base(analysis: &Analysis, options: &Options) -> Base {
         ("Content-Base", BaseSource::ContentBase),
         ("Content-Location", BaseSource::ContentLocation),
     ] {
-        let Some(value) = http.get(name) else {
+        let Some(header) = http
+            .headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+        else {
             continue;
         };
-        let value = value.trim().trim_start_matches('<').trim_end_matches('>');
-        if let Some(base) = analysis
+        let value = header
+            .value
+            .trim()
+            .trim_start_matches('<')
+            .trim_end_matches('>');
+        match analysis
             .retrieval
-            .inner_with(options.standard(), value, source, None)
+            .try_inner(options.standard(), value, source, None)
         {
-            return base;
+            Ok(base) => return base,
+            Err(error @ BaseError::Unparsable { .. }) => warn(Warning::UnusableBaseHeader {
+                record: analysis.head.record.clone(),
+                field: name,
+                offset: header.offset as u64,
+                error,
+            }),
+            Err(BaseError::NotAbsolute(_)) => {}
         }
     }
     analysis.retrieval.clone()
@@ -591,12 +625,16 @@ pub(crate) fn charset_of(analysis: &Analysis, options: &Options) -> Option<&'sta
 }
 
 /// Where a record's document's results go: the output kept (when asked for), each link
-/// handed on as it is found (when asked for), each warning named by the record.
+/// handed on as it is found (when asked for), each warning named by the record. With
+/// `watch` (a document without a base), links are built to tell whether a relative one
+/// was left as it is.
 struct RecordSink<'r, 'l, 'w, 's> {
     record: &'r RecordRef,
     output: Option<&'s mut dyn io::Write>,
     on_link: Option<&'l mut dyn FnMut(LinkRef<'_>)>,
     warn: &'w mut dyn FnMut(Warning),
+    watch: bool,
+    relative_left: bool,
 }
 
 impl Sink for RecordSink<'_, '_, '_, '_> {
@@ -610,6 +648,8 @@ impl Sink for RecordSink<'_, '_, '_, '_> {
         self.link_ref(link.borrowed());
     }
     fn link_ref(&mut self, link: LinkRef<'_>) {
+        self.relative_left |=
+            link.base_from == BaseSource::None && pipeline::is_relative(link.original);
         if let Some(on_link) = &mut self.on_link {
             on_link(link);
         }
@@ -630,14 +670,17 @@ impl Sink for RecordSink<'_, '_, '_, '_> {
         self.output.is_some()
     }
     fn wants_links(&self) -> bool {
-        self.on_link.is_some()
+        self.watch || self.on_link.is_some()
     }
 }
 
 /// Rewrites (into `output`, when given) or lists (each link to `on_link`, as it is found)
 /// the document `body` of kind `kind`, through the one function per kind
 /// ([`pipeline::document`]), against the record's base and in its charset; the
-/// rewriter's warnings name the record. An error is `output`'s (a temporary file).
+/// rewriter's warnings name the record. A record without `WARC-Target-URI` (and no other
+/// base) whose document leaves relative links relative gets [`Warning::NoTargetUri`],
+/// as a file without `--url` gets its "no base URL". An error is `output`'s (a temporary
+/// file).
 pub(crate) fn process(
     analysis: &Analysis,
     kind: DocKind,
@@ -647,7 +690,7 @@ pub(crate) fn process(
     on_link: Option<&mut dyn FnMut(LinkRef<'_>)>,
     warn: &mut dyn FnMut(Warning),
 ) -> io::Result<()> {
-    let outer = outer_base(analysis, options);
+    let outer = outer_base(analysis, options, &mut *warn);
     let html_options = html::Options {
         charset: charset_of(analysis, options),
         ..options.html.clone()
@@ -662,8 +705,17 @@ pub(crate) fn process(
         output,
         on_link,
         warn,
+        // A target URI that is no base was warned about when the record was read.
+        watch: outer.url().is_none() && analysis.target_uri.is_none(),
+        relative_left: false,
     };
-    pipeline::document(kind, Body::Memory(body), &outer, &html_options, &mut sink)
+    pipeline::document(kind, Body::Memory(body), &outer, &html_options, &mut sink)?;
+    if sink.watch && sink.relative_left {
+        (sink.warn)(Warning::NoTargetUri {
+            record: analysis.record().clone(),
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -76,3 +76,59 @@ pub fn alternating(depth: usize) -> Vec<u8> {
     }
     head
 }
+
+/// A page with relative links in an HTTP response.
+const ARCHIVED_RESPONSE: &[u8] =
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=\"a.html\">a</a> <img src=\"/i.png\">";
+
+/// An ARC file (version 1, the Internet Archive's format before WARC) holding
+/// [`ARCHIVED_RESPONSE`]: a `filedesc://` record, then the response's record, each a URL
+/// line with the record's length.
+pub fn arc_file() -> Vec<u8> {
+    let desc = b"1 0 Test\nURL IP-address Archive-date Content-type Archive-length\n";
+    let mut arc = format!(
+        "filedesc://t.arc 0.0.0.0 20140216050221 text/plain {}\n",
+        desc.len()
+    )
+    .into_bytes();
+    arc.extend_from_slice(desc);
+    arc.extend_from_slice(
+        format!(
+            "\nhttp://example.com/d/p.html 1.2.3.4 20140216050221 text/html {}\n",
+            ARCHIVED_RESPONSE.len()
+        )
+        .as_bytes(),
+    );
+    arc.extend_from_slice(ARCHIVED_RESPONSE);
+    arc.push(b'\n');
+    arc
+}
+
+/// A WARC file of one `response` record holding [`ARCHIVED_RESPONSE`], in an LZ4 frame
+/// (LZ4 Frame Format §3: magic number, descriptor, one uncompressed block, end mark), as
+/// resiliparse writes `.warc.lz4` files (with compressed blocks).
+pub fn lz4_warc() -> Vec<u8> {
+    let mut warc = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:a>\r\n\
+         WARC-Target-URI: http://example.com/d/p.html\r\n\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        ARCHIVED_RESPONSE.len()
+    )
+    .into_bytes();
+    warc.extend_from_slice(ARCHIVED_RESPONSE);
+    warc.extend_from_slice(b"\r\n\r\n");
+    // Magic number, then FLG (version 1, independent blocks), BD (64 KiB blocks), HC.
+    let mut frame = vec![0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x82];
+    let size = warc.len() as u32 | 1 << 31; // The high bit: stored uncompressed.
+    frame.extend_from_slice(&size.to_le_bytes());
+    frame.extend_from_slice(&warc);
+    frame.extend_from_slice(&[0; 4]);
+    frame
+}
+
+/// `data` in one gzip member.
+pub fn gzipped(data: &[u8]) -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(data).unwrap();
+    gz.finish().unwrap()
+}
