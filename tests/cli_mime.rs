@@ -2,7 +2,8 @@
 //! told from HTML by its content, links carry their message and part, broken input is
 //! warned about naming the part; a message nested 10,000 levels deep passes through with a
 //! warning (alone, in an mbox between good messages, and in place), nested encapsulated
-//! messages and RFC 2231 boundaries are rewritten.
+//! messages and RFC 2231 boundaries are rewritten; a heading with no blank line after it
+//! ends at its first line that is no header field, with a warning.
 
 use crate::common::{absolve, alternating, stderr};
 
@@ -218,4 +219,40 @@ fn bytes_before_the_first_message_of_an_mbox_are_not_numbered() {
         &archive,
     );
     assert!(out.stdout.starts_with(b"stray bytes\n\nFrom a@b"));
+}
+
+/// A heading not ended by a blank line ends at its first line that is no header field, as
+/// Python's email reads it: the body's links are listed and rewritten, with a warning
+/// naming the message, the part and the offset where the body was taken to start.
+#[test]
+fn a_heading_without_its_blank_line_ends_where_the_body_starts_with_a_warning() {
+    let two = "Subject: two\nContent-Type: text/html\n<a href=\"two.html\">2</a>\n<p><a href=\"two-b.html\">x</a>\n\n";
+    let archive = format!(
+        "From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\n\n<a href=\"one.html\">1</a>\n\nFrom b@b Mon Jan  1 00:00:00 2024\n{two}"
+    );
+    let out = absolve(&["links", "--url", "http://h/"], archive.as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let found: Vec<_> = crate::common::json_lines(&out.stdout)
+        .iter()
+        .map(|l| (l["message"].as_u64().unwrap(), l["resolved"].to_string()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (1, "\"http://h/one.html\"".to_owned()),
+            (2, "\"http://h/two.html\"".to_owned()),
+            (2, "\"http://h/two-b.html\"".to_owned()),
+        ]
+    );
+    let body_at = two.find('<').unwrap();
+    let warning = stderr(&out);
+    assert!(
+        warning.contains(&format!(
+            "message 2: part 1: no blank line ends its heading: its body is read from byte {body_at} "
+        )),
+        "{warning}"
+    );
+    let out = absolve(&["rewrite", "--url", "http://h/"], archive.as_bytes());
+    let expected = archive.replace("href=\"", "href=\"http://h/");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
 }

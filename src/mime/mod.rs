@@ -87,6 +87,14 @@ pub enum Warning {
     /// past [`walk::MAX_DEPTH`], a multipart without a boundary, ...).
     #[error("part {0}: {1}: passed through unchanged")]
     PartUnchanged(String, String),
+    /// No blank line ends the heading of a part (by its number): its body is read from
+    /// the first line that is not a header field, at this byte offset in the message.
+    #[error(
+        "part {0}: no blank line ends its heading: its body is read from byte {1} of the \
+         message, the first line that is not a header field (add the blank line where the \
+         body starts if that is not it)"
+    )]
+    HeadingNotEnded(String, usize),
     /// A warning from the HTML rewriter about a part.
     #[error("part {0}: {1}")]
     Html(String, html::Warning),
