@@ -829,7 +829,10 @@ fn mbox(
 ) -> io::Result<()> {
     let archive = io::BufReader::with_capacity(CHUNK, source.reader());
     for entry in mime::mbox::Messages::new(archive) {
-        let entry = entry?;
+        let mut entry = entry?;
+        if let (Some(number), Some(warning)) = (entry.number, entry.warning.take()) {
+            sink.warning(mime::located(number, warning));
+        }
         sink.output(&entry.separator)?;
         match entry.number {
             Some(number) => one_message(&entry.message, number, outer, options, sink)?,
