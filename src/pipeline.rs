@@ -48,10 +48,11 @@ use crate::wacz::Wacz;
 use crate::warning::{Problem, Warning};
 use crate::{css, mime, retrieval, warc};
 use encoding_rs::Encoding;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -534,16 +535,95 @@ fn wacz_file(source: Source<'_>, options: &Options, sink: &mut dyn Sink) -> Resu
         Err(other) => return Err(Error::Wacz(other)),
     };
     let mut changed = false;
-    for number in 0..wacz.warc_count() {
-        let (name, member) = wacz.warc(number).map_err(Error::Wacz)?;
+    let names: Vec<Arc<str>> = wacz.warc_names().map(Arc::from).collect();
+    for (number, name) in names.into_iter().enumerate() {
         let mut member_sink = InMember {
-            file: Arc::from(name.as_str()),
+            file: name,
             inner: &mut *sink,
         };
-        let member = io::BufReader::with_capacity(CHUNK, member);
-        changed |= warc_file(member, options, &mut member_sink)?;
+        // A member that cannot be read is warned about, and the next one is read.
+        let member = match wacz.warc(number) {
+            Ok((_, member)) => member,
+            Err(error) => {
+                let reason = match error {
+                    crate::wacz::WaczError::Zip(error) => error.to_string(),
+                    other => other.to_string(),
+                };
+                let damage = crate::wacz::MemberDamage { offset: 0, reason };
+                member_sink.warning(Warning::new(Problem::WaczMember(damage)));
+                continue;
+            }
+        };
+        let watched = Watched::new(member);
+        let state = Rc::clone(&watched.state);
+        let member = io::BufReader::with_capacity(CHUNK, watched);
+        match warc_file(member, options, &mut member_sink) {
+            Ok(member_changed) => changed |= member_changed,
+            Err(error) => {
+                let damage = member_damage(error, state.get())?;
+                member_sink.warning(Warning::new(Problem::WaczMember(damage)));
+            }
+        }
     }
     Ok(changed)
+}
+
+/// What stopped the reading of a WACZ member, if it was the member's data (a damaged
+/// or undecodable member, one that is no WARC); any other error (writing the output)
+/// is passed on.
+fn member_damage(error: Error, read: ReadState) -> Result<crate::wacz::MemberDamage, Error> {
+    let damage = |offset, reason| Ok(crate::wacz::MemberDamage { offset, reason });
+    match error {
+        // Its hint (about --format) does not apply to a member.
+        Error::Warc(warc::Error::NotWarc { start, .. }) => {
+            damage(0, format!("not a WARC file: it starts with {start:?}"))
+        }
+        Error::Warc(warc::Error::Gzip { offset, reason }) => damage(
+            read.bytes,
+            format!("damaged gzip data near byte {offset}: {reason}"),
+        ),
+        Error::Io(error) | Error::Warc(warc::Error::Io(error)) if read.failed => {
+            damage(read.bytes, error.to_string())
+        }
+        other => Err(other),
+    }
+}
+
+/// How far a member was read, and whether reading it failed.
+#[derive(Debug, Clone, Copy, Default)]
+struct ReadState {
+    bytes: u64,
+    failed: bool,
+}
+
+/// A reader that counts its bytes and notes a failure to read, so that an error of the
+/// input is told from one of the output.
+struct Watched<R> {
+    inner: R,
+    state: Rc<Cell<ReadState>>,
+}
+
+impl<R> Watched<R> {
+    fn new(inner: R) -> Self {
+        Watched {
+            inner,
+            state: Rc::default(),
+        }
+    }
+}
+
+impl<R: Read> Read for Watched<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut state = self.state.get();
+        let result = self.inner.read(buf);
+        match &result {
+            Ok(n) => state.bytes += *n as u64,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => state.failed = true,
+        }
+        self.state.set(state);
+        result
+    }
 }
 
 /// Something to read a ZIP from.
@@ -873,7 +953,10 @@ fn mbox(
 ) -> io::Result<()> {
     let archive = io::BufReader::with_capacity(CHUNK, source.reader());
     for entry in mime::mbox::Messages::new(archive) {
-        let entry = entry?;
+        let mut entry = entry?;
+        if let (Some(number), Some(warning)) = (entry.number, entry.warning.take()) {
+            sink.warning(mime::located(number, warning));
+        }
         sink.output(&entry.separator)?;
         match entry.number {
             Some(number) => one_message(&entry.message, number, outer, options, sink)?,

@@ -52,6 +52,26 @@ pub enum WaczError {
     Io(#[from] io::Error),
 }
 
+/// A WARC member of a WACZ that could not be read to its end (a damaged or encrypted
+/// member, or one that is no WARC): the links found before are listed, the rest of it is
+/// skipped, the other members are read.
+///
+/// ```
+/// let damage = absolve::wacz::MemberDamage { offset: 0, reason: "not a WARC file".into() };
+/// assert!(damage.to_string().starts_with("member unreadable from byte 0 of its data (not a WARC file)"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "member unreadable from byte {offset} of its data ({reason}): the links before are \
+     listed, the rest of it is skipped, the other members are read"
+)]
+pub struct MemberDamage {
+    /// How many bytes of the member's (uncompressed) data were read.
+    pub offset: u64,
+    /// What went wrong.
+    pub reason: String,
+}
+
 /// Whether the first bytes of a file are a ZIP local file header (`PK\x03\x04`), as a
 /// WACZ starts (an empty ZIP, `PK\x05\x06`, holds no WARC).
 ///

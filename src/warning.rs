@@ -76,6 +76,10 @@ pub enum Problem {
     /// as it is.
     #[error("{0}")]
     Compression(crate::compress::Damage),
+    /// A WARC member of a WACZ read only in part (the warning's
+    /// [`file`](crate::links::Location::file) names it).
+    #[error(transparent)]
+    WaczMember(crate::wacz::MemberDamage),
     /// A retrieval URL was given for a WARC file, whose records each carry theirs.
     #[error(
         "the retrieval URL given is not used for a WARC file: each record's WARC-Target-URI is its retrieval URL"

@@ -2,7 +2,9 @@
 //! told from HTML by its content, links carry their message and part, broken input is
 //! warned about naming the part; a message nested 10,000 levels deep passes through with a
 //! warning (alone, in an mbox between good messages, and in place), nested encapsulated
-//! messages and RFC 2231 boundaries are rewritten.
+//! messages and RFC 2231 boundaries are rewritten; a heading with no blank line after it
+//! ends at its first line that is no header field, with a warning; an mbox message's
+//! consistent Content-Length keeps an unquoted From_ line in its body.
 
 use crate::common::{absolve, alternating, stderr};
 
@@ -218,4 +220,98 @@ fn bytes_before_the_first_message_of_an_mbox_are_not_numbered() {
         &archive,
     );
     assert!(out.stdout.starts_with(b"stray bytes\n\nFrom a@b"));
+}
+
+/// A heading not ended by a blank line ends at its first line that is no header field, as
+/// Python's email reads it: the body's links are listed and rewritten, with a warning
+/// naming the message, the part and the offset where the body was taken to start.
+#[test]
+fn a_heading_without_its_blank_line_ends_where_the_body_starts_with_a_warning() {
+    let two = "Subject: two\nContent-Type: text/html\n<a href=\"two.html\">2</a>\n<p><a href=\"two-b.html\">x</a>\n\n";
+    let archive = format!(
+        "From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\n\n<a href=\"one.html\">1</a>\n\nFrom b@b Mon Jan  1 00:00:00 2024\n{two}"
+    );
+    let out = absolve(&["links", "--url", "http://h/"], archive.as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let found: Vec<_> = crate::common::json_lines(&out.stdout)
+        .iter()
+        .map(|l| (l["message"].as_u64().unwrap(), l["resolved"].to_string()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (1, "\"http://h/one.html\"".to_owned()),
+            (2, "\"http://h/two.html\"".to_owned()),
+            (2, "\"http://h/two-b.html\"".to_owned()),
+        ]
+    );
+    let body_at = two.find('<').unwrap();
+    let warning = stderr(&out);
+    assert!(
+        warning.contains(&format!(
+            "message 2: part 1: no blank line ends its heading: its body is read from byte {body_at} "
+        )),
+        "{warning}"
+    );
+    let out = absolve(&["rewrite", "--url", "http://h/"], archive.as_bytes());
+    let expected = archive.replace("href=\"", "href=\"http://h/");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+}
+
+/// An mboxcl2 message: its body counted by `Content-Length` (`extra` bytes more).
+fn counted(sender: &str, body: &str, extra: usize) -> String {
+    let length = body.len() + extra;
+    format!(
+        "From {sender} Mon Jan  1 00:00:00 2024\nContent-Type: text/html\nContent-Length: {length}\n\n{body}\n"
+    )
+}
+
+/// `(message, resolved)` of each link `absolve links` lists in `archive`.
+fn message_links(archive: &[u8]) -> Vec<(u64, String)> {
+    let out = absolve(
+        &["links", "--format", "mbox", "--url", "http://h/"],
+        archive,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    crate::common::json_lines(&out.stdout)
+        .iter()
+        .map(|l| (l["message"].as_u64().unwrap(), l["resolved"].to_string()))
+        .collect()
+}
+
+/// mboxcl2 leaves a body's `From ` lines unquoted: a consistent `Content-Length` keeps
+/// them in their message (as mutt reads it), and the rewrite keeps the count right; a
+/// count that is not consistent is not trusted, with a warning naming the message and
+/// the line's offset.
+#[test]
+fn an_mbox_content_length_keeps_an_unquoted_from_line_in_its_message() {
+    let body = "<p><a href=\"one.html\">1</a>\n\nFrom Monday 3 people will join.\n<p><a href=\"one-b.html\">1b</a>\n";
+    let two = counted("c@d", "<a href=\"two.html\">2</a>\n", 0);
+    let archive = counted("a@b", body, 0) + &two;
+    let expected = [
+        (1, "\"http://h/one.html\"".to_owned()),
+        (1, "\"http://h/one-b.html\"".to_owned()),
+        (2, "\"http://h/two.html\"".to_owned()),
+    ];
+    assert_eq!(message_links(archive.as_bytes()), expected);
+    let out = absolve(&["rewrite", "--url", "http://h/"], archive.as_bytes());
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{}",
+        stderr(&out)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Content-Length: 110\n"));
+    assert_eq!(message_links(&out.stdout), expected);
+
+    let wrong = counted("a@b", body, 5) + &two;
+    let out = absolve(&["links", "--url", "http://h/"], wrong.as_bytes());
+    assert!(out.status.success());
+    let offset = wrong.find("From Monday").unwrap();
+    assert!(
+        stderr(&out).contains(&format!(
+            "message 1: its Content-Length (97) covers the From_ line at byte {offset} of the mbox"
+        )),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -230,3 +230,60 @@ fn an_encapsulated_message_that_does_not_parse_gets_its_base_once() {
     assert_eq!(parts.len(), 1);
     assert_eq!(parts[0].base.url(), Some("http://h/a/b.html"));
 }
+
+/// `(message, resolved)` of each link `absolve links` lists in `mbox` (base
+/// `http://e.com/`), and its warnings.
+fn mbox_links(mbox: &[u8]) -> (Vec<(u64, String)>, String) {
+    let out = crate::common::absolve(
+        &["links", "--format", "mbox", "--url", "http://e.com/"],
+        mbox,
+    );
+    assert!(out.status.success(), "{}", crate::common::stderr(&out));
+    let links = crate::common::json_lines(&out.stdout)
+        .iter()
+        .map(|l| (l["message"].as_u64().unwrap(), l["resolved"].to_string()))
+        .collect();
+    (links, crate::common::stderr(&out))
+}
+
+/// RFC 4155: the blank line after a base64 body is what makes the next `From ` line a
+/// separator; re-encoding the body keeps it (and every other line ending around it).
+#[test]
+fn a_rewritten_base64_part_keeps_the_blank_line_before_the_next_message() {
+    for eol in ["\n", "\r\n"] {
+        let b64 = "PGEgaHJlZj0iYjY0Lmh0bWwiPmI8L2E+";
+        let mbox = [
+            "From e@b Mon Jan  1 00:00:00 2024",
+            "Subject: b64",
+            "Content-Type: text/html",
+            "Content-Transfer-Encoding: base64",
+            "",
+            b64,
+            "",
+            "From f@b Mon Jan  1 00:00:00 2024",
+            "Content-Type: text/html",
+            "",
+            "<a href=\"next.html\">n</a>",
+            "",
+        ]
+        .join(eol);
+        let out = crate::common::absolve(&["rewrite", "--url", "http://e.com/"], mbox.as_bytes());
+        assert!(out.status.success());
+        let (before, _) = mbox_links(mbox.as_bytes());
+        let (after, warnings) = mbox_links(&out.stdout);
+        assert_eq!(
+            before,
+            [
+                (1, "\"http://e.com/b64.html\"".into()),
+                (2, "\"http://e.com/next.html\"".into())
+            ]
+        );
+        assert_eq!(after, before, "{warnings}");
+        assert!(warnings.is_empty(), "{warnings}");
+        let rewritten = String::from_utf8(out.stdout).unwrap();
+        let expected = mbox
+            .replace(b64, "PGEgaHJlZj0iaHR0cDovL2UuY29tL2I2NC5odG1sIj5iPC9hPg==")
+            .replace("\"next.html\"", "\"http://e.com/next.html\"");
+        assert_eq!(rewritten, expected);
+    }
+}

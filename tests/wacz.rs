@@ -1,5 +1,6 @@
 //! WACZ: the WARC members of a WACZ made by py-wacz from the repo's own WARCs
-//! (fixtures/wacz/README.md) give, streamed from the ZIP, the records their WARCs give.
+//! (fixtures/wacz/README.md) give, streamed from the ZIP, the records their WARCs give; a
+//! damaged member is warned about by name and the others are listed.
 
 use absolve::wacz::{Wacz, is_wacz, is_zip, member_label};
 use std::fs::File;
@@ -75,4 +76,111 @@ fn a_plain_warc_or_a_truncated_zip_is_not_a_wacz() {
     let cut = std::io::Cursor::new(bytes[..bytes.len() / 2].to_vec());
     assert!(!is_wacz(cut.clone()));
     assert!(Wacz::new(cut).is_err());
+}
+
+/// A WARC of one response record linking to `page`.
+fn warc_linking_to(page: &str) -> Vec<u8> {
+    let body =
+        format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=\"{page}\">x</a>");
+    let head = format!(
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://e.com/\r\nContent-Type: application/http;msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    [head.as_bytes(), body.as_bytes(), b"\r\n\r\n"].concat()
+}
+
+/// A stored (uncompressed) WACZ of `members`, then `damage` applied to its bytes.
+fn stored_wacz(members: &[(&str, Vec<u8>)], damage: impl Fn(&mut Vec<u8>)) -> Vec<u8> {
+    use std::io::Write;
+    let options =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    zip.start_file("datapackage.json", options).unwrap();
+    zip.write_all(br#"{"profile": "data-package", "wacz_version": "1.1.1"}"#)
+        .unwrap();
+    for (name, bytes) in members {
+        zip.start_file(*name, options).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    let mut bytes = zip.finish().unwrap().into_inner();
+    damage(&mut bytes);
+    bytes
+}
+
+/// Sets the "encrypted" flag (bit 0 of the general purpose flags) of the member named
+/// `name`, in its local header and its central directory header (APPNOTE 4.3.7, 4.3.12).
+fn flag_encrypted(bytes: &mut [u8], name: &[u8]) {
+    for (signature, flags_at, name_at) in [(&b"PK\x03\x04"[..], 6, 30), (b"PK\x01\x02", 8, 46)] {
+        let header = (0..bytes.len() - name_at - name.len())
+            .find(|&i| bytes[i..].starts_with(signature) && bytes[i + name_at..].starts_with(name))
+            .unwrap();
+        bytes[header + flags_at] |= 1;
+    }
+}
+
+/// GUIDE (Warnings and exit codes): damaged input is not an error. A member with a bad
+/// CRC, an encrypted one and one that is no WARC are each warned about, named as
+/// `NAME.wacz!/archive/...`; the members after them are listed, status 0.
+#[test]
+fn a_damaged_member_is_warned_about_and_the_others_are_listed() {
+    let good = ("archive/b.warc", warc_linking_to("b.html"));
+    let cases: [(&str, Vec<u8>, &str); 3] = [
+        (
+            "bad-crc",
+            stored_wacz(
+                &[("archive/a.warc", warc_linking_to("a.html")), good.clone()],
+                |b| {
+                    let at = b.windows(6).position(|w| w == b"a.html").unwrap();
+                    b[at] = b'A';
+                },
+            ),
+            "Invalid checksum",
+        ),
+        (
+            "encrypted",
+            stored_wacz(
+                &[("archive/a.warc", warc_linking_to("a.html")), good.clone()],
+                |b| flag_encrypted(b, b"archive/a.warc"),
+            ),
+            "Password required",
+        ),
+        (
+            "not-a-warc",
+            stored_wacz(
+                &[("archive/a.warc", b"<a href=x>".to_vec()), good.clone()],
+                |_| {},
+            ),
+            "not a WARC file",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes, reason) in cases {
+        let path = dir.path().join(format!("{name}.wacz"));
+        std::fs::write(&path, bytes).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_absolve"))
+            .arg("links")
+            .arg(&path)
+            .output()
+            .unwrap();
+        let warnings = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{name}: {warnings}");
+        let files: Vec<String> = crate::common::json_lines(&out.stdout)
+            .iter()
+            .map(|l| {
+                l["file"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit('/')
+                    .next()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(files.last().map(String::as_str), Some("b.warc"), "{name}");
+        let member = format!("{name}.wacz!/archive/a.warc: member unreadable from byte ");
+        assert!(
+            warnings.contains(&member) && warnings.contains(reason),
+            "{name}: {warnings}"
+        );
+    }
 }

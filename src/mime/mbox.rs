@@ -6,7 +6,15 @@
 //! optional UTF-8 BOM) or after a blank line (jwz's rule), that also looks like a From_
 //! line: a sender token, then the end of the line (Gmail exports) or a date (something
 //! with a digit). So an unquoted body line such as `From here on` stays in its message.
+//!
+//! mboxcl and mboxcl2 archives count each body in a `Content-Length` header and may leave
+//! a body's `From ` lines unquoted. As mutt does, the count is trusted when it is
+//! consistent: the counted body ends where the file ends, or at a From_ line, or at a
+//! blank line and then a From_ line or the end. Then a separator-like line inside the
+//! counted body stays in its message. A count that does not end so is not trusted: the
+//! message is split at the separator-like line as without the header, with a warning.
 
+use super::Warning;
 use std::io::{self, BufRead};
 
 /// One message of an archive: its separator line (with its line ending) and its bytes.
@@ -19,6 +27,9 @@ pub struct Entry {
     /// The message's number in the archive, from 1 (as `absolve links` reports it);
     /// `None` for bytes before the first separator line, which are no message.
     pub number: Option<usize>,
+    /// What went wrong in cutting the message from the archive (a `Content-Length` that
+    /// could not be trusted), if anything did.
+    pub warning: Option<Warning>,
 }
 
 /// Reads an archive message by message: memory is bounded by the largest message.
@@ -38,6 +49,12 @@ pub struct Entry {
 /// // Bytes before the first separator are kept, and are no message.
 /// let stray: Vec<_> = Messages::new(&b"junk\n\nFrom a@b\n\nx\n"[..]).collect::<Result<_, _>>().unwrap();
 /// assert_eq!((stray[0].number, stray[0].message.as_slice(), stray[1].number), (None, &b"junk\n\n"[..], Some(1)));
+///
+/// // mboxcl2: a consistent Content-Length keeps an unquoted From_ line in its body.
+/// let counted: &[u8] = b"From a@b 1\nContent-Length: 14\n\nx\n\nFrom b@c 2\n\nFrom d@e 3\n\ny\n";
+/// let entries: Vec<_> = Messages::new(counted).collect::<Result<_, _>>().unwrap();
+/// assert_eq!(entries.len(), 2);
+/// assert_eq!(entries[1].separator, b"From d@e 3\n");
 /// ```
 pub struct Messages<R: BufRead> {
     reader: R,
@@ -46,6 +63,26 @@ pub struct Messages<R: BufRead> {
     done: bool,
     /// How many messages (entries with a separator) were given.
     count: usize,
+    /// Bytes read ahead to check a `Content-Length`, to be read again: they come before
+    /// the reader's.
+    replay: Vec<u8>,
+    replay_at: usize,
+    /// Where in the archive the next byte read is.
+    position: u64,
+    /// The archive's bytes before this were read ahead once for a `Content-Length` that
+    /// proved wrong: no count is checked again there, so that reading stays linear.
+    checked_until: u64,
+}
+
+/// What a message's `Content-Length` says about a separator-like line inside it.
+enum Count {
+    /// No count, or one that ends before the line: the line is a separator.
+    Irrelevant,
+    /// The count is consistent: the next separator is at this offset in the message (or
+    /// the archive ends there).
+    Ends(usize),
+    /// The count covers the line but does not end at a separator: not trusted.
+    Wrong(u64),
 }
 
 impl<R: BufRead> Messages<R> {
@@ -57,7 +94,108 @@ impl<R: BufRead> Messages<R> {
             at_start: true,
             done: false,
             count: 0,
+            replay: Vec::new(),
+            replay_at: 0,
+            position: 0,
+            checked_until: 0,
         }
+    }
+
+    /// Reads one line (to its `\n` or the end) onto `buf`: the bytes read ahead first.
+    fn read_line(&mut self, buf: &mut Vec<u8>) -> io::Result<usize> {
+        let mut read = 0;
+        if self.replay_at < self.replay.len() {
+            let pending = &self.replay[self.replay_at..];
+            let take = memchr::memchr(b'\n', pending).map_or(pending.len(), |i| i + 1);
+            buf.extend_from_slice(&pending[..take]);
+            self.replay_at += take;
+            if self.replay_at == self.replay.len() {
+                self.replay.clear();
+                self.replay_at = 0;
+            }
+            read = take;
+        }
+        if read == 0 || !buf.ends_with(b"\n") {
+            read += self.reader.read_until(b'\n', buf)?;
+        }
+        self.position += read as u64;
+        Ok(read)
+    }
+
+    /// `bytes`, just read, to be read again next.
+    fn push_back(&mut self, mut bytes: Vec<u8>) {
+        self.position -= bytes.len() as u64;
+        bytes.extend_from_slice(&self.replay[self.replay_at..]);
+        self.replay = bytes;
+        self.replay_at = 0;
+    }
+
+    /// Reads one more line onto `message`: where it is, `None` at the end.
+    fn next_line(&mut self, message: &mut Vec<u8>) -> io::Result<Option<std::ops::Range<usize>>> {
+        let start = message.len();
+        Ok((self.read_line(message)? > 0).then_some(start..message.len()))
+    }
+
+    /// Whether the `Content-Length` of `message`, read up to `line` (a separator-like
+    /// line just read, its end the end of `message`), covers the line and is consistent;
+    /// the body is read ahead to its counted end to tell, as mutt checks it.
+    fn counted(&mut self, message: &mut Vec<u8>, line: usize) -> io::Result<Count> {
+        let Some((length, body_start)) = counted_body(&message[..line]) else {
+            return Ok(Count::Irrelevant);
+        };
+        let end = usize::try_from(length)
+            .ok()
+            .and_then(|length| body_start.checked_add(length));
+        if end.is_some_and(|end| end <= line) {
+            return Ok(Count::Irrelevant);
+        }
+        let line_position = self.position - (message.len() - line) as u64;
+        if line_position < self.checked_until {
+            return Ok(Count::Wrong(length));
+        }
+        let consistent = match end {
+            Some(end) => self.read_to_counted_end(message, end)?,
+            None => None,
+        };
+        match consistent {
+            Some(split) => Ok(Count::Ends(split)),
+            None => {
+                self.checked_until = self.position;
+                Ok(Count::Wrong(length))
+            }
+        }
+    }
+
+    /// Reads `message` on to `end`, where its counted body ends; where the next message
+    /// starts if a From_ line, or a blank line and a From_ line (mboxcl2), or the end of
+    /// the archive, is there.
+    fn read_to_counted_end(
+        &mut self,
+        message: &mut Vec<u8>,
+        end: usize,
+    ) -> io::Result<Option<usize>> {
+        while message.len() < end {
+            if self.read_line(message)? == 0 {
+                return Ok(None);
+            }
+        }
+        // Whole lines are read: the counted end must be where one ends.
+        if message.len() != end {
+            return Ok(None);
+        }
+        let Some(first) = self.next_line(message)? else {
+            return Ok(Some(end));
+        };
+        if is_separator(&message[first.clone()], false) {
+            return Ok(Some(first.start));
+        }
+        if !is_blank(&message[first]) {
+            return Ok(None);
+        }
+        let Some(second) = self.next_line(message)? else {
+            return Ok(Some(message.len()));
+        };
+        Ok(is_separator(&message[second.clone()], false).then_some(second.start))
     }
 
     /// `entry`, numbered if it is a message.
@@ -101,11 +239,13 @@ impl<R: BufRead> Iterator for Messages<R> {
             ..Entry::default()
         };
         let mut previous_blank = false;
+        // Where a consistent Content-Length puts the next separator.
+        let mut counted_end = None;
         loop {
             // Each line is read into the message itself (no copy of a long line), and
             // taken back out when it is the next separator.
             let start = entry.message.len();
-            match self.reader.read_until(b'\n', &mut entry.message) {
+            match self.read_line(&mut entry.message) {
                 Ok(0) => {
                     self.done = true;
                     let empty = entry.separator.is_empty() && entry.message.is_empty();
@@ -119,16 +259,44 @@ impl<R: BufRead> Iterator for Messages<R> {
             }
             let line = &entry.message[start..];
             let at_start = std::mem::take(&mut self.at_start);
-            if is_separator(line, at_start) && (at_start || previous_blank) {
-                let separator = entry.message.split_off(start);
-                if at_start || (entry.separator.is_empty() && entry.message.is_empty()) {
-                    entry.separator = separator;
-                    continue;
-                }
-                self.next_separator = Some(separator);
-                return Some(Ok(self.numbered(entry)));
+            let blank = is_blank(line);
+            let candidate = is_separator(line, at_start) && (at_start || previous_blank);
+            previous_blank = blank;
+            if counted_end != Some(start) && !candidate {
+                continue;
             }
-            previous_blank = is_blank(line);
+            if candidate && counted_end.is_none() && !entry.separator.is_empty() {
+                match self.counted(&mut entry.message, start) {
+                    Ok(Count::Irrelevant) => {}
+                    Ok(Count::Ends(split)) => {
+                        counted_end = Some(split);
+                        let rest = entry.message.split_off(split);
+                        self.push_back(rest);
+                        continue;
+                    }
+                    Ok(Count::Wrong(length)) => {
+                        let read_ahead = entry.message.len() - start;
+                        let offset = self.position - read_ahead as u64;
+                        entry.warning = Some(Warning::ContentLengthNotTrusted(length, offset));
+                    }
+                    Err(error) => {
+                        self.done = true;
+                        return Some(Err(error));
+                    }
+                }
+            }
+            let mut separator = entry.message.split_off(start);
+            let line_len = memchr::memchr(b'\n', &separator).map_or(separator.len(), |i| i + 1);
+            let read_ahead = separator.split_off(line_len);
+            if !read_ahead.is_empty() {
+                self.push_back(read_ahead);
+            }
+            if at_start || (entry.separator.is_empty() && entry.message.is_empty()) {
+                entry.separator = separator;
+                continue;
+            }
+            self.next_separator = Some(separator);
+            return Some(Ok(self.numbered(entry)));
         }
     }
 }
@@ -171,6 +339,16 @@ pub fn update_content_length(original: &[u8], rewritten: Vec<u8>) -> Vec<u8> {
 /// ```
 pub fn has_content_length(message: &[u8]) -> bool {
     content_length(message).is_some()
+}
+
+/// The value of the `Content-Length` header of a message read up to some line, and where
+/// its body starts; `None` when it has no such header or no blank line has ended its
+/// heading yet.
+fn counted_body(message: &[u8]) -> Option<(u64, usize)> {
+    let (length, _) = content_length(message)?;
+    let (_, body_start) = mailparse::parse_headers(message).ok()?;
+    let heading = &message[..body_start];
+    (heading.ends_with(b"\n\n") || heading.ends_with(b"\n\r\n")).then_some((length, body_start))
 }
 
 /// The value of the message's `Content-Length` header and where its digits are.
@@ -240,6 +418,76 @@ mod tests {
             update_content_length(b"Content-Length: many\n\n", odd.clone()),
             odd
         );
+    }
+
+    fn entries(archive: &[u8]) -> Vec<Entry> {
+        Messages::new(archive).collect::<Result<_, _>>().unwrap()
+    }
+
+    /// An mboxcl2 message of `body`, counted by `length` (its own length if `None`).
+    fn counted_message(sender: &str, body: &str, length: Option<usize>, eol: &str) -> String {
+        let length = length.unwrap_or(body.len());
+        format!(
+            "From {sender} Mon Jan  1 00:00:00 2024{eol}Content-Length: {length}{eol}{eol}{body}{eol}"
+        )
+    }
+
+    #[test]
+    fn a_consistent_content_length_keeps_from_lines_in_its_body() {
+        for eol in ["\n", "\r\n"] {
+            let body = format!("x{eol}{eol}From Monday on{eol}y{eol}");
+            let one = counted_message("a@b", &body, None, eol);
+            let two = counted_message("c@d", "z", None, eol);
+            let archive = format!("{one}{two}");
+            let found = entries(archive.as_bytes());
+            assert_eq!(found.len(), 2, "{archive:?}");
+            assert!(found.iter().all(|e| e.warning.is_none()));
+            assert_eq!(
+                found[1].separator,
+                format!("From c@d Mon Jan  1 00:00:00 2024{eol}").as_bytes()
+            );
+            // The count ends at the end of the archive, with or without the blank line.
+            let last = entries(one.as_bytes());
+            assert_eq!(last.len(), 1);
+            let unended = &one[..one.len() - eol.len()];
+            assert_eq!(entries(unended.as_bytes()).len(), 1);
+            // A count that takes in the blank line too ends at the From_ line.
+            let with_blank = counted_message("a@b", &body, Some(body.len() + eol.len()), eol);
+            assert_eq!(entries(format!("{with_blank}{two}").as_bytes()).len(), 2);
+        }
+    }
+
+    #[test]
+    fn a_wrong_content_length_is_not_trusted_and_is_warned_about() {
+        let body = "x\n\nFrom Monday 3 on\ny\n";
+        for length in [body.len() - 1, body.len() + 3, 1 << 40] {
+            let archive = counted_message("a@b", body, Some(length), "\n")
+                + &counted_message("c@d", "z\n", None, "\n");
+            let found = entries(archive.as_bytes());
+            assert_eq!(found.len(), 3, "{length}");
+            let offset = archive.find("From Monday").unwrap() as u64;
+            assert_eq!(
+                found[0].warning,
+                Some(Warning::ContentLengthNotTrusted(length as u64, offset))
+            );
+            assert!(found[1].warning.is_none() && found[2].warning.is_none());
+            let joined: Vec<u8> = found
+                .into_iter()
+                .flat_map(|e| [e.separator, e.message].concat())
+                .collect();
+            assert_eq!(joined, archive.as_bytes(), "every byte kept, once");
+        }
+    }
+
+    /// A count read ahead and found wrong is not read ahead again: many messages, each
+    /// counted to past the end, take time linear in the archive.
+    #[test]
+    fn wrong_counts_are_read_ahead_once() {
+        let message = counted_message("a@b", "x\n\nFrom Monday 1\n", Some(1 << 40), "\n");
+        let archive = message.repeat(20_000);
+        let started = std::time::Instant::now();
+        assert_eq!(entries(archive.as_bytes()).len(), 40_000);
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
     }
 
     #[test]

@@ -87,6 +87,23 @@ pub enum Warning {
     /// past [`walk::MAX_DEPTH`], a multipart without a boundary, ...).
     #[error("part {0}: {1}: passed through unchanged")]
     PartUnchanged(String, String),
+    /// No blank line ends the heading of a part (by its number): its body is read from
+    /// the first line that is not a header field, at this byte offset in the message.
+    #[error(
+        "part {0}: no blank line ends its heading: its body is read from byte {1} of the \
+         message, the first line that is not a header field (add the blank line where the \
+         body starts if that is not it)"
+    )]
+    HeadingNotEnded(String, usize),
+    /// An mbox message whose `Content-Length` (its value) covers a separator-like line at
+    /// this byte offset of the archive, but does not end at a separator: the message is
+    /// split at the line, as if it had no such header.
+    #[error(
+        "its Content-Length ({0}) covers the From_ line at byte {1} of the mbox but does \
+         not end where a message does: split at that line (quote it as >From if it belongs \
+         to the body)"
+    )]
+    ContentLengthNotTrusted(u64, u64),
     /// A warning from the HTML rewriter about a part.
     #[error("part {0}: {1}")]
     Html(String, html::Warning),
@@ -260,7 +277,7 @@ impl walk::Visitor for MessageRewrite<'_, '_> {
 }
 
 /// A MIME warning about message `number`.
-fn located(number: usize, warning: Warning) -> crate::Warning {
+pub(crate) fn located(number: usize, warning: Warning) -> crate::Warning {
     crate::Warning {
         location: Location {
             message: Some(number),

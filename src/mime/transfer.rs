@@ -285,10 +285,9 @@ impl<'a> Encoder<'a> {
             let line = std::mem::take(&mut self.pending);
             self.base64_line(&line, emit)?;
         }
-        if self.shape.ends_with_line_ending {
-            emit(self.shape.line_ending)?;
-        }
-        Ok(())
+        // The line ending and blank lines after the text, as they were.
+        let encoded = self.original.encoded;
+        emit(&encoded[encoded.len() - self.shape.trailer_len..])
     }
 
     /// How many bytes one line of base64 holds: the original's width rounded down to a
@@ -393,7 +392,10 @@ fn strip_line_ending(line: &[u8]) -> &[u8] {
 struct Shape {
     line_ending: &'static [u8],
     width: usize,
-    ends_with_line_ending: bool,
+    /// How many bytes of whitespace end the original (its last line ending, blank lines):
+    /// they carry no text, and are written back as they were. In an mbox the blank line
+    /// after a body is what makes the next `From ` line a separator (RFC 4155).
+    trailer_len: usize,
 }
 
 impl Shape {
@@ -405,7 +407,7 @@ impl Shape {
         Shape {
             line_ending: if crlf { b"\r\n" } else { b"\n" },
             width: encoded_width(original, encoding),
-            ends_with_line_ending: original.ends_with(b"\n"),
+            trailer_len: original.len() - original.trim_ascii_end().len(),
         }
     }
 }
@@ -421,7 +423,7 @@ fn encoded_width(original: &[u8], encoding: TransferEncoding) -> usize {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         start = end + 1;
         first.get_or_insert(line.len());
-        full_lines += usize::from(!line.is_empty());
+        full_lines += usize::from(!line.trim_ascii().is_empty());
         if line.ends_with(b"=") {
             widest_soft = Some(widest_soft.map_or(line.len(), |w| w.max(line.len())));
         }
@@ -567,6 +569,15 @@ mod tests {
                 .unwrap_err()
                 .to_string()
         );
+    }
+
+    #[test]
+    fn base64_keeps_the_blank_lines_after_its_text() {
+        for original in [&b"PGE+\n\n"[..], b"PGE+\r\n\r\n\r\n", b"PGE+\n \n", b"PGE+"] {
+            let encoded = roundtrip(b"<a b>", TransferEncoding::Base64, original);
+            let trailer = &original[original.trim_ascii_end().len()..];
+            assert_eq!(encoded, [&b"PGEgYj4="[..], trailer].concat());
+        }
     }
 
     #[test]

@@ -149,7 +149,9 @@ impl Walker<'_, '_> {
     /// leaf.
     fn entity(&mut self, entity: Entity) -> Next {
         let bytes = &self.root[entity.range.clone()];
-        let (heading, body_start) = match mailparse::parse_headers(bytes) {
+        let heading_end = unended_heading(bytes);
+        let parsed = mailparse::parse_headers(heading_end.map_or(bytes, |end| &bytes[..end]));
+        let (heading, body_start) = match parsed {
             Ok(parsed) => parsed,
             Err(_) if entity.is_message && entity.depth > 0 => {
                 return self.unparsable_message(entity);
@@ -165,6 +167,11 @@ impl Walker<'_, '_> {
                 return Next::Nothing;
             }
         };
+        if let Some(end) = heading_end {
+            let offset = entity.range.start + end;
+            self.visitor
+                .warning(Warning::HeadingNotEnded(entity.name(), offset));
+        }
         if entity.is_message && entity.depth > 0 && heading.is_empty() {
             return self.unparsable_message(entity);
         }
@@ -320,6 +327,44 @@ impl Multipart {
             untouchable,
         })
     }
+}
+
+/// Where the heading of an entity ends when no blank line ends it: at its first line that
+/// is neither a header field (RFC 5322 §2.2: a name of printable characters but the
+/// colon, then `:`; §4.5.3 allows blanks before the colon), nor a folded continuation,
+/// nor a `From ` line. That line starts the body, as Python's email parser decides
+/// (`MissingHeaderBodySeparatorDefect`); mailparse would take every line up to the next
+/// blank line for a header, the body's links with them. `None` when a blank line or
+/// the end of the entity ends the heading, or when its first line is no header (no
+/// heading at all: left to mailparse, as before).
+fn unended_heading(bytes: &[u8]) -> Option<usize> {
+    let mut start = 0;
+    while start < bytes.len() {
+        let end = find_from(bytes, start, b"\n").map_or(bytes.len(), |i| i + 1);
+        let line = &bytes[start..end];
+        if line == b"\n" || line == b"\r\n" {
+            return None;
+        }
+        if !is_heading_line(line) {
+            return (start > 0).then_some(start);
+        }
+        start = end;
+    }
+    None
+}
+
+/// A header field, a folded continuation of one, or a `From ` line (an mbox separator
+/// left in: Python's email keeps it in the heading too).
+fn is_heading_line(line: &[u8]) -> bool {
+    if line.starts_with(b" ") || line.starts_with(b"\t") || line.starts_with(b"From ") {
+        return true;
+    }
+    let name_len = line
+        .iter()
+        .take_while(|&&b| (0x21..=0x7e).contains(&b) && b != b':')
+        .count();
+    let after_name = line[name_len..].trim_ascii_start();
+    name_len > 0 && after_name.starts_with(b":")
 }
 
 /// A leaf part as reported.
@@ -490,6 +535,21 @@ mod tests {
     #[test]
     fn percent_decoding_keeps_stray_percent_signs() {
         assert_eq!(percent_decode("a%2Fb%zz%4"), b"a/b%zz%4");
+    }
+
+    #[test]
+    fn a_heading_without_its_blank_line_ends_at_the_first_line_that_is_no_header() {
+        let heading = b"Subject: two\r\nX-Long: a\r\n b\r\nTo : c\r\n";
+        let body = b"<a href=\"http://h/two.html\">2</a>\r\nKey: value\r\n\r\n";
+        let message = [&heading[..], body].concat();
+        assert_eq!(unended_heading(&message), Some(heading.len()));
+        assert_eq!(unended_heading(b"Subject: x\n\n<a>\n"), None);
+        assert_eq!(unended_heading(b"Subject: x\nFrom a@b 1\n"), None);
+        assert_eq!(
+            unended_heading(b"<html>\nSubject: x\n\n"),
+            None,
+            "no heading"
+        );
     }
 
     #[test]
