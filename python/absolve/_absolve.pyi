@@ -145,7 +145,9 @@ def warc_link_batches(
     http_base_headers: bool = False,
 ) -> Iterator["pyarrow.RecordBatch"]:
     """The links of a WARC file as Arrow record batches with the Spark table's columns
-    (page_url, record_id, element, attribute, original, resolved, base, base_from)."""
+    (page_url, record_id, element, attribute, original, resolved, base, base_from), of at
+    most ``batch_rows`` rows (1 or more), and ended before a column would hold more than
+    32 MiB of text: what a batch holds is bounded whatever the links."""
 
 def links_table(
     document: _Document,
@@ -160,7 +162,8 @@ def links_table(
     http_base_headers: bool = False,
     keep_local: bool = False,
 ) -> "pyarrow.Table":
-    """Every link of the document as a pyarrow.Table with the keys of an ``absolve links`` line."""
+    """Every link of the document as a pyarrow.Table with the keys of an ``absolve links`` line
+    (its columns in chunks of at most 32 MiB of text)."""
 
 class Rewriter:
     """Rewrites an HTML document as it arrives, chunk by chunk."""
@@ -177,8 +180,10 @@ class Rewriter:
         keep_links: bool = False,
     ) -> None: ...
     def write(self, chunk: _Bytes) -> bytes:
-        """Feeds the next chunk; returns the rewritten bytes settled so far."""
+        """Feeds the next chunk; returns the rewritten bytes settled so far (those of a call
+        that a warning raised from come with the next call)."""
     def end(self) -> bytes:
-        """Ends the document; returns the rest of the rewritten bytes."""
+        """Ends the document; returns the rest of the rewritten bytes (called again after a
+        warning raised from it, the rest it had not given)."""
     def take_links(self) -> List[Link]:
         """The links found since the last call (with ``keep_links=True``)."""

@@ -95,6 +95,23 @@ COLUMNS = [
 LOCAL_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:CICompilerCount=1"
 
 
+def count_from(least):
+    """An ``argparse`` type: a whole number of at least ``least``, else a usage error (status
+    2, before OUTPUT_DIR is touched)."""
+
+    def count(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{value}: must be {least} or more")
+        return value
+
+    count.__name__ = "count"
+    return count
+
+
 def parse_arguments(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m absolve.spark",
@@ -105,11 +122,11 @@ def parse_arguments(argv=None):
     parser.add_argument("--master", help="the Spark master, e.g. local[2] (default: spark-submit's, else local[*])")
     parser.add_argument(
         "--num-input-partitions",
-        type=int,
+        type=count_from(0),
         default=0,
         help="how many partitions the list is split into (default: 4 per core: the files' sizes vary)",
     )
-    parser.add_argument("--num-output-partitions", type=int, default=0, help="how many Parquet files (default: as many as input partitions)")
+    parser.add_argument("--num-output-partitions", type=count_from(0), default=0, help="how many Parquet files (default: as many as input partitions)")
     parser.add_argument(
         "--rdd",
         action="store_true",
@@ -123,7 +140,7 @@ def parse_arguments(argv=None):
     )
     parser.add_argument(
         "--batch-rows",
-        type=int,
+        type=count_from(1),
         default=65536,
         help="links per Arrow batch and Parquet row group (default: 65536; memory per task grows with it)",
     )

@@ -11,7 +11,7 @@
 
 use crate::args;
 use crate::document::{self, Want};
-use crate::warc::{open_source, warc_error};
+use crate::warc::{busy, open_source, warc_error};
 use absolve::base::BaseSource;
 use absolve::links::{LinkRef, Location};
 use absolve::warc;
@@ -22,6 +22,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};
+use std::collections::VecDeque;
 use std::io::Read;
 use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -87,6 +88,28 @@ fn document_schema() -> SchemaRef {
         .clone()
 }
 
+/// The most bytes of text a string column of one batch holds: a batch ends before a row
+/// would take a column past it (the row then starts the next batch). Rows repeat their
+/// page's URL and base, which may be long (a 33 KB `WARC-Target-URI` times 65,536 links
+/// passed the 2 GiB that an Arrow `utf8` column's 32-bit offsets address, and took 2 GB
+/// of memory), so rows alone do not bound a batch; with this, what a batch holds is at
+/// most some 8 x 32 MiB, whatever its rows hold.
+pub const COLUMN_BYTES: usize = 32 << 20;
+
+/// Whether a batch whose columns hold `held` bytes of text, and `rows` rows, can take a
+/// row of `adding` bytes in each column: always when it is empty (a row on its own is
+/// never refused), else only within [`COLUMN_BYTES`] in every column.
+fn fits(
+    rows: usize,
+    held: impl Iterator<Item = usize>,
+    adding: impl Iterator<Item = usize>,
+) -> bool {
+    rows == 0
+        || held
+            .zip(adding)
+            .all(|(held, adding)| held + adding <= COLUMN_BYTES)
+}
+
 /// The builders of the WARC columns: one link appended at a time, a batch taken out.
 struct WarcColumns {
     strings: [StringBuilder; 8],
@@ -103,28 +126,36 @@ impl WarcColumns {
         self.strings[0].len()
     }
 
-    /// Appends row `n` of `rows`, in [`WARC_COLUMNS`] order.
-    fn push(&mut self, rows: &Rows, n: usize) {
-        let [
-            page,
-            record,
-            element,
-            attribute,
-            original,
-            resolved,
-            base,
-            base_from,
-        ] = &mut self.strings;
+    /// The values of row `n` of `rows`, in [`WARC_COLUMNS`] order.
+    fn values(rows: &Rows, n: usize) -> [Option<&str>; 8] {
         let row = &rows.rows[n];
         let location = &rows.locations[row.location];
-        page.append_option(location.target_uri.as_deref());
-        record.append_option(location.record.as_deref());
-        element.append_value(rows.text(&row.element));
-        attribute.append_option(row.attribute.as_ref().map(|at| rows.text(at)));
-        original.append_value(rows.text(&row.original));
-        resolved.append_value(rows.text(&row.resolved));
-        base.append_option(rows.bases[row.base].as_deref());
-        base_from.append_value(row.base_from.as_str());
+        [
+            location.target_uri.as_deref(),
+            location.record.as_deref(),
+            Some(rows.text(&row.element)),
+            row.attribute.as_ref().map(|at| rows.text(at)),
+            Some(rows.text(&row.original)),
+            Some(rows.text(&row.resolved)),
+            rows.bases[row.base].as_deref(),
+            Some(row.base_from.as_str()),
+        ]
+    }
+
+    /// Whether the batch being built can take a row of `values` ([`COLUMN_BYTES`]).
+    fn fits(&self, values: &[Option<&str>; 8]) -> bool {
+        fits(
+            self.len(),
+            self.strings.iter().map(|b| b.values_slice().len()),
+            values.iter().map(|v| v.map_or(0, str::len)),
+        )
+    }
+
+    /// Appends a row of `values`, in [`WARC_COLUMNS`] order.
+    fn push(&mut self, values: [Option<&str>; 8]) {
+        for (builder, value) in self.strings.iter_mut().zip(values) {
+            builder.append_option(value);
+        }
     }
 
     /// The rows appended since the last batch, as one; the builders start again empty.
@@ -224,57 +255,93 @@ impl warc::Encode for RowsOfLinks {
     }
 }
 
-/// Every link of a document as one batch with [`DOCUMENT_COLUMNS`].
-fn document_batch(links: &[crate::link::Link]) -> RecordBatch {
-    let rows = links.len();
-    let mut message = UInt64Builder::with_capacity(rows);
-    let mut strings: [StringBuilder; 10] = std::array::from_fn(|_| StringBuilder::new());
-    let mut offset = UInt64Builder::with_capacity(rows);
-    let mut srcdoc = UInt32Builder::with_capacity(rows);
+/// Every link of a document as batches with [`DOCUMENT_COLUMNS`], each ended before a
+/// string column would pass [`COLUMN_BYTES`] (at least one batch, empty if no link), each
+/// link freed once it is in a batch.
+fn document_batches(links: Vec<crate::link::Link>) -> Vec<RecordBatch> {
+    let mut columns = DocumentColumns::default();
+    let mut batches = Vec::new();
     for link in links {
-        let link = &link.link;
-        let place = &link.location;
-        let [
-            part,
-            record,
-            target_uri,
-            element,
-            attribute,
-            original,
-            resolved,
-            base,
-            base_from,
-            kept,
-        ] = &mut strings;
-        message.append_option(place.message.map(|m| m as u64));
-        part.append_option(place.part.as_deref());
-        record.append_option(place.record.as_deref());
-        target_uri.append_option(place.target_uri.as_deref());
-        element.append_value(&link.element);
-        attribute.append_option(link.attribute.as_deref());
-        original.append_value(&link.original);
-        resolved.append_value(&link.resolved);
-        base.append_option(link.base.as_deref());
-        base_from.append_value(link.base_from.as_str());
-        offset.append_value(link.offset);
-        srcdoc.append_value(link.srcdoc);
+        let link = link.link;
         // As the CLI's JSON says it (`"local"`): the library's serde names.
-        kept.append_option(link.kept.and_then(|k| {
+        let kept = link.kept.and_then(|k| {
             serde_json::to_value(k)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_owned))
-        }));
+        });
+        let place = &link.location;
+        let strings = [
+            place.part.as_deref(),
+            place.record.as_deref(),
+            place.target_uri.as_deref(),
+            Some(link.element.as_str()),
+            link.attribute.as_deref(),
+            Some(link.original.as_str()),
+            Some(link.resolved.as_str()),
+            link.base.as_deref(),
+            Some(link.base_from.as_str()),
+            kept.as_deref(),
+        ];
+        if !columns.fits(&strings) {
+            batches.push(columns.finish());
+        }
+        columns.push(place.message, strings, link.offset, link.srcdoc);
     }
-    let mut strings = strings
-        .map(|mut b| Arc::new(b.finish()) as ArrayRef)
-        .into_iter();
-    let mut columns: Vec<ArrayRef> = vec![Arc::new(message.finish())];
-    columns.extend(strings.by_ref().take(9));
-    columns.push(Arc::new(offset.finish()));
-    columns.push(Arc::new(srcdoc.finish()));
-    columns.extend(strings);
-    RecordBatch::try_new(document_schema(), columns)
-        .expect("the columns are built to the schema: same count, types and lengths")
+    if columns.message.len() > 0 || batches.is_empty() {
+        batches.push(columns.finish());
+    }
+    batches
+}
+
+/// The builders of [`DOCUMENT_COLUMNS`]: the numbers apart, the strings in their order.
+#[derive(Default)]
+struct DocumentColumns {
+    message: UInt64Builder,
+    /// `part` to `base_from`, then `kept`.
+    strings: [StringBuilder; 10],
+    offset: UInt64Builder,
+    srcdoc: UInt32Builder,
+}
+
+impl DocumentColumns {
+    /// Whether the batch being built can take a row of `strings` ([`COLUMN_BYTES`]).
+    fn fits(&self, strings: &[Option<&str>; 10]) -> bool {
+        fits(
+            self.message.len(),
+            self.strings.iter().map(|b| b.values_slice().len()),
+            strings.iter().map(|v| v.map_or(0, str::len)),
+        )
+    }
+
+    fn push(
+        &mut self,
+        message: Option<usize>,
+        strings: [Option<&str>; 10],
+        offset: u64,
+        srcdoc: u32,
+    ) {
+        self.message.append_option(message.map(|m| m as u64));
+        for (builder, value) in self.strings.iter_mut().zip(strings) {
+            builder.append_option(value);
+        }
+        self.offset.append_value(offset);
+        self.srcdoc.append_value(srcdoc);
+    }
+
+    /// The rows appended since the last batch, as one; the builders start again empty.
+    fn finish(&mut self) -> RecordBatch {
+        let mut strings = self
+            .strings
+            .iter_mut()
+            .map(|b| Arc::new(b.finish()) as ArrayRef);
+        let mut columns: Vec<ArrayRef> = vec![Arc::new(self.message.finish())];
+        columns.extend(strings.by_ref().take(9));
+        columns.push(Arc::new(self.offset.finish()));
+        columns.push(Arc::new(self.srcdoc.finish()));
+        columns.extend(strings);
+        RecordBatch::try_new(document_schema(), columns)
+            .expect("the columns are built to the schema: same count, types and lengths")
+    }
 }
 
 /// A batch on its way to `pyarrow`: the Arrow PyCapsule interface's producer side
@@ -320,7 +387,9 @@ fn to_pyarrow(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> 
 
 /// The links of every record of a WARC file as ``pyarrow.RecordBatch`` objects of up to
 /// ``batch_rows`` rows each, built in Rust (no Python object per link), with the GIL
-/// released while the file is read and the batch is built.
+/// released while the file is read and the batch is built. A batch also ends before any
+/// of its columns would hold more than 32 MiB of text (rows repeat their page's URL, which
+/// can be long), so that what a batch holds is bounded whatever the links.
 ///
 /// The columns are those of the table of ``python -m absolve.spark``, all strings:
 /// ``page_url`` (the record's ``WARC-Target-URI``), ``record_id`` (its
@@ -329,7 +398,9 @@ fn to_pyarrow(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> 
 /// ``base`` may be null). ``source`` and the keyword arguments are those of
 /// ``warc_links``, and so are the warnings and errors: a damaged record is an
 /// ``AbsolveWarning``; a file that is not a WARC, or damaged gzip data, raises
-/// ``ValueError`` once the batch of the links before it has been given.
+/// ``ValueError`` once the batch of the links before it has been given. Under a warnings
+/// filter of ``"error"``, a warning raised leaves the batch and the other warnings for the
+/// next ``next()``: nothing is lost.
 ///
 /// pandas, Polars and DuckDB read the batches without a Python object per link::
 ///
@@ -342,7 +413,7 @@ fn to_pyarrow(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> 
 /// For files larger than memory, hand the batches on one at a time (to
 /// ``pyarrow.parquet.ParquetWriter.write_batch``, or
 /// ``pa.RecordBatchReader.from_batches(schema, batches)`` for DuckDB and Polars' lazy
-/// scans): ``batch_rows`` bounds what is held.
+/// scans): ``batch_rows`` (and the 32 MiB a column holds at most) bounds what is held.
 #[pyfunction]
 #[pyo3(
     signature = (source, batch_rows = 65536, *, charset = None, resolve_fragments = false, rfc = None, spec = None, http_base_headers = false),
@@ -350,18 +421,22 @@ fn to_pyarrow(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> 
 )]
 fn warc_link_batches(
     source: &Bound<'_, PyAny>,
-    batch_rows: usize,
+    batch_rows: i64,
     charset: Option<&str>,
     resolve_fragments: bool,
     rfc: Option<&Bound<'_, PyAny>>,
     spec: Option<&str>,
     http_base_headers: bool,
 ) -> PyResult<WarcLinkBatches> {
-    if batch_rows == 0 {
-        return Err(PyValueError::new_err(
-            "batch_rows: must be 1 or more (65536 by default)",
-        ));
-    }
+    // A count, not `usize`: -1 is a `ValueError` as 0 is, not an `OverflowError`.
+    let batch_rows = usize::try_from(batch_rows)
+        .ok()
+        .filter(|&rows| rows > 0)
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "batch_rows: must be 1 or more (65536 by default), not {batch_rows}"
+            ))
+        })?;
     let options = args::check(None, charset, None, resolve_fragments, rfc, spec)?
         .with_http_base_headers(http_base_headers);
     let (reader, label) = open_source(source)?;
@@ -371,9 +446,12 @@ fn warc_link_batches(
             rows: None,
             columns: WarcColumns::new(),
             failure: None,
+            batch: None,
+            warnings: VecDeque::new(),
         }),
         batch_rows,
         label,
+        made_in: std::process::id(),
     })
 }
 
@@ -384,6 +462,8 @@ pub struct WarcLinkBatches {
     batch_rows: usize,
     /// The file's name, for messages.
     label: String,
+    /// The process it was made in.
+    made_in: u32,
 }
 
 struct BatchState {
@@ -395,17 +475,28 @@ struct BatchState {
     columns: WarcColumns,
     /// The error that ended the input, raised once the links before it are given.
     failure: Option<warc::Error>,
+    /// The batch built and not given yet, and the warnings met while building it, each
+    /// issued before it: one raised (a warnings filter of "error") leaves the others and
+    /// the batch for the next calls.
+    batch: Option<RecordBatch>,
+    warnings: VecDeque<String>,
 }
 
 impl BatchState {
-    /// Reads links until `rows` are gathered or the input ends (without the GIL);
-    /// returns the batch (`None` if no link was left) and the warnings met.
-    fn fill(&mut self, rows: usize) -> (Option<RecordBatch>, Vec<String>) {
-        let mut warnings = Vec::new();
-        while self.columns.len() < rows {
+    /// Reads links until `rows` are gathered, a column holds [`COLUMN_BYTES`] or the input
+    /// ends (without the GIL): the batch (`None` if no link was left) and the warnings
+    /// met, named `label`, are kept for [`WarcLinkBatches::__next__`] to give.
+    fn fill(&mut self, rows: usize, label: &str) {
+        let mut full = false;
+        while self.columns.len() < rows && !full {
             if let Some((held, next)) = &mut self.rows {
                 while *next < held.rows.len() && self.columns.len() < rows {
-                    self.columns.push(held, *next);
+                    let values = WarcColumns::values(held, *next);
+                    if !self.columns.fits(&values) {
+                        full = true;
+                        break;
+                    }
+                    self.columns.push(values);
                     *next += 1;
                 }
                 if *next == held.rows.len() {
@@ -419,7 +510,8 @@ impl BatchState {
             match links.next() {
                 Some(Ok(warc::Encoded::Links(read))) => self.rows = Some((read, 0)),
                 Some(Ok(warc::Encoded::Warning(warning))) => {
-                    warnings.push(document::worded(&warning));
+                    let warning = document::worded(&warning);
+                    self.warnings.push_back(format!("{label}: {warning}"));
                 }
                 // The links found before an error are given first, the error after.
                 Some(Err(error)) => {
@@ -428,8 +520,7 @@ impl BatchState {
                 None => self.links = None,
             }
         }
-        let batch = (self.columns.len() > 0).then(|| self.columns.finish());
-        (batch, warnings)
+        self.batch = (self.columns.len() > 0).then(|| self.columns.finish());
     }
 }
 
@@ -442,21 +533,22 @@ impl WarcLinkBatches {
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         // Not `lock()`: a second thread would wait holding the GIL that a file object's
         // `read` needs in the first.
-        let mut state = self.state.try_lock().map_err(|_| {
-            PyRuntimeError::new_err(
-                "warc_link_batches: the same iterator used by two threads at once",
-            )
-        })?;
+        let mut state = self
+            .state
+            .try_lock()
+            .map_err(|e| busy(e, "warc_link_batches"))?;
+        crate::same_process(self.made_in, "warc_link_batches")?;
         let state = &mut *state;
-        let rows = self.batch_rows;
-        let (batch, warnings) = py.detach(|| state.fill(rows));
-        let warnings: Vec<String> = warnings
-            .iter()
-            .map(|w| format!("{}: {w}", self.label))
-            .collect();
-        crate::warn_all(py, &warnings)?;
-        if let Some(batch) = batch {
-            return to_pyarrow(py, batch).map(Some);
+        if state.batch.is_none() && state.warnings.is_empty() {
+            let (rows, label) = (self.batch_rows, &self.label);
+            crate::detached(py, || state.fill(rows, label));
+        }
+        crate::warn_pending(py, &mut state.warnings)?;
+        if let Some(batch) = state.batch.take() {
+            // Kept if pyarrow cannot take it, to be given by the next call.
+            return to_pyarrow(py, batch.clone()).map(Some).inspect_err(|_| {
+                state.batch = Some(batch);
+            });
         }
         match state.failure.take() {
             Some(error) => Err(warc_error(error, &self.label)),
@@ -471,7 +563,8 @@ impl WarcLinkBatches {
 /// The columns are the keys of a line of ``absolve links`` (less ``file``), in its order:
 /// ``message`` (uint64), ``part``, ``record``, ``target_uri`` (null where they do not
 /// apply), ``element``, ``attribute``, ``original``, ``resolved``, ``base``,
-/// ``base_from``, ``offset`` (uint64), ``srcdoc`` (uint32), ``kept``.
+/// ``base_from``, ``offset`` (uint64), ``srcdoc`` (uint32), ``kept``. Its columns are in
+/// chunks of at most 32 MiB of text each (as ``warc_link_batches``' batches).
 ///
 /// >>> absolve.links_table(b'<a href="../x">x</a>', "http://h/d/p.html").column("resolved").to_pylist()
 /// ['http://h/x']
@@ -498,17 +591,19 @@ fn links_table<'py>(
         .with_http_base_headers(http_base_headers)
         .with_keep_local(keep_local);
     let document = args::document("document", document)?;
-    let (batch, warnings) = py
-        .detach(|| {
-            document::process(&document, &options, Want::Links)
-                .map(|outcome| (document_batch(&outcome.links), outcome.warnings))
-        })
-        .map_err(PyValueError::new_err)?;
+    let (batches, warnings) = crate::detached(py, || {
+        document::process(&document, &options, Want::Links)
+            .map(|outcome| (document_batches(outcome.links), outcome.warnings))
+    })
+    .map_err(PyValueError::new_err)?;
     crate::warn_all(py, &warnings)?;
-    let batch = to_pyarrow(py, batch)?;
+    let batches = batches
+        .into_iter()
+        .map(|batch| to_pyarrow(py, batch))
+        .collect::<PyResult<Vec<_>>>()?;
     py.import("pyarrow")?
         .getattr("Table")?
-        .call_method1("from_batches", ([batch],))
+        .call_method1("from_batches", (batches,))
 }
 
 /// Adds the Arrow functions to the module.

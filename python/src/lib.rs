@@ -16,6 +16,7 @@ use pyo3::exceptions::{PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use std::ffi::CString;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 pyo3::create_exception!(
     absolve,
@@ -176,26 +177,97 @@ fn run(
     options: &Options,
     want: Want,
 ) -> PyResult<Outcome> {
-    py.detach(|| document::process(document, options, want))
-        .map_err(PyValueError::new_err)
+    detached(py, || document::process(document, options, want)).map_err(PyValueError::new_err)
+}
+
+/// The process that imported the module: the one whose rayon global pool has threads.
+static IMPORTED_BY: OnceLock<u32> = OnceLock::new();
+
+/// The pool of a process forked from the one that imported the module, and its pid.
+static FORKED_POOL: Mutex<Option<(u32, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
+
+/// Runs the library's `work` with the GIL released, on rayon's global pool, or, in a
+/// process forked after `import absolve` (`multiprocessing`'s "fork" start method), inside
+/// a pool of that process's own: `fork()` copies only the calling thread, so the global
+/// pool that the parent started is there with none of its threads, and work sent to it
+/// would wait forever (POSIX `fork()`: "a process shall be created with a single thread").
+pub(crate) fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> T {
+    py.detach(|| match forked_pool() {
+        None => work(),
+        Some(pool) => pool.install(work),
+    })
+}
+
+/// The pool of this process when it is not the one that imported the module (built at
+/// its first call, kept for the next); `None` in the importing process.
+fn forked_pool() -> Option<Arc<rayon::ThreadPool>> {
+    let pid = std::process::id();
+    if *IMPORTED_BY.get_or_init(|| pid) == pid {
+        return None;
+    }
+    let mut pool = FORKED_POOL.lock().unwrap_or_else(PoisonError::into_inner);
+    match &*pool {
+        Some((owner, pool)) if *owner == pid => Some(Arc::clone(pool)),
+        _ => {
+            // As many threads as the global pool would have (`absolve::threads`).
+            let threads = std::env::var(absolve::threads::ENV)
+                .ok()
+                .and_then(|count| count.trim().parse::<usize>().ok())
+                .and_then(std::num::NonZeroUsize::new)
+                .map(absolve::threads::bounded)
+                .or_else(|| std::thread::available_parallelism().ok())
+                .map_or(1, |threads| threads.get());
+            let built = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .ok()
+                .map(Arc::new)?;
+            *pool = Some((pid, Arc::clone(&built)));
+            Some(built)
+        }
+    }
+}
+
+/// Refuses an iterator made in another process: what it had in flight (work on the
+/// parent's threads) never comes to a forked child.
+pub(crate) fn same_process(made_in: u32, what: &str) -> PyResult<()> {
+    match std::process::id() == made_in {
+        true => Ok(()),
+        false => Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "{what}: this iterator was made in another process (before a fork): make a new one in this process"
+        ))),
+    }
 }
 
 /// Issues each warning as an `AbsolveWarning`.
 pub(crate) fn warn_all(py: Python<'_>, warnings: &[String]) -> PyResult<()> {
-    if warnings.is_empty() {
-        return Ok(());
-    }
-    let category = py.get_type::<AbsolveWarning>();
-    for warning in warnings {
-        let message = CString::new(warning.replace('\0', "\\0"))?;
-        PyErr::warn(py, category.as_any(), &message, 2)?;
+    warnings.iter().try_for_each(|warning| warn(py, warning))
+}
+
+/// Issues the warnings of `pending` in order, each taken out before it is issued: when one
+/// raises (a warnings filter of `"error"`), the others stay for the next call, so that
+/// nothing is lost.
+pub(crate) fn warn_pending(
+    py: Python<'_>,
+    pending: &mut std::collections::VecDeque<String>,
+) -> PyResult<()> {
+    while let Some(warning) = pending.pop_front() {
+        warn(py, &warning)?;
     }
     Ok(())
+}
+
+/// Issues `warning` as an `AbsolveWarning`.
+fn warn(py: Python<'_>, warning: &str) -> PyResult<()> {
+    let category = py.get_type::<AbsolveWarning>();
+    let message = CString::new(warning.replace('\0', "\\0"))?;
+    PyErr::warn(py, category.as_any(), &message, 2)
 }
 
 /// The Rust extension of the ``absolve`` package; import ``absolve``, not this module.
 #[pymodule]
 fn _absolve(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    IMPORTED_BY.get_or_init(std::process::id);
     module.add_function(wrap_pyfunction!(resolve, module)?)?;
     module.add_function(wrap_pyfunction!(rewrite, module)?)?;
     module.add_function(wrap_pyfunction!(links, module)?)?;

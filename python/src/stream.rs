@@ -7,6 +7,7 @@ use absolve::{Collected, Sink, Warning};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
+use std::collections::VecDeque;
 use std::io;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -44,7 +45,9 @@ impl Sink for Shared {
 /// Until the document's ``<base href>`` is known, output is held back (at most 1 MiB: then
 /// ``url`` is used, with an ``AbsolveWarning``), since a ``<base>`` applies to the URLs
 /// before it too. With ``keep_links=True``, ``take_links()`` returns the links found so far.
-/// The arguments are those of ``absolve.rewrite``.
+/// The arguments are those of ``absolve.rewrite``. A warning raised as an error (a warnings
+/// filter of ``"error"``) leaves the bytes of that call for the next ``write()`` or
+/// ``end()`` (``end()`` may be called again after it raised): nothing is lost.
 ///
 /// >>> r = absolve.Rewriter("http://h/a/")
 /// >>> r.write(b'<img src="x.pn') + r.write(b'g">') + r.end()
@@ -55,6 +58,8 @@ pub struct Rewriter {
     /// `Sync` as Python objects must be, and is never contended (the GIL orders calls).
     inner: Mutex<Option<html::Rewriter<Shared>>>,
     shared: Shared,
+    /// Warnings not issued yet (one before them raised): issued before the output.
+    warnings: VecDeque<String>,
 }
 
 #[pymethods]
@@ -80,6 +85,7 @@ impl Rewriter {
         Ok(Rewriter {
             inner: Mutex::new(Some(inner)),
             shared,
+            warnings: VecDeque::new(),
         })
     }
 
@@ -110,8 +116,14 @@ impl Rewriter {
             .inner
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .take()
-            .ok_or_else(|| PyValueError::new_err("end() twice: the rewriter has ended"))?;
+            .take();
+        let Some(inner) = inner else {
+            // After an `end()` that a warning raised from: what it had not given yet.
+            if !self.warnings.is_empty() || self.shared.with(|c| !c.output.is_empty()) {
+                return self.take_output(py);
+            }
+            return Err(PyValueError::new_err("end() twice: the rewriter has ended"));
+        };
         py.detach(|| inner.end())
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         self.take_output(py)
@@ -125,17 +137,16 @@ impl Rewriter {
 }
 
 impl Rewriter {
-    /// The output settled so far, taken; warnings issued as `AbsolveWarning`.
-    fn take_output<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let (output, warnings) = self.shared.with(|c| {
-            let warnings: Vec<String> = c
-                .warnings
-                .drain(..)
-                .map(|w| crate::document::worded(&w))
-                .collect();
-            (std::mem::take(&mut c.output), warnings)
-        });
-        crate::warn_all(py, &warnings)?;
+    /// The output settled so far, taken, after the warnings are issued as
+    /// `AbsolveWarning`, each taken as it is issued: when one raises (a warnings filter of
+    /// "error"), the others and the output wait for the next `write()` or `end()`, so that
+    /// the pieces joined are still the whole document.
+    fn take_output<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let met = self.shared.with(|c| std::mem::take(&mut c.warnings));
+        self.warnings
+            .extend(met.iter().map(crate::document::worded));
+        crate::warn_pending(py, &mut self.warnings)?;
+        let output = self.shared.with(|c| std::mem::take(&mut c.output));
         Ok(PyBytes::new(py, &output))
     }
 }

@@ -8,8 +8,9 @@ use absolve::{Event, warc};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
+use std::collections::VecDeque;
 use std::io::{self, Read};
-use std::sync::Mutex;
+use std::sync::{Mutex, TryLockError};
 
 /// How many links one trip out of the GIL gathers, at most (memory stays bounded).
 const BATCH: usize = 512;
@@ -84,7 +85,10 @@ pub(crate) fn open_source(source: &Bound<'_, PyAny>) -> PyResult<(Box<dyn Read +
     if is_path {
         let path: std::path::PathBuf = source.extract()?;
         let label = path.display().to_string();
-        let file = std::fs::File::open(&path).map_err(|e| os_error(&e, &label))?;
+        let file = open_file(py, path).map_err(|e| match e {
+            Opening::Failed(e) => os_error(&e, &label),
+            Opening::Interrupted(raised) => raised,
+        })?;
         return Ok((
             Box::new(io::BufReader::with_capacity(64 * 1024, file)),
             label,
@@ -101,6 +105,54 @@ pub(crate) fn open_source(source: &Bound<'_, PyAny>) -> PyResult<(Box<dyn Read +
         "source: expected a path or a binary file object, not {}",
         args::type_name(source)
     )))
+}
+
+/// Why a file was not opened.
+enum Opening {
+    Failed(io::Error),
+    /// A signal handler raised (Ctrl-C: `KeyboardInterrupt`) while `open` waited.
+    Interrupted(PyErr),
+}
+
+/// Opens `path` with the GIL released: a FIFO or a device may wait in `open` until its
+/// other end comes (POSIX `open()`: "O_NONBLOCK is clear: an open() for reading-only shall
+/// block the calling thread until a thread opens the file for writing"). Those are opened
+/// on a thread of their own while this one checks for signals, so that Ctrl-C stops the
+/// wait as it stops Python's own `open` (Rust's retries `open` when a signal interrupts it).
+fn open_file(py: Python<'_>, path: std::path::PathBuf) -> Result<std::fs::File, Opening> {
+    let waits = py
+        .detach(|| std::fs::metadata(&path))
+        .is_ok_and(|meta| !meta.is_file() && !meta.is_dir());
+    if !waits {
+        return py
+            .detach(|| std::fs::File::open(&path))
+            .map_err(Opening::Failed);
+    }
+    let (send, opened) = std::sync::mpsc::channel();
+    // Left waiting if the caller gives up: it ends when the other end comes, the file
+    // then closed as the receiver is gone.
+    std::thread::spawn(move || send.send(std::fs::File::open(&path)));
+    let mut opened = Some(opened);
+    loop {
+        // Moved into the closure and back: a `Receiver` is not `Sync`.
+        let receiver = opened.take().expect("put back after each wait");
+        let (answer, receiver) = py.detach(move || {
+            let answer = receiver.recv_timeout(std::time::Duration::from_millis(100));
+            (answer, receiver)
+        });
+        opened = Some(receiver);
+        match answer {
+            Ok(file) => return file.map_err(Opening::Failed),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                py.check_signals().map_err(Opening::Interrupted)?
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(Opening::Failed(io::Error::other(
+                    "the thread opening the file ended without an answer",
+                )));
+            }
+        }
+    }
 }
 
 /// `OSError(errno, strerror, filename)`: Python picks the subclass (`FileNotFoundError`...).
@@ -173,9 +225,11 @@ fn warc_links(
         state: Mutex::new(State {
             links: Some(warc::Links::new(reader, options)),
             ready: Vec::new(),
+            warnings: VecDeque::new(),
             failure: None,
         }),
         label,
+        made_in: std::process::id(),
     })
 }
 
@@ -185,6 +239,8 @@ pub struct WarcLinks {
     state: Mutex<State>,
     /// The file's name, for messages.
     label: String,
+    /// The process it was made in.
+    made_in: u32,
 }
 
 struct State {
@@ -192,21 +248,19 @@ struct State {
     links: Option<warc::Links<Box<dyn Read + Send>>>,
     /// Links gathered and not yet given, last first.
     ready: Vec<absolve::Link>,
+    /// Warnings met with them, not yet issued (issued before them).
+    warnings: VecDeque<String>,
     /// The error that ended the input, raised once the links before it are given.
     failure: Option<warc::Error>,
 }
 
-/// What one trip out of the GIL brought back.
-struct Batch {
-    warnings: Vec<String>,
-}
-
 impl State {
-    /// Reads up to [`BATCH`] links (without the GIL).
-    fn fill(&mut self) -> Batch {
-        let mut warnings = Vec::new();
+    /// Reads up to [`BATCH`] links (without the GIL), and the warnings met, each named
+    /// `label`.
+    fn fill(&mut self, label: &str) {
+        let warnings = &mut self.warnings;
         let Some(links) = self.links.as_mut() else {
-            return Batch { warnings };
+            return;
         };
         let mut gathered = Vec::with_capacity(BATCH);
         let mut ended = false;
@@ -214,7 +268,7 @@ impl State {
             match links.next() {
                 Some(Ok(Event::Link(link))) => gathered.push(link),
                 Some(Ok(Event::Warning(warning))) => {
-                    warnings.push(crate::document::worded(&warning));
+                    warnings.push_back(format!("{label}: {}", crate::document::worded(&warning)));
                 }
                 // The library may give an error before the links it had found in the
                 // record it failed on: those are given first, the error after them.
@@ -232,7 +286,6 @@ impl State {
         }
         gathered.reverse();
         self.ready = gathered;
-        Batch { warnings }
     }
 }
 
@@ -245,19 +298,16 @@ impl WarcLinks {
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<Link>> {
         // Not `lock()`: a second thread would wait holding the GIL that a file object's
         // `read` needs in the first.
-        let mut state = self.state.try_lock().map_err(|_| {
-            PyRuntimeError::new_err("warc_links: the same iterator used by two threads at once")
-        })?;
-        if state.ready.is_empty() {
-            let state = &mut *state;
-            let batch = py.detach(|| state.fill());
-            let warnings: Vec<String> = batch
-                .warnings
-                .iter()
-                .map(|w| format!("{}: {w}", self.label))
-                .collect();
-            crate::warn_all(py, &warnings)?;
+        let mut state = self.state.try_lock().map_err(|e| busy(e, "warc_links"))?;
+        crate::same_process(self.made_in, "warc_links")?;
+        let state = &mut *state;
+        if state.ready.is_empty() && state.warnings.is_empty() {
+            let label = &self.label;
+            crate::detached(py, || state.fill(label));
         }
+        // Each warning taken as it is issued: one raised (a filter of "error") leaves the
+        // others and the links for the next calls.
+        crate::warn_pending(py, &mut state.warnings)?;
         if let Some(found) = state.ready.pop() {
             return Ok(Some(Link::from(found)));
         }
@@ -265,6 +315,19 @@ impl WarcLinks {
             Some(error) => Err(warc_error(error, &self.label)),
             None => Ok(None),
         }
+    }
+}
+
+/// Why an iterator's state could not be taken: used by another thread now, or left
+/// unusable by a panic in an earlier call (a bug of absolve: its message says where).
+pub(crate) fn busy<T>(error: TryLockError<T>, what: &str) -> PyErr {
+    match error {
+        TryLockError::WouldBlock => PyRuntimeError::new_err(format!(
+            "{what}: the same iterator used by two threads at once"
+        )),
+        TryLockError::Poisoned(_) => PyRuntimeError::new_err(format!(
+            "{what}: the iterator stopped at an earlier internal error (raised then); make a new one"
+        )),
     }
 }
 

@@ -11,6 +11,7 @@ import absolve
 from conftest import CORPUS, FIXTURES, warc_record
 
 pa = pytest.importorskip("pyarrow", reason="needs pyarrow (python/requirements-test.txt)")
+import pyarrow.compute  # noqa: E402 (pa.compute)
 
 WARC_COLUMNS = ["page_url", "record_id", "element", "attribute", "original", "resolved", "base", "base_from"]
 
@@ -169,3 +170,76 @@ def test_duckdb_queries_the_batches():
     links = pa.Table.from_batches(absolve.warc_link_batches(io.BytesIO(made_warc(3))))
     found = duckdb.sql("SELECT base_from, count(*) AS n FROM links GROUP BY base_from ORDER BY base_from").fetchall()
     assert found == [("base-element", 9), ("retrieval-url", 3)]
+
+
+# A batch ends at a byte budget too: rows that repeat a long page URL (or base) would
+# otherwise pass the 2 GiB an Arrow string column's 32-bit offsets address (a panic), and
+# take gigabytes, whatever batch_rows says.
+
+COLUMN_BYTES = 32 << 20
+LONG = b"http://example.com/" + b"a" * 300_000 + b"/"
+
+
+def column_bytes(array):
+    return pa.compute.sum(pa.compute.binary_length(array)).as_py() or 0
+
+
+def test_a_batch_ends_before_a_column_passes_32_mib():
+    data = warc_record(LONG + b"p.html", b"<a href=x>" * 200, b"<urn:uuid:1>")
+    batches = list(absolve.warc_link_batches(io.BytesIO(data)))
+    assert len(batches) > 1
+    assert sum(b.num_rows for b in batches) == 200
+    for batch in batches:
+        assert all(column_bytes(column) <= COLUMN_BYTES for column in batch.columns)
+    assert [r for b in batches for r in table_rows(b)] == [link_row(link) for link in absolve.warc_links(io.BytesIO(data))]
+
+
+def test_a_links_table_is_chunked_before_a_column_passes_32_mib():
+    document = b'<base href="' + LONG + b'">' + b"<a href=x>" * 200
+    table = absolve.links_table(document)
+    resolved = table.column("resolved")
+    assert resolved.num_chunks > 1
+    assert all(column_bytes(chunk) <= COLUMN_BYTES for column in table.columns if column.type == pa.string() for chunk in column.chunks)
+    assert table.num_rows == 201
+    assert table.to_pylist() == [link.dict() for link in absolve.links(document)]
+
+
+def damaged_warc(records=60):
+    """`records` pages of 30 links; every 7th says its body is gzip when it is not (a warning)."""
+    out = []
+    for i in range(records):
+        html = b"".join(b'<a href="p%d-%d.html">' % (i, j) for j in range(30))
+        headers = b"Content-Encoding: gzip\r\n" if i % 7 == 3 else b""
+        out.append(warc_record(b"http://example.com/d/%d.html" % i, html, b"<urn:uuid:%d>" % i, headers))
+    return b"".join(out)
+
+
+def drained(iterator, rows):
+    """What an iterator gives when every AbsolveWarning raises and is caught: its rows and
+    the warnings raised."""
+    got, raised = [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", absolve.AbsolveWarning)
+        while True:
+            try:
+                item = next(iterator)
+            except StopIteration:
+                return got, raised
+            except absolve.AbsolveWarning as warning:
+                raised.append(str(warning))
+                continue
+            got.extend(rows(item))
+
+
+@pytest.mark.parametrize("reader", ["warc_link_batches", "warc_links"])
+def test_a_warning_raised_as_an_error_loses_no_row_and_no_other_warning(reader):
+    data = damaged_warc()
+    if reader == "warc_link_batches":
+        read, rows = (lambda: absolve.warc_link_batches(io.BytesIO(data), 100)), table_rows
+    else:
+        read, rows = (lambda: absolve.warc_links(io.BytesIO(data))), lambda link: [link_row(link)]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", absolve.AbsolveWarning)
+        expected = [row for item in read() for row in rows(item)]
+    assert len(expected) == 60 * 30 and len(seen) == 9
+    assert drained(read(), rows) == (expected, [str(w.message) for w in seen])

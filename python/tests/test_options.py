@@ -3,6 +3,7 @@ library constructor, the same words), and says what the CLI says, as warnings.""
 
 import os
 import subprocess
+import sys
 import warnings
 
 import pytest
@@ -122,3 +123,27 @@ def test_a_reference_the_url_standard_rejects_is_left_with_a_warning():
     with pytest.warns(absolve.AbsolveWarning, match=r'the URL "http://\[::1" at byte 9 is not a URL by the URL Standard'):
         found = absolve.links(b'<a href="http://[::1">', "http://h/", spec="whatwg")
     assert found[0].resolved == "http://[::1"
+
+
+@pytest.mark.parametrize("rows", [0, -1])
+def test_batch_rows_below_one_is_a_value_error(rows):
+    with pytest.raises(ValueError, match="batch_rows: must be 1 or more"):
+        absolve.warc_link_batches("/dev/null", rows)
+
+
+@pytest.mark.parametrize("flag,value", [("--batch-rows", "0"), ("--batch-rows", "-1"), ("--num-input-partitions", "-2"), ("--batch-rows", "x")])
+def test_a_bad_spark_count_is_a_usage_error_before_the_output_is_touched(tmp_path, flag, value):
+    listing = tmp_path / "list.txt"
+    listing.write_text("crawl.warc\n")
+    output = tmp_path / "out"
+    output.mkdir()
+    (output / "kept.parquet").write_bytes(b"a table from before")
+    done = subprocess.run(
+        [sys.executable, "-m", "absolve.spark", str(listing), str(output), "--overwrite", flag, value],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert f"argument {flag}:" in done.stderr
+    assert (output / "kept.parquet").read_bytes() == b"a table from before"

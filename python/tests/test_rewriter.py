@@ -94,3 +94,30 @@ def test_bad_arguments():
         absolve.Rewriter(URL, charset="nope")
     with pytest.raises(TypeError, match="^chunk: expected bytes"):
         absolve.Rewriter(URL).write("<p>")
+
+
+@pytest.mark.parametrize("chunk_size", [1, 64, 1 << 20])
+def test_a_warning_raised_as_an_error_loses_no_byte(chunk_size):
+    """The bytes a write() or end() had settled when a warning raised come with the next call."""
+    document = b'<p><base href="http://h/b/">' + b"x" * 100 + b'<a href="a\xff.html">a</a>' + b"y" * 100 + b'<img src="b.png">' * 3 + b'<a href="c.html">tail'
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", absolve.AbsolveWarning)
+        whole = absolve.rewrite(document, URL, format="html")
+    assert seen
+    pieces, raised = [], 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", absolve.AbsolveWarning)
+        rewriter = absolve.Rewriter(URL)
+        for i in range(0, len(document), chunk_size):
+            try:
+                pieces.append(rewriter.write(document[i : i + chunk_size]))
+            except absolve.AbsolveWarning:
+                raised += 1
+        while True:
+            try:
+                pieces.append(rewriter.end())
+                break
+            except absolve.AbsolveWarning:
+                raised += 1
+    assert raised == len(seen)
+    assert b"".join(pieces) == whole

@@ -3,7 +3,13 @@ records as `absolve links` / `absolve rewrite` on the same files."""
 
 import gzip
 import io
+import multiprocessing
+import os
 import pathlib
+import signal
+import subprocess
+import threading
+import time
 import warnings
 
 import pytest
@@ -185,3 +191,65 @@ def test_a_truncated_file_warns_with_its_record(corpus):
 def test_an_arc_file_is_refused_with_advice(corpus):
     with pytest.raises(ValueError, match="ARC is not supported"):
         list(absolve.warc_links(corpus / "warc" / "warcio" / "example.arc"))
+
+
+def count_links(path):
+    return sum(1 for _ in absolve.warc_links(path)), sum(b.num_rows for b in absolve.warc_link_batches(path)), len(absolve.links(pathlib.Path(path)))
+
+
+MADE_BEFORE_FORK = []
+
+
+def next_link_made_before_fork():
+    try:
+        return next(MADE_BEFORE_FORK[0])
+    except RuntimeError as error:
+        return str(error)
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork() here")
+def test_a_child_forked_after_use_lists_links(tmp_path):
+    """fork() copies only the calling thread: the child must not wait for the parent's pool."""
+    path = tmp_path / "crawl.warc"
+    path.write_bytes(ARCHIVE * 50)
+    assert count_links(str(path)) == (250, 250, 250)  # the work ran on this process's threads
+    MADE_BEFORE_FORK[:] = [absolve.warc_links(str(path))]
+    with warnings.catch_warnings():
+        # Python 3.12+: "This process is multi-threaded, use of fork() may lead to deadlocks".
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            assert pool.apply_async(count_links, (str(path),)).get(timeout=30) == (250, 250, 250)
+            refused = pool.apply_async(next_link_made_before_fork).get(timeout=30)
+    MADE_BEFORE_FORK.clear()
+    assert "made in another process" in refused
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_waiting_for_a_fifo_holds_no_gil_and_ctrl_c_stops_it(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    source = tmp_path / "crawl.warc"
+    source.write_bytes(ARCHIVE)
+    # Its writer comes after 1.5 s: meanwhile this thread runs while another waits in open().
+    writer = subprocess.Popen(["sh", "-c", 'sleep 1.5; cat "$0" > "$1"', str(source), str(fifo)])
+    found = []
+    reading = threading.Thread(target=lambda: found.extend(absolve.warc_links(str(fifo))))
+    start = time.monotonic()
+    reading.start()
+    time.sleep(0.2)
+    assert time.monotonic() - start < 1.0
+    reading.join(timeout=30)
+    writer.wait(timeout=30)
+    assert summary(found) == EXPECTED
+    # No writer: Ctrl-C (SIGINT) ends the wait, as it ends Python's own open().
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            absolve.warc_link_batches(str(fifo))
+        assert time.monotonic() - start < 2.0
+    finally:
+        timer.join()
+        # The open() left waiting ends once a writer comes.
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))

@@ -128,6 +128,8 @@ const ENCODED_LINKS: usize = 64;
 trait Mode: Send + Sync + 'static {
     /// What is handed out.
     type Item: Send + 'static;
+    /// The most links an item holds.
+    const LINKS: usize;
     /// Links gathered, not handed on yet.
     type Open: Send;
     /// Takes a link; a complete item to hand on, if one is.
@@ -143,6 +145,7 @@ struct Owned;
 
 impl Mode for Owned {
     type Item = Event;
+    const LINKS: usize = 1;
     type Open = ();
     fn link(&self, _: &mut Option<()>, link: LinkRef<'_>) -> Option<Event> {
         Some(Event::Link(link.to_link()))
@@ -160,6 +163,7 @@ struct Encoding<E>(E);
 
 impl<E: Encode> Mode for Encoding<E> {
     type Item = Encoded<E::Output>;
+    const LINKS: usize = ENCODED_LINKS;
     type Open = (E::Output, usize);
     fn link(&self, open: &mut Option<Self::Open>, link: LinkRef<'_>) -> Option<Self::Item> {
         let (output, count) = open.get_or_insert_with(|| (self.0.start(), 0));
@@ -269,7 +273,8 @@ const BATCH_RECORDS: usize = 256;
 /// batch beyond is processed again on its own, streaming.
 const BATCH_EVENTS: usize = 16 * 1024;
 
-/// How many events a record processed on its own may have waiting to be handed out.
+/// How many links (or warnings) a record processed on its own may have waiting to be
+/// handed out: items of [`Mode::LINKS`] links each, `CHANNEL_EVENTS / LINKS` of them.
 const CHANNEL_EVENTS: usize = 1024;
 
 /// The most batches processed at once while the next is read.
@@ -463,7 +468,9 @@ impl Pending {
     /// Its events handed out through a bounded channel, from a thread of its own (a
     /// panic there is handed out too, to be resumed by the reader).
     fn stream<M: Mode>(self, options: Arc<Options>, mode: Arc<M>) -> Receiver<Streamed<M::Item>> {
-        let (send, receive) = std::sync::mpsc::sync_channel(CHANNEL_EVENTS);
+        // Counted in links: 1,024 outputs of 64 links held a whole record of 65,536 links
+        // with an 8 KB URL each (512 MB) while the reader took them.
+        let (send, receive) = std::sync::mpsc::sync_channel((CHANNEL_EVENTS / M::LINKS).max(1));
         std::thread::spawn(move || {
             let run = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 // The receiver is gone only if the iterator was dropped: then stop sending.
@@ -815,6 +822,59 @@ mod tests {
         let seen = seen.lock().expect("not poisoned");
         assert_eq!(seen.len(), 30);
         assert!(seen[10..].iter().all(|&listed| listed >= 1), "{seen:?}");
+    }
+
+    /// A record processed on its own holds at most [`CHANNEL_EVENTS`] links ahead of the
+    /// reader, however many an output holds.
+    #[test]
+    fn a_streamed_record_holds_few_encoded_links_ahead() {
+        /// Links in outputs not dropped yet, counted in `held`.
+        struct Held {
+            links: usize,
+            held: Arc<AtomicUsize>,
+        }
+        impl Drop for Held {
+            fn drop(&mut self) {
+                self.held.fetch_sub(self.links, Ordering::Relaxed);
+            }
+        }
+        struct Counted(Arc<AtomicUsize>);
+        impl Encode for Counted {
+            type Output = Held;
+            fn start(&self) -> Held {
+                Held {
+                    links: 0,
+                    held: Arc::clone(&self.0),
+                }
+            }
+            fn link(&self, output: &mut Held, _: LinkRef<'_>) {
+                output.links += 1;
+                self.0.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        let links = 4 * BATCH_EVENTS;
+        let warc = record("http://h/a/", &"<a href=x>".repeat(links), true);
+        let held = Arc::new(AtomicUsize::new(0));
+        let mut reader =
+            EncodedLinks::new(warc.as_bytes(), Options::new(), Counted(Arc::clone(&held)));
+        drop(reader.next());
+        // Until the thread finding them stops, waiting for the reader.
+        let mut seen = 0;
+        for _ in 0..200 {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            let now = held.load(Ordering::Relaxed);
+            if now == seen && now > 0 {
+                break;
+            }
+            seen = now;
+        }
+        let ahead = held.load(Ordering::Relaxed);
+        // The channel's, one being sent and one being filled.
+        assert!(
+            ahead <= CHANNEL_EVENTS + 2 * ENCODED_LINKS,
+            "{ahead} links held ahead"
+        );
+        assert_eq!(reader.count() + 1, links / ENCODED_LINKS);
     }
 
     /// Encoded where they are found, the links and warnings are those of [`Links`], in
