@@ -38,6 +38,7 @@
 use crate::base::{Base, BaseSource};
 use crate::compress::{Compression, Decoder, Encoder};
 use crate::format::{self, Format};
+use crate::html::emit::CssIn;
 use crate::html::{self, Rewriter};
 use crate::links::{Link, LinkRef};
 use crate::options::Options;
@@ -912,23 +913,9 @@ fn stylesheet(
         sink.warning(html::Warning::UnsupportedCharset(encoding.name()).into());
         return sink.output(bytes);
     }
-    let wants_links = sink.wants_links();
-    let mut links = Vec::new();
-    let mut warnings = Vec::new();
-    let keep = |link| {
-        if wants_links {
-            links.push(link);
-        }
-    };
-    let note = |warning: html::Warning| warnings.push(warning);
-    let rewritten = html::emit::rewrite_css_reporting(bytes, encoding, base, options, keep, note);
-    for warning in warnings {
-        sink.warning(warning.into());
-    }
-    for link in links {
-        sink.link(link);
-    }
-    sink.output(rewritten.as_deref().unwrap_or(bytes))
+    // Each URL is reported and each changed token written as it is met: nothing grows
+    // with the number of URLs.
+    html::emit::write_css(bytes, CssIn::Raw, encoding, base, options, sink)
 }
 
 /// One MIME message (an `.eml`, an MHTML page), read whole and written out part by part:

@@ -11,7 +11,9 @@ use crate::links::{Kept, Link, LinkRef, NOWHERE};
 use crate::url::Standard;
 use encoding_rs::Encoding;
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::io;
+use std::ops::Range;
 
 /// Writes the pending bytes before absolute offset `limit`, edits applied. The base must be
 /// known. An edit that reaches past `limit` waits, and so does everything after it.
@@ -93,7 +95,7 @@ fn write_attribute(
     let mut rejected = Vec::new();
     let mut commas = Vec::new();
     let new_value = match value.syntax {
-        Syntax::Css => rewrite_css(
+        Syntax::Css => rewritten_css(
             value.value.as_bytes(),
             CssIn::Raw,
             encoding_rs::UTF_8,
@@ -294,7 +296,8 @@ pub(crate) enum CssIn {
 /// The CSS text of a `<style>` element: where it is, how it is held, its charset.
 struct Css(std::ops::Range<u64>, CssIn, &'static Encoding);
 
-/// The text of a `<style>` element: its `url()` and `@import` values.
+/// The text of a `<style>` element: its `url()` and `@import` values, written and
+/// reported as they are met ([`write_css`]), at their offsets in the document.
 fn write_style(doc: &Document, css: Css, base: &Base, sink: &mut dyn Sink) -> io::Result<()> {
     let Css(range, held, encoding) = css;
     let css = doc.bytes(range.clone());
@@ -306,20 +309,100 @@ fn write_style(doc: &Document, css: Css, base: &Base, sink: &mut dyn Sink) -> io
         sink.warning(Warning::MarkupInSvgStyle(range.start).into());
         return sink.output(css);
     }
+    let mut shifted = Shifted {
+        inner: sink,
+        shift: range.start,
+    };
+    write_css(css, held, encoding, base, &doc.options, &mut shifted)
+}
+
+/// How many bytes of rewritten CSS are gathered before they are given to a sink.
+const CSS_CHUNK: usize = 64 << 10;
+
+/// CSS text held as `held` written to `sink` as its URLs are met, in one pass: each
+/// URL resolved against `base` and reported (as [`rewrite_css_reporting`] reports it,
+/// when the sink wants links), each warning given, the bytes written in chunks of
+/// [`CSS_CHUNK`] (when it wants them): nothing is gathered, whatever the number of URLs.
+pub(crate) fn write_css(
+    css: &[u8],
+    held: CssIn,
+    encoding: &'static Encoding,
+    base: &Base,
+    options: &Options,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
     let wants_links = sink.wants_links();
-    let mut links = Vec::new();
-    let mut warnings = Vec::new();
-    let report = |link: Link| links.push(link);
-    let note = |warning: Warning| warnings.push(warning);
-    let rewritten = rewrite_css_held(css, held, encoding, base, &doc.options, report, note);
-    for warning in warnings {
-        sink.warning(warning.shifted(range.start).into());
+    let mut out = CssOut {
+        buf: Vec::new(),
+        cursor: 0,
+        wanted: sink.wants_output(),
+    };
+    // Both the URLs' reports and the bytes between them go to the one sink, in turn.
+    let sink = RefCell::new(sink);
+    let report = |url: &str, offset: usize, decodable: bool| {
+        let mut sink = sink.borrow_mut();
+        let resolved = resolve_css_url(url, offset, decodable, encoding, base, options, |w| {
+            sink.warning(w.into())
+        });
+        if wants_links {
+            sink.link_ref(css_link(url, &resolved, offset, base));
+        }
+        changed(url, resolved.text)
+    };
+    let replace = |token, new: &[u8]| out.replace(css, token, new, *sink.borrow_mut());
+    rewrite_css(css, held, encoding, report, replace)?;
+    out.finish(css, sink.into_inner())
+}
+
+/// The bytes of CSS on their way to a sink: those before each replaced token as they
+/// were, then its new token, gathered up to [`CSS_CHUNK`] bytes (a longer run unchanged
+/// is given as it is).
+struct CssOut {
+    buf: Vec<u8>,
+    /// Where the bytes not yet written start.
+    cursor: usize,
+    /// Whether the sink wants the bytes at all.
+    wanted: bool,
+}
+
+impl CssOut {
+    /// The bytes of `css` up to `token`, then `new` in its place.
+    fn replace(
+        &mut self,
+        css: &[u8],
+        token: Range<usize>,
+        new: &[u8],
+        sink: &mut dyn Sink,
+    ) -> io::Result<()> {
+        self.write(&css[self.cursor..token.start], sink)?;
+        self.write(new, sink)?;
+        self.cursor = token.end;
+        Ok(())
     }
-    for mut link in links.into_iter().filter(|_| wants_links) {
-        link.offset += range.start;
-        sink.link(link);
+
+    /// The rest of `css`, and whatever is gathered.
+    fn finish(mut self, css: &[u8], sink: &mut dyn Sink) -> io::Result<()> {
+        self.write(&css[self.cursor..], sink)?;
+        match self.buf.is_empty() {
+            true => Ok(()),
+            false => sink.output(&self.buf),
+        }
     }
-    sink.output(rewritten.as_deref().unwrap_or(css))
+
+    fn write(&mut self, bytes: &[u8], sink: &mut dyn Sink) -> io::Result<()> {
+        if !self.wanted {
+            return Ok(());
+        }
+        if !self.buf.is_empty() && self.buf.len() + bytes.len() > CSS_CHUNK {
+            sink.output(&self.buf)?;
+            self.buf.clear();
+        }
+        if bytes.len() >= CSS_CHUNK {
+            return sink.output(bytes);
+        }
+        self.buf.extend_from_slice(bytes);
+        Ok(())
+    }
 }
 
 /// The URLs of CSS text resolved against `base` (fragment-only ones kept), each reported
@@ -329,67 +412,67 @@ pub(crate) fn rewrite_css_reporting(
     encoding: &'static Encoding,
     base: &Base,
     options: &Options,
-    on_link: impl FnMut(Link),
-    on_warning: impl FnMut(Warning),
-) -> Option<Vec<u8>> {
-    rewrite_css_held(
-        css,
-        CssIn::Raw,
-        encoding,
-        base,
-        options,
-        on_link,
-        on_warning,
-    )
-}
-
-/// [`rewrite_css_reporting`] for CSS held as `held`; warnings with offsets in `css`.
-fn rewrite_css_held(
-    css: &[u8],
-    held: CssIn,
-    encoding: &'static Encoding,
-    base: &Base,
-    options: &Options,
     mut on_link: impl FnMut(Link),
     mut on_warning: impl FnMut(Warning),
 ) -> Option<Vec<u8>> {
-    let mut links = Vec::new();
-    let rewritten = rewrite_css(css, held, encoding, |url, offset, decodable| {
-        let offset = offset as u64;
-        if !decodable {
-            on_warning(Warning::Undecodable(offset, encoding.name()));
-        }
-        // CSS URLs are parsed with UTF-8, whatever the stylesheet's or page's encoding
-        // (CSS Values 4 §4.5.1: "parse a URL ... with UTF-8"; what Chromium fetches).
-        let resolved = resolve(url, base, options, FragmentRule::Keep, encoding_rs::UTF_8);
-        if let Some(reason) = resolved.failure {
-            let reference = url.to_owned();
-            on_warning(Warning::Unparsable {
-                offset,
-                reference,
-                reason,
-            });
-        }
-        links.push(Link {
-            location: Default::default(),
-            element: "style".to_owned(),
-            attribute: None,
-            original: url.to_owned(),
-            // What `rewrite` writes: a URL invalid in its charset is left as it is.
-            resolved: match decodable {
-                true => resolved.text.clone().into_owned(),
-                false => url.to_owned(),
-            },
-            base: base.shared_url(),
-            base_from: base.source(),
-            offset,
-            srcdoc: 0,
-            kept: resolved.kept,
+    rewritten_css(css, CssIn::Raw, encoding, |url, offset, decodable| {
+        let resolved = resolve_css_url(url, offset, decodable, encoding, base, options, |w| {
+            on_warning(w)
         });
+        on_link(css_link(url, &resolved, offset, base).to_link());
         changed(url, resolved.text)
-    });
-    links.into_iter().for_each(&mut on_link);
-    rewritten
+    })
+}
+
+/// A URL of CSS at `offset` resolved against `base`, its warnings given (a URL whose
+/// bytes are not valid in `encoding`, one the URL Standard rejects).
+fn resolve_css_url<'a>(
+    url: &'a str,
+    offset: usize,
+    decodable: bool,
+    encoding: &'static Encoding,
+    base: &Base,
+    options: &Options,
+    mut on_warning: impl FnMut(Warning),
+) -> Resolved<'a> {
+    let offset = offset as u64;
+    if !decodable {
+        on_warning(Warning::Undecodable(offset, encoding.name()));
+        // Listed as `rewrite` writes it: a URL invalid in its charset is left as it is.
+        return Resolved::unchanged(url, None);
+    }
+    // CSS URLs are parsed with UTF-8, whatever the stylesheet's or page's encoding
+    // (CSS Values 4 §4.5.1: "parse a URL ... with UTF-8"; what Chromium fetches).
+    let mut resolved = resolve(url, base, options, FragmentRule::Keep, encoding_rs::UTF_8);
+    if let Some(reason) = resolved.failure.take() {
+        on_warning(Warning::Unparsable {
+            offset,
+            reference: url.to_owned(),
+            reason,
+        });
+    }
+    resolved
+}
+
+/// The link of a URL of CSS at `offset`: element `style`, no attribute.
+fn css_link<'a>(
+    url: &'a str,
+    resolved: &'a Resolved<'_>,
+    offset: usize,
+    base: &'a Base,
+) -> LinkRef<'a> {
+    LinkRef {
+        location: &NOWHERE,
+        element: "style",
+        attribute: None,
+        original: url,
+        resolved: &resolved.text,
+        base: base.shared_url_ref(),
+        base_from: base.source(),
+        offset: offset as u64,
+        srcdoc: 0,
+        kept: resolved.kept,
+    }
 }
 
 /// The text of a `<noscript>` element, parsed as HTML with the document's base, in the
@@ -626,24 +709,48 @@ fn keep_srcset_url_whole(original: &str, resolved: &mut String) {
     resolved.push_str(&original[kept..]);
 }
 
+/// [`rewrite_css`] into new bytes: `None` when nothing changed.
+fn rewritten_css(
+    css: &[u8],
+    held: CssIn,
+    encoding: &'static Encoding,
+    rewrite: impl FnMut(&str, usize, bool) -> Option<String>,
+) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut cursor = 0;
+    let replace = |token: Range<usize>, new: &[u8]| {
+        out.extend_from_slice(&css[cursor..token.start]);
+        out.extend_from_slice(new);
+        cursor = token.end;
+        Ok(())
+    };
+    rewrite_css(css, held, encoding, rewrite, replace).expect("bytes gathered in memory");
+    if cursor == 0 {
+        return None;
+    }
+    out.extend_from_slice(&css[cursor..]);
+    Some(out)
+}
+
 /// Rewrites the URLs of CSS bytes in `encoding` by what `rewrite` gives for each decoded
-/// URL; `None` when nothing changed. URLs whose bytes are not valid in the charset are
-/// left alone. Non-ASCII in a new URL is percent-encoded (as UTF-8, which is how CSS
-/// parses URLs) unless the CSS is UTF-8, so the bytes written are valid in any charset.
+/// URL, in order: `replace` is given the range of each token that changed and its new
+/// bytes (an error it returns ends the rewrite). URLs whose bytes are not valid in the
+/// charset are left alone. Non-ASCII in a new URL is percent-encoded (as UTF-8, which is
+/// how CSS parses URLs) unless the CSS is UTF-8, so the bytes written are valid in any
+/// charset.
 pub(crate) fn rewrite_css(
     css: &[u8],
     held: CssIn,
     encoding: &'static Encoding,
     mut rewrite: impl FnMut(&str, usize, bool) -> Option<String>,
-) -> Option<Vec<u8>> {
+    mut replace: impl FnMut(Range<usize>, &[u8]) -> io::Result<()>,
+) -> io::Result<()> {
     if held == CssIn::Text
         && css.contains(&b'&')
         && let Some(text) = DecodedText::decode(css, encoding)
     {
-        return rewrite_css_text(css, &text, encoding, rewrite);
+        return rewrite_css_text(&text, encoding, rewrite, replace);
     }
-    let mut out = Vec::new();
-    let mut cursor = 0;
     for url in crate::css::urls(css) {
         let Some(text) = encoding.decode_without_bom_handling_and_without_replacement(url.raw(css))
         else {
@@ -660,15 +767,12 @@ pub(crate) fn rewrite_css(
         let Some(new) = rewrite(&crate::css::unescape(&text), url.token.start, true) else {
             continue;
         };
-        out.extend_from_slice(&css[cursor..url.token.start]);
-        out.extend_from_slice(new_token(&new, url.quote, held, encoding).as_bytes());
-        cursor = url.token.end;
+        replace(
+            url.token.clone(),
+            new_token(&new, url.quote, held, encoding).as_bytes(),
+        )?;
     }
-    if cursor == 0 {
-        return None;
-    }
-    out.extend_from_slice(&css[cursor..]);
-    Some(out)
+    Ok(())
 }
 
 /// [`rewrite_css`] for the text of an SVG `<style>` holding character references: the
@@ -676,12 +780,12 @@ pub(crate) fn rewrite_css(
 /// raw text); each one replaces the raw bytes it came from, the rest passes as it was.
 /// A URL whose ends fall inside a reference is listed, never written.
 fn rewrite_css_text(
-    css: &[u8],
     text: &DecodedText,
     encoding: &'static Encoding,
     mut rewrite: impl FnMut(&str, usize, bool) -> Option<String>,
-) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
+    mut replace: impl FnMut(Range<usize>, &[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    // The end of the last URL written.
     let mut cursor = 0;
     for url in crate::css::urls(&text.bytes) {
         let raw = text.raw_range(url.token.clone());
@@ -699,15 +803,13 @@ fn rewrite_css_text(
         let (Some(new), Some(raw)) = (new, raw) else {
             continue;
         };
-        out.extend_from_slice(&css[cursor..raw.start]);
-        out.extend_from_slice(new_token(&new, url.quote, CssIn::Text, encoding).as_bytes());
         cursor = raw.end;
+        replace(
+            raw,
+            new_token(&new, url.quote, CssIn::Text, encoding).as_bytes(),
+        )?;
     }
-    if cursor == 0 {
-        return None;
-    }
-    out.extend_from_slice(&css[cursor..]);
-    Some(out)
+    Ok(())
 }
 
 /// The token written for a new URL: CSS-escaped for its quote (CSS Syntax 3 §4.3.5),
