@@ -10,6 +10,8 @@ use absolve::feed::{self, Rewriter, Warning};
 use absolve::html::Options;
 use absolve::{Collected, Link, Problem, Sink};
 use std::io;
+use std::io::Write as _;
+use std::time::Duration;
 
 const URL: &str = "http://feeds.example.com/dir/feed.xml";
 
@@ -331,4 +333,65 @@ fn bad_bang_markup_stops_the_rewrite_where_it_is() {
             "{warnings:?}"
         );
     }
+}
+
+/// Runs `work` on a thread of its own and fails once that thread has used `limit` of CPU
+/// time (its own clock: how busy the machine is does not count). The tests below give a
+/// size at which a rewrite whose time grows with the square of its input works for
+/// minutes, and the linear one about a second in a debug build.
+fn finishes_within_cpu<T: Send + 'static>(
+    limit: Duration,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    use std::os::unix::thread::JoinHandleExt;
+    let worker = std::thread::spawn(work);
+    let mut clock: libc::clockid_t = 0;
+    // SAFETY: the thread is not joined yet, so its pthread_t is valid.
+    let found = unsafe { libc::pthread_getcpuclockid(worker.as_pthread_t(), &mut clock) };
+    assert_eq!(found, 0, "no CPU clock for the thread");
+    while !worker.is_finished() {
+        let mut used = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `clock` is the running thread's clock, `used` a valid timespec.
+        if unsafe { libc::clock_gettime(clock, &mut used) } == 0 {
+            let used = Duration::new(used.tv_sec as u64, used.tv_nsec as u32);
+            assert!(used < limit, "still working after {used:?} of CPU time");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    worker.join().expect("the work panicked")
+}
+
+/// The whole feed given to the streaming rewriter in one write (the window is read once).
+fn in_one_write(feed: &[u8]) -> Collected {
+    let mut rewriter = Rewriter::new(&base(), &Options::default(), None, Collected::default());
+    rewriter.write(feed).unwrap();
+    rewriter.end().unwrap()
+}
+
+/// XML 1.0 §3.1 (WFC: Unique Att Spec) is checked in time linear in the attributes:
+/// quick-xml's check compared each name with every earlier one (100,000 attributes on
+/// one tag, 1 MB: 46 s in a release build).
+#[test]
+fn the_attributes_of_one_tag_are_checked_in_linear_time() {
+    let mut feed = b"<rss><channel><x".to_vec();
+    for i in 0..100_000 {
+        write!(feed, " a{i}=''").unwrap();
+    }
+    let mut twice = feed.clone();
+    feed.extend(b"/><link>l</link></channel></rss>");
+    let done = finishes_within_cpu(Duration::from_secs(10), move || in_one_write(&feed));
+    assert_eq!(done.links.len(), 1);
+    assert_eq!(feed_warnings(&done.warnings), []);
+    // A name given twice is still found, however many come between.
+    twice.extend(b" a7=''/><link>l</link></channel></rss>");
+    let done = finishes_within_cpu(Duration::from_secs(10), move || in_one_write(&twice));
+    assert_eq!(done.links.len(), 0);
+    assert!(
+        matches!(&feed_warnings(&done.warnings)[..], [Warning::Malformed { offset: 14, reason }] if reason.contains("duplicated attribute, previous declaration at position 44")),
+        "{:?}",
+        feed_warnings(&done.warnings)
+    );
 }
