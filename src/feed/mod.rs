@@ -36,6 +36,7 @@
 mod content;
 mod detect;
 mod escape;
+mod namespaces;
 mod rewriter;
 pub mod vocabulary;
 mod xhtml;

@@ -4,7 +4,8 @@
 
 use super::content::{self, Piece, PieceKind};
 use super::escape::{self, Unreadable};
-use super::vocabulary::{Ns, TextType, Value, text_type, values};
+use super::namespaces::Namespaces;
+use super::vocabulary::{TextType, Value, text_type, values};
 use super::{MAX_DEPTH, MAX_HELD, MAX_SCOPE_BYTES, Warning, xhtml};
 use crate::base::{Base, BaseSource};
 use crate::html::{Collected, Options, Sink};
@@ -15,7 +16,7 @@ use quick_xml::Reader;
 use quick_xml::errors::{Error as XmlError, SyntaxError};
 use quick_xml::events::attributes::AttrError;
 use quick_xml::events::{BytesStart, Event};
-use quick_xml::name::{NamespaceResolver, QName, ResolveResult};
+use quick_xml::name::QName;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::io;
@@ -70,7 +71,7 @@ struct Scope {
     local_start: usize,
     /// Whether it pushed a base onto `Machine::bases`.
     pushed_base: bool,
-    /// Whether it opened a level of the namespace resolver.
+    /// Whether it opened a level of `Machine::namespaces`.
     pushed_ns: bool,
     /// Whether its children are XHTML.
     xhtml_children: bool,
@@ -120,7 +121,7 @@ struct Machine<S: Sink> {
     /// How far output has been written (original bytes or their replacements).
     emitted: u64,
     limit: usize,
-    resolver: NamespaceResolver,
+    namespaces: Namespaces,
     scopes: Vec<Scope>,
     /// The bytes the open elements keep: names, namespace declarations, bases.
     scope_bytes: usize,
@@ -159,7 +160,7 @@ impl<S: Sink> Rewriter<S> {
                 read: 0,
                 emitted: 0,
                 limit: MAX_HELD.min(options.max_buffer.max(1)),
-                resolver: NamespaceResolver::default(),
+                namespaces: Namespaces::default(),
                 scopes: Vec::new(),
                 scope_bytes: 0,
                 names: Vec::new(),
@@ -488,20 +489,16 @@ impl<S: Sink> Machine<S> {
             });
             return self.pass_through();
         }
-        // Only a tag that declares namespaces opens a level of the resolver.
+        // Only a tag that declares namespaces opens a level of the namespaces.
         let pushed_ns = declarations > 0;
-        if pushed_ns && let Err(error) = self.resolver.push(start) {
+        if pushed_ns && let Err(error) = self.namespaces.push(start) {
             self.warn(Warning::Malformed {
                 offset: at,
                 reason: error.to_string(),
             });
             return self.pass_through();
         }
-        let ns = match self.resolver.resolve_element(start.name()).0 {
-            ResolveResult::Bound(uri) => Ns::from_uri(uri.as_ref()),
-            ResolveResult::Unbound => Ns::None,
-            ResolveResult::Unknown(_) => Ns::Other,
-        };
+        let ns = self.namespaces.of_element(start.name());
         let own_base = self.element_base(window, pending);
         let pushed_base = own_base.is_some();
         let base = own_base.unwrap_or_else(|| self.bases.last().unwrap_or(&self.outer).clone());
@@ -540,7 +537,7 @@ impl<S: Sink> Machine<S> {
         }
         if empty {
             if pushed_ns {
-                self.resolver.pop();
+                self.namespaces.pop();
             }
             return;
         }
@@ -775,7 +772,7 @@ impl<S: Sink> Machine<S> {
             self.bases.pop();
         }
         if scope.pushed_ns {
-            self.resolver.pop();
+            self.namespaces.pop();
         }
     }
 
