@@ -412,3 +412,92 @@ fn element_names_are_resolved_whatever_the_bindings_in_scope() {
     assert_eq!(done.links.len(), 1);
     assert_eq!(feed_warnings(&done.warnings), []);
 }
+
+/// Each attribute value of a start tag of `xml`, as XML reads it; panics where the XML is
+/// not well-formed, a value holding `<` included (XML 1.0 §3.1, WFC: No < in Attribute
+/// Values, which quick-xml does not check by itself).
+fn attribute_values(xml: &[u8]) -> Vec<(String, String)> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_reader(xml);
+    let mut values = Vec::new();
+    loop {
+        match reader.read_event().expect("well-formed") {
+            Event::Start(tag) | Event::Empty(tag) => {
+                for attribute in tag.attributes() {
+                    let attribute = attribute.expect("well-formed attributes");
+                    assert!(!attribute.value.contains(&b'<'), "{attribute:?}");
+                    let key = String::from_utf8(attribute.key.as_ref().to_vec()).unwrap();
+                    let value = attribute.unescape_value().expect("XML's references");
+                    values.push((key, value.into_owned()));
+                }
+            }
+            Event::Eof => return values,
+            _ => {}
+        }
+    }
+}
+
+/// Inline XHTML is XML: a rewritten value is escaped as an XML attribute value, the bytes
+/// around the change kept (the HTML rewriter's escaping wrote `<` into it).
+#[test]
+fn xhtml_values_are_written_as_xml_attribute_values() {
+    let feed = br#"<feed xmlns="http://www.w3.org/2005/Atom"><entry><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><a href="a&lt;b.html">x</a><iframe srcdoc="&lt;img src=&quot;sd.png&quot;&gt;"></iframe><img src='it&apos;s.png'/></div></content></entry></feed>"#;
+    attribute_values(feed);
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let values = attribute_values(&done.output);
+    let dir = "http://feeds.example.com/dir/";
+    assert!(values.contains(&("href".into(), format!("{dir}a<b.html"))));
+    assert!(values.contains(&("srcdoc".into(), format!("<img src=\"{dir}sd.png\">"))));
+    assert!(values.contains(&("src".into(), format!("{dir}it's.png"))));
+    let out = String::from_utf8(done.output).unwrap();
+    assert!(
+        out.contains(&format!(r#"<a href="{dir}a&lt;b.html">"#)),
+        "{out}"
+    );
+    assert!(out.contains(&format!(
+        r#"srcdoc="&lt;img src=&quot;{dir}sd.png&quot;&gt;""#
+    )));
+    assert!(out.contains(&format!("<img src='{dir}it&apos;s.png'/>")));
+}
+
+/// A value of inline XHTML that refers to an entity the DOCTYPE declares is left as
+/// written, its URL not listed, with a warning, as a feed URL that does: it was read as
+/// the text `&site;` and written `&amp;site;`.
+#[test]
+fn xhtml_values_with_declared_entities_are_left_as_written() {
+    let feed = br#"<!DOCTYPE feed [ <!ENTITY site "http://cdn.example/"> ]><feed xmlns="http://www.w3.org/2005/Atom"><entry><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><img src="&site;pic.png"/><a href="x.html">x</a></div></content></entry></feed>"#;
+    let at = feed.windows(6).position(|w| w == b"&site;").unwrap() as u64;
+    for done in [
+        feed::rewrite(feed, &base(), &Options::default(), None),
+        feed::links(feed, &base(), &Options::default(), None),
+    ] {
+        let links: Vec<_> = done.links.iter().map(|l| l.original.as_str()).collect();
+        assert_eq!(links, ["x.html"]);
+        assert!(
+            feed_warnings(&done.warnings).contains(&Warning::Entity {
+                offset: at,
+                reason: "site".into()
+            }),
+            "{:?}",
+            done.warnings
+        );
+    }
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let out = String::from_utf8(done.output).unwrap();
+    assert!(
+        out.contains(r#"<img src="&site;pic.png"/><a href="http://feeds.example.com/dir/x.html">"#)
+    );
+}
+
+/// The HTML rewriter's warnings about inline XHTML give their offset in the feed (they
+/// gave it in the tag).
+#[test]
+fn xhtml_warnings_give_the_offset_in_the_feed() {
+    let feed = b"<feed xmlns='http://www.w3.org/2005/Atom'><entry><content type='xhtml'><div xmlns='http://www.w3.org/1999/xhtml'><a href='\xff.html'>x</a></div></content></entry></feed>";
+    let at = feed.iter().position(|&b| b == 0xff).unwrap() as u64;
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    assert_eq!(
+        html_warnings(&done.warnings),
+        [absolve::html::Warning::Undecodable(at, "UTF-8")]
+    );
+}

@@ -714,12 +714,7 @@ impl<S: Sink> Machine<S> {
         {
             return;
         }
-        let tag = xhtml::Tag {
-            content: start,
-            qname_len: start.name().as_ref().len(),
-            local: start.local_name().into_inner(),
-            offset,
-        };
+        let tag = xhtml::Tag { start, offset };
         let collected = Collected {
             keep_links: self.wants_links,
             keep_output: self.wants_output,
@@ -727,7 +722,7 @@ impl<S: Sink> Machine<S> {
         };
         let done = xhtml::rewrite(&tag, base, &self.options, self.encoding, collected);
         if let Some(attributes) = done.attributes {
-            let from = offset + tag.qname_len as u64;
+            let from = offset + start.name().as_ref().len() as u64;
             self.splice(from..offset + start.len() as u64, &attributes, pending);
         }
         for link in done.links {
@@ -735,6 +730,9 @@ impl<S: Sink> Machine<S> {
         }
         for warning in done.warnings {
             self.sink.warning(warning.into());
+        }
+        for warning in done.feed_warnings {
+            self.warn(warning);
         }
     }
 
