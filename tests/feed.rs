@@ -501,3 +501,38 @@ fn xhtml_warnings_give_the_offset_in_the_feed() {
         [absolve::html::Warning::Undecodable(at, "UTF-8")]
     );
 }
+
+/// An element inside one whose text is a URL or HTML makes the content pass through
+/// unchanged: with a warning naming where (there was none, and status 0).
+#[test]
+fn markup_inside_html_content_is_a_warning() {
+    for (feed, element, child) in [
+        (
+            &br#"<rss version="2.0"><channel><item><description>Intro <a href="raw.html">raw</a> &lt;a href="esc.html"&gt;</description></item></channel></rss>"#[..],
+            "description",
+            "a",
+        ),
+        (
+            br#"<feed xmlns="http://www.w3.org/2005/Atom"><entry><content type="html">&lt;a href="x.html"&gt;<br/>&lt;a href="y.html"&gt;</content></entry></feed>"#,
+            "content",
+            "br",
+        ),
+        (br#"<rss><channel><link>a<b/>c</link></channel></rss>"#, "link", "b"),
+    ] {
+        let done = feed::rewrite(feed, &base(), &Options::default(), None);
+        assert_eq!(done.output, feed);
+        let content = feed
+            .windows(element.len() + 1)
+            .position(|w| w.ends_with(element.as_bytes()) && w[0] == b'<')
+            .unwrap();
+        let offset = feed[content..].iter().position(|&b| b == b'>').unwrap() + content + 1;
+        assert_eq!(
+            feed_warnings(&done.warnings),
+            [Warning::MarkupInContent {
+                offset: offset as u64,
+                element: element.into(),
+                child: child.into()
+            }]
+        );
+    }
+}

@@ -438,10 +438,14 @@ impl<S: Sink> Machine<S> {
 
     /// A start tag (or an empty element).
     fn open(&mut self, start: &BytesStart, at: u64, empty: bool, window: &[u8], pending: &[u8]) {
-        if self.held.is_some() {
+        if let Some(held) = self.held.take() {
             // An element inside a URL or escaped HTML: the content is not text, and
             // passes through as it is.
-            self.held = None;
+            self.warn(Warning::MarkupInContent {
+                offset: held.content_start,
+                element: held.element,
+                child: String::from_utf8_lossy(start.name().as_ref()).into_owned(),
+            });
         }
         if start.name().as_ref().is_empty() {
             self.warn(Warning::Malformed {
