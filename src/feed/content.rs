@@ -34,7 +34,7 @@ pub(crate) struct Piece {
 }
 
 /// A piece with the range of the HTML bytes it stands for.
-struct Mapped {
+pub(crate) struct Mapped {
     kind: PieceKind,
     raw: Range<usize>,
     html: Range<usize>,
@@ -96,8 +96,16 @@ pub(crate) fn rewrite(raw: &[u8], pieces: &[Piece], context: &Context) -> Done {
             _ => None,
         })
         .collect();
-    let content = (context.wants_output && collected.output != html_bytes)
-        .then(|| written_back(raw, &mapped, &html_bytes, &collected.output));
+    let content = (context.wants_output && collected.output != html_bytes).then(|| {
+        let escapes = escapes_of(raw, &mapped);
+        written_back(
+            raw,
+            &mapped,
+            &html_bytes,
+            &collected.output,
+            &|middle, out| escape::text_bytes(middle, escapes, out),
+        )
+    });
     Done {
         content,
         links: collected.links,
@@ -116,8 +124,33 @@ fn may_hold_url(html_bytes: &[u8]) -> bool {
     memchr::memchr(b'=', html_bytes).is_some() || has(b"url(") || has(b"@import")
 }
 
+/// The pieces of an attribute value as written: text, and references `&name;`.
+pub(crate) fn value_pieces(raw: &[u8]) -> Vec<Piece> {
+    let mut pieces = Vec::new();
+    let mut at = 0;
+    while at < raw.len() {
+        let reference = (raw[at] == b'&')
+            .then(|| memchr::memchr(b';', &raw[at..]))
+            .flatten();
+        let (kind, end) = match reference {
+            Some(semicolon) => (PieceKind::Reference, at + semicolon + 1),
+            None => {
+                let next = memchr::memchr(b'&', &raw[at + 1..]).map_or(raw.len(), |p| at + 1 + p);
+                (PieceKind::Text, next)
+            }
+        };
+        pieces.push(Piece { kind, raw: at..end });
+        at = end;
+    }
+    pieces
+}
+
 /// The HTML bytes the pieces stand for, and where each piece's bytes are in them.
-fn as_html(raw: &[u8], pieces: &[Piece], encoding: &'static Encoding) -> (Vec<u8>, Vec<Mapped>) {
+pub(crate) fn as_html(
+    raw: &[u8],
+    pieces: &[Piece],
+    encoding: &'static Encoding,
+) -> (Vec<u8>, Vec<Mapped>) {
     let mut html_bytes = Vec::with_capacity(raw.len());
     let mut mapped = Vec::with_capacity(pieces.len());
     for piece in pieces {
@@ -154,8 +187,15 @@ fn raw_offset(mapped: &[Mapped], at: usize, raw_len: usize) -> usize {
 }
 
 /// The content with the HTML between the first and the last change replaced: `old` is the
-/// HTML the content stood for, `new` what the rewriter made of it.
-fn written_back(raw: &[u8], mapped: &[Mapped], old: &[u8], new: &[u8]) -> Vec<u8> {
+/// HTML the content stood for, `new` what the rewriter made of it; `escape` writes the
+/// changed stretch where it is not in one CDATA section.
+pub(crate) fn written_back(
+    raw: &[u8],
+    mapped: &[Mapped],
+    old: &[u8],
+    new: &[u8],
+    escape: &dyn Fn(&[u8], &mut Vec<u8>),
+) -> Vec<u8> {
     let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
     let max_suffix = old.len().min(new.len()) - prefix;
     let suffix = old
@@ -178,7 +218,7 @@ fn written_back(raw: &[u8], mapped: &[Mapped], old: &[u8], new: &[u8]) -> Vec<u8
         if in_cdata(start_piece) {
             out.extend_from_slice(b"]]>");
         }
-        escape::text_bytes(middle, escapes_of(raw, mapped), &mut out);
+        escape(middle, &mut out);
         if in_cdata(end_piece) {
             out.extend_from_slice(b"<![CDATA[");
         }

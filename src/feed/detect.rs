@@ -2,7 +2,8 @@
 
 use super::vocabulary::Ns;
 use quick_xml::Reader;
-use quick_xml::events::Event;
+use quick_xml::errors::{Error, SyntaxError};
+use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::{NamespaceResolver, ResolveResult};
 
 /// Whether `head` (the first bytes of a document, a few KiB are enough) starts an Atom 1.0
@@ -26,30 +27,52 @@ pub fn is_feed(head: &[u8]) -> bool {
     let mut reader = Reader::from_reader(head);
     reader.config_mut().allow_dangling_amp = true;
     loop {
+        let before = reader.buffer_position() as usize;
         match reader.read_event() {
             Ok(Event::Decl(_) | Event::Comment(_) | Event::PI(_) | Event::DocType(_)) => {}
             Ok(Event::Text(text)) if text.iter().all(u8::is_ascii_whitespace) => {}
-            Ok(Event::Start(root) | Event::Empty(root)) => {
-                let mut resolver = NamespaceResolver::default();
-                if resolver.push(&root).is_err() {
-                    return false;
-                }
-                let (ns, local) = resolver.resolve_element(root.name());
-                let ns = match ns {
-                    ResolveResult::Bound(uri) => Ns::from_uri(uri.as_ref()),
-                    ResolveResult::Unbound => Ns::None,
-                    ResolveResult::Unknown(_) => return false,
-                };
-                return match (ns, local.as_ref()) {
-                    (Ns::Atom10 | Ns::Atom03, b"feed") => true,
-                    (Ns::None, b"rss") => true,
-                    (Ns::Rdf, b"RDF") => binds_rss(&root),
-                    _ => false,
-                };
+            Ok(Event::Start(root) | Event::Empty(root)) => return is_feed_root(&root),
+            // The root's start tag goes on past `head` (thousands of namespace
+            // declarations): told by its name and the attributes `head` holds whole.
+            Err(Error::Syntax(SyntaxError::UnclosedTag)) => {
+                return cut_root(&head[before..]).is_some_and(|root| is_feed_root(&root));
             }
             _ => return false,
         }
     }
+}
+
+/// Whether the root element's start tag is a feed's.
+fn is_feed_root(root: &BytesStart) -> bool {
+    let mut resolver = NamespaceResolver::default();
+    if resolver.push(root).is_err() {
+        return false;
+    }
+    let (ns, local) = resolver.resolve_element(root.name());
+    let ns = match ns {
+        ResolveResult::Bound(uri) => Ns::from_uri(uri.as_ref()),
+        ResolveResult::Unbound => Ns::None,
+        ResolveResult::Unknown(_) => return false,
+    };
+    match (ns, local.as_ref()) {
+        (Ns::Atom10 | Ns::Atom03, b"feed") => true,
+        (Ns::None, b"rss") => true,
+        (Ns::Rdf, b"RDF") => binds_rss(root),
+        _ => false,
+    }
+}
+
+/// The start of a start tag cut at the end of the head (`<name attributes...`), as a
+/// start tag of its name and whole attributes; `None` if its name is cut too. (The
+/// namespace resolver reads attributes up to the first one that is cut.)
+fn cut_root(cut: &[u8]) -> Option<BytesStart<'_>> {
+    let content = cut.strip_prefix(b"<")?;
+    let name_len = content.iter().position(|b| b.is_ascii_whitespace())?;
+    let valid = match std::str::from_utf8(content) {
+        Ok(all) => all,
+        Err(error) => std::str::from_utf8(&content[..error.valid_up_to()]).ok()?,
+    };
+    Some(BytesStart::from_content(valid, name_len))
 }
 
 /// Whether a start tag binds the RSS 1.0 or RSS 0.90 namespace.
@@ -86,5 +109,26 @@ mod tests {
         assert!(!is_feed(b"<x:rss xmlns:x=\"urn:x\">"));
         assert!(!is_feed(b""));
         assert!(!is_feed(b"\xFF\xFE<\0r\0s\0s\0>\0"));
+    }
+
+    /// A root whose start tag does not end within the bytes sniffed (the CLI reads 64 KiB)
+    /// is told by its name and the attributes that are whole: such a feed was read as
+    /// HTML, with no link and no warning.
+    #[test]
+    fn a_root_tag_longer_than_the_head_is_told_by_what_it_holds() {
+        let mut rss = b"<?xml version='1.0'?><rss version='2.0'".to_vec();
+        let mut atom = b"<feed xmlns='http://www.w3.org/2005/Atom'".to_vec();
+        let mut other = b"<feed xmlns='http://example.com/'".to_vec();
+        for tag in [&mut rss, &mut atom, &mut other] {
+            for i in 0..5000 {
+                tag.extend(format!(" xmlns:p{i}='urn:x:{i}'").bytes());
+            }
+        }
+        let head = 64 * 1024;
+        assert!(is_feed(&rss[..head]));
+        assert!(is_feed(&atom[..head]));
+        assert!(!is_feed(&other[..head]));
+        assert!(!is_feed(b"<rs"));
+        assert!(!is_feed(b"<html lang='en'"));
     }
 }

@@ -56,6 +56,25 @@ pub(crate) fn attribute(text: &str, quote: u8) -> String {
     out
 }
 
+/// Bytes (in any ASCII-compatible charset) as the inside of an attribute value delimited
+/// by `quote` (§2.3 AttValue, §3.1 WFC: No < in Attribute Values): `&`, `<` and the quote
+/// escaped, and tab, newline and carriage return as character references, which
+/// attribute-value normalization (§3.3.3) keeps as they are.
+pub(crate) fn attribute_bytes(bytes: &[u8], quote: u8, out: &mut Vec<u8>) {
+    for &b in bytes {
+        match b {
+            b'&' => out.extend_from_slice(b"&amp;"),
+            b'<' => out.extend_from_slice(b"&lt;"),
+            b'"' if quote == b'"' => out.extend_from_slice(b"&quot;"),
+            b'\'' if quote == b'\'' => out.extend_from_slice(b"&apos;"),
+            b'\t' => out.extend_from_slice(b"&#9;"),
+            b'\n' => out.extend_from_slice(b"&#10;"),
+            b'\r' => out.extend_from_slice(b"&#13;"),
+            b => out.push(b),
+        }
+    }
+}
+
 /// Which characters a text writes as references besides `&` and `<`, as the original
 /// text did (§2.4: `>` need only be escaped after `]]`; quotes never in text).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -36,6 +36,7 @@
 mod content;
 mod detect;
 mod escape;
+mod namespaces;
 mod rewriter;
 pub mod vocabulary;
 mod xhtml;
@@ -179,6 +180,20 @@ pub enum Warning {
         /// The limit.
         limit: usize,
     },
+    /// An element inside one whose text is a URL or HTML (`<description>` with a raw
+    /// `<a>` in it, a `<br/>` in `type="html"` content): the content is not text, and
+    /// passes through unchanged, its links not read.
+    #[error(
+        "the <{element}> at byte {offset} holds the element <{child}> where text is expected (a URL, or HTML escaped or in CDATA): passed through unchanged, its links not read"
+    )]
+    MarkupInContent {
+        /// The content's offset.
+        offset: u64,
+        /// The element whose text it is.
+        element: String,
+        /// The element found in it.
+        child: String,
+    },
 }
 
 impl Warning {
@@ -201,7 +216,8 @@ impl Warning {
             | Warning::TooDeep { offset, .. }
             | Warning::ScopeTooLarge { offset, .. }
             | Warning::TokenTooLarge { offset, .. }
-            | Warning::ContentTooLarge { offset, .. } => *offset,
+            | Warning::ContentTooLarge { offset, .. }
+            | Warning::MarkupInContent { offset, .. } => *offset,
         }
     }
 }
