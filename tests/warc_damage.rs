@@ -830,3 +830,81 @@ fn a_member_beginning_inside_the_first_records_head() {
         assert_eq!(found, ["http://a/x"]);
     }
 }
+
+/// Every member's decompressed bytes, the members that do not decompress left out.
+fn whole_members(mut file: &[u8]) -> Vec<Vec<u8>> {
+    let mut members = Vec::new();
+    while !file.is_empty() {
+        let mut decoder = flate2::bufread::GzDecoder::new(file);
+        let mut plain = Vec::new();
+        match decoder.read_to_end(&mut plain) {
+            Ok(_) => {
+                members.push(plain);
+                file = decoder.into_inner();
+            }
+            Err(_) => match file[1..].windows(3).position(|w| w == b"\x1f\x8b\x08") {
+                Some(next) => file = &file[1 + next..],
+                None => break,
+            },
+        }
+    }
+    members
+}
+
+/// RFC 1952 §2.3.1: a damaged member whose deflate data still decodes, past its record's
+/// end (bytes after the record), its CRC-32 wrong: the damage is found only after the
+/// record was read. Its member is copied as it is, once, and the record after it is
+/// written once (it was written twice, copied then rewritten, and the damaged member
+/// re-encoded as a valid one).
+#[test]
+fn damage_found_after_its_records_end_is_copied_as_it_is() {
+    let [one, three] = [gz(&relative(1)), gz(&relative(3))];
+    let mut two = gz(&[relative(2), b"garbage".to_vec()].concat());
+    let crc = two.len() - 8;
+    two[crc] ^= 0x55;
+    let file = [&one[..], &two, &three].concat();
+    let (out, warnings) = rewritten(&file);
+    assert!(
+        contains(&out, &two),
+        "the damaged member copied: {warnings:?}"
+    );
+    let warning = warnings
+        .iter()
+        .find(|w| w.contains("damaged gzip data"))
+        .unwrap_or_else(|| panic!("{warnings:?}"));
+    assert!(
+        warning.contains(&format!("from byte {}", one.len())),
+        "{warning}"
+    );
+    let records: Vec<String> = whole_members(&out)
+        .iter()
+        .map(|m| String::from_utf8_lossy(m).into_owned())
+        .collect();
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert!(
+        records[0].contains("<a href=http://h1/dir/rel1>"),
+        "{records:?}"
+    );
+    assert!(
+        records[1].contains("<a href=http://h3/dir/rel3>"),
+        "{records:?}"
+    );
+}
+
+/// A member damaged from its first deflate block (nothing decodes): the record in the
+/// member before it is whole (its CRC-32 checked), and rewritten.
+#[test]
+fn the_record_before_a_damaged_member_is_rewritten() {
+    let [one, three] = [gz(&relative(1)), gz(&relative(3))];
+    let mut two = gz(&relative(2));
+    // After the 10-byte header: block type 11, reserved (RFC 1951 §3.2.3), an error.
+    two[10..14].copy_from_slice(b"\xff\xff\xff\xff");
+    let file = [&one[..], &two, &three].concat();
+    let (out, warnings) = rewritten(&file);
+    assert!(
+        contains(&out, &two),
+        "the damaged member copied: {warnings:?}"
+    );
+    assert!(!contains(&out, &one), "record 1 rewritten: {warnings:?}");
+    assert!(!contains(&out, &three), "record 3 rewritten: {warnings:?}");
+}
