@@ -908,3 +908,30 @@ fn the_record_before_a_damaged_member_is_rewritten() {
     assert!(!contains(&out, &one), "record 1 rewritten: {warnings:?}");
     assert!(!contains(&out, &three), "record 3 rewritten: {warnings:?}");
 }
+
+/// A file cut inside its last record, after a link: the record passes through as it is,
+/// with its warning (it was written whole, with a new Content-Length, and for gzip in a
+/// new complete member: the truncation hidden from every later reader).
+#[test]
+fn a_truncated_record_is_copied_as_it_is() {
+    let last = record(2, "<a href=rel2>two</a> and some text after the link");
+    let cut = &last[..last.len() - 12];
+    let plain = [&relative(1)[..], cut].concat();
+    let (out, warnings) = rewritten(&plain);
+    assert!(out.ends_with(cut), "{warnings:?}");
+    assert!(
+        warnings.iter().any(|w| w.contains("truncated")),
+        "{warnings:?}"
+    );
+    let member = gz(&last);
+    let cut = &member[..member.len() - 12];
+    let gzipped = [&gz(&relative(1))[..], cut].concat();
+    let (out, warnings) = rewritten(&gzipped);
+    assert!(out.ends_with(cut), "{warnings:?}");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("cut short") || w.contains("truncated")),
+        "{warnings:?}"
+    );
+}

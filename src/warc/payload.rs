@@ -39,6 +39,9 @@ pub(crate) struct Analysis {
     pub document: Option<DocKind>,
     /// The URLs of the HTTP header fields.
     pub header_links: Vec<Link>,
+    /// The file ended inside the block ([`read_block`]): `rewrite` copies the record as
+    /// it is, never as a whole one.
+    pub truncated: bool,
 }
 
 impl Analysis {
@@ -113,6 +116,7 @@ pub(crate) fn analyze<R: Read>(
         prefix: Vec::new(),
         document: None,
         header_links: Vec::new(),
+        truncated: false,
     };
     let holds_http = warc_type.as_deref() == Some("application/http")
         || (kind == "revisit" && warc_type.is_none());
@@ -283,6 +287,7 @@ pub(crate) fn read_block<R: Read>(
             return Ok(());
         }
         warn_truncated(analysis, remaining - n, warn);
+        analysis.truncated = true;
     }
     Ok(())
 }

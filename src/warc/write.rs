@@ -399,7 +399,9 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             payload::read_block(&mut self.framing, &mut analysis, warn)?;
             let damaged = self.damaged_before(damaged_before, self.framing.position());
             match document {
-                Some(_) if damaged => None,
+                // GUIDE, Warnings: the damaged part passes through unchanged (a new
+                // Content-Length would make it look whole).
+                Some(_) if damaged || analysis.truncated => None,
                 Some(kind) => rewritten_block(&analysis, kind, self.options, warn)?,
                 None => None,
             }
