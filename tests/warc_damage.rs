@@ -935,3 +935,35 @@ fn a_truncated_record_is_copied_as_it_is() {
         "{warnings:?}"
     );
 }
+
+/// A record that is not a document (an image) whose `Content-Length` runs far past the
+/// end of the file, the next records within the bytes read with its HTTP head: they are
+/// read (the block is taken to end where they start), and `rewrite` copies the image's
+/// bytes as they are and rewrites them. They were swallowed: no link, one warning saying
+/// the file was truncated.
+#[test]
+fn overlong_non_document_records_end_at_the_next_record() {
+    let http = "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n\u{1}PNG....";
+    let image = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:png>\r\n\
+         WARC-Target-URI: http://h/i.png\r\nContent-Type: application/http\r\n\
+         Content-Length: 1000000000000\r\n\r\n{http}\r\n\r\n"
+    );
+    let file = [image.as_bytes(), &relative(1), &relative(2)].concat();
+    let (found, warnings) = links(&file);
+    assert_eq!(
+        found,
+        ["http://h1/dir/rel1", "http://h2/dir/rel2"],
+        "{warnings:?}"
+    );
+    let overlong = format!("a record starts at byte {}", image.len());
+    assert!(
+        warnings.iter().any(|w| w.contains(&overlong)),
+        "{warnings:?}"
+    );
+    let (out, _) = rewritten(&file);
+    assert!(out.starts_with(image.as_bytes()));
+    let (found, _) = links(&out);
+    assert_eq!(found, ["http://h1/dir/rel1", "http://h2/dir/rel2"]);
+    assert!(contains(&out, b"<a href=http://h2/dir/rel2>"));
+}

@@ -505,7 +505,6 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         match plan {
             Plan::Plain => {
                 self.out.write_all(&analysis.head.raw)?;
-                self.out.write_all(&analysis.prefix)?;
                 let out = &mut self.out;
                 payload::copy_block(&mut self.framing, analysis, &mut |b| out.write_all(b), warn)
             }
@@ -533,7 +532,6 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             }
             Plan::Recompress => {
                 self.member_write(&analysis.head.raw)?;
-                self.member_write(&analysis.prefix)?;
                 // The compressed bytes of what is recompressed are not kept (each input
                 // byte goes out once, and they would grow with the record); damage keeps
                 // them again from where it is found.
