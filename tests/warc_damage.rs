@@ -830,3 +830,140 @@ fn a_member_beginning_inside_the_first_records_head() {
         assert_eq!(found, ["http://a/x"]);
     }
 }
+
+/// Every member's decompressed bytes, the members that do not decompress left out.
+fn whole_members(mut file: &[u8]) -> Vec<Vec<u8>> {
+    let mut members = Vec::new();
+    while !file.is_empty() {
+        let mut decoder = flate2::bufread::GzDecoder::new(file);
+        let mut plain = Vec::new();
+        match decoder.read_to_end(&mut plain) {
+            Ok(_) => {
+                members.push(plain);
+                file = decoder.into_inner();
+            }
+            Err(_) => match file[1..].windows(3).position(|w| w == b"\x1f\x8b\x08") {
+                Some(next) => file = &file[1 + next..],
+                None => break,
+            },
+        }
+    }
+    members
+}
+
+/// RFC 1952 §2.3.1: a damaged member whose deflate data still decodes, past its record's
+/// end (bytes after the record), its CRC-32 wrong: the damage is found only after the
+/// record was read. Its member is copied as it is, once, and the record after it is
+/// written once (it was written twice, copied then rewritten, and the damaged member
+/// re-encoded as a valid one).
+#[test]
+fn damage_found_after_its_records_end_is_copied_as_it_is() {
+    let [one, three] = [gz(&relative(1)), gz(&relative(3))];
+    let mut two = gz(&[relative(2), b"garbage".to_vec()].concat());
+    let crc = two.len() - 8;
+    two[crc] ^= 0x55;
+    let file = [&one[..], &two, &three].concat();
+    let (out, warnings) = rewritten(&file);
+    assert!(
+        contains(&out, &two),
+        "the damaged member copied: {warnings:?}"
+    );
+    let warning = warnings
+        .iter()
+        .find(|w| w.contains("damaged gzip data"))
+        .unwrap_or_else(|| panic!("{warnings:?}"));
+    assert!(
+        warning.contains(&format!("from byte {}", one.len())),
+        "{warning}"
+    );
+    let records: Vec<String> = whole_members(&out)
+        .iter()
+        .map(|m| String::from_utf8_lossy(m).into_owned())
+        .collect();
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert!(
+        records[0].contains("<a href=http://h1/dir/rel1>"),
+        "{records:?}"
+    );
+    assert!(
+        records[1].contains("<a href=http://h3/dir/rel3>"),
+        "{records:?}"
+    );
+}
+
+/// A member damaged from its first deflate block (nothing decodes): the record in the
+/// member before it is whole (its CRC-32 checked), and rewritten.
+#[test]
+fn the_record_before_a_damaged_member_is_rewritten() {
+    let [one, three] = [gz(&relative(1)), gz(&relative(3))];
+    let mut two = gz(&relative(2));
+    // After the 10-byte header: block type 11, reserved (RFC 1951 §3.2.3), an error.
+    two[10..14].copy_from_slice(b"\xff\xff\xff\xff");
+    let file = [&one[..], &two, &three].concat();
+    let (out, warnings) = rewritten(&file);
+    assert!(
+        contains(&out, &two),
+        "the damaged member copied: {warnings:?}"
+    );
+    assert!(!contains(&out, &one), "record 1 rewritten: {warnings:?}");
+    assert!(!contains(&out, &three), "record 3 rewritten: {warnings:?}");
+}
+
+/// A file cut inside its last record, after a link: the record passes through as it is,
+/// with its warning (it was written whole, with a new Content-Length, and for gzip in a
+/// new complete member: the truncation hidden from every later reader).
+#[test]
+fn a_truncated_record_is_copied_as_it_is() {
+    let last = record(2, "<a href=rel2>two</a> and some text after the link");
+    let cut = &last[..last.len() - 12];
+    let plain = [&relative(1)[..], cut].concat();
+    let (out, warnings) = rewritten(&plain);
+    assert!(out.ends_with(cut), "{warnings:?}");
+    assert!(
+        warnings.iter().any(|w| w.contains("truncated")),
+        "{warnings:?}"
+    );
+    let member = gz(&last);
+    let cut = &member[..member.len() - 12];
+    let gzipped = [&gz(&relative(1))[..], cut].concat();
+    let (out, warnings) = rewritten(&gzipped);
+    assert!(out.ends_with(cut), "{warnings:?}");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("cut short") || w.contains("truncated")),
+        "{warnings:?}"
+    );
+}
+
+/// A record that is not a document (an image) whose `Content-Length` runs far past the
+/// end of the file, the next records within the bytes read with its HTTP head: they are
+/// read (the block is taken to end where they start), and `rewrite` copies the image's
+/// bytes as they are and rewrites them. They were swallowed: no link, one warning saying
+/// the file was truncated.
+#[test]
+fn overlong_non_document_records_end_at_the_next_record() {
+    let http = "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n\u{1}PNG....";
+    let image = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:png>\r\n\
+         WARC-Target-URI: http://h/i.png\r\nContent-Type: application/http\r\n\
+         Content-Length: 1000000000000\r\n\r\n{http}\r\n\r\n"
+    );
+    let file = [image.as_bytes(), &relative(1), &relative(2)].concat();
+    let (found, warnings) = links(&file);
+    assert_eq!(
+        found,
+        ["http://h1/dir/rel1", "http://h2/dir/rel2"],
+        "{warnings:?}"
+    );
+    let overlong = format!("a record starts at byte {}", image.len());
+    assert!(
+        warnings.iter().any(|w| w.contains(&overlong)),
+        "{warnings:?}"
+    );
+    let (out, _) = rewritten(&file);
+    assert!(out.starts_with(image.as_bytes()));
+    let (found, _) = links(&out);
+    assert_eq!(found, ["http://h1/dir/rel1", "http://h2/dir/rel2"]);
+    assert!(contains(&out, b"<a href=http://h2/dir/rel2>"));
+}

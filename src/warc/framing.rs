@@ -19,6 +19,9 @@ const HEAD_LIMIT: usize = 16 << 20;
 /// none (up to the next `WARC/` line), rather than swallowing the rest of the file.
 const MAX_LENGTH: u64 = 1 << 40;
 
+/// The most bytes [`Framing::probe_member_end`] reads ahead in a record's gzip member.
+const PROBE_LIMIT: usize = 1 << 20;
+
 /// A record's version line and named fields, as read.
 #[derive(Debug, Clone)]
 pub(crate) struct Head {
@@ -368,6 +371,41 @@ impl<R: Read> Framing<R> {
             has_length: length.is_some(),
             oversized,
         }))
+    }
+
+    /// `rewrite`, after a record that began a gzip member (decompressed offset
+    /// `member_start`): reads on in that member until it is known whole (the next member
+    /// begins: the decoder checked its CRC-32 and length, RFC 1952 §2.3.1; or the input
+    /// ends) or damaged, or until a record starts in it, at most [`PROBE_LIMIT`] bytes, then
+    /// gives them back. The damage of a
+    /// member is found at its end, which may come after the record's: the record is then
+    /// known damaged before it is written, not after.
+    pub fn probe_member_end(&mut self, member_start: u64) -> Result<(), Error> {
+        let damaged_before = self.input.get_ref().damaged;
+        let mut ahead = Vec::new();
+        loop {
+            let stream = self.input.get_ref();
+            if stream.member_after(member_start).is_some()
+                || stream.damaged != damaged_before
+                || ahead.len() >= PROBE_LIMIT
+            {
+                break;
+            }
+            let buf = self.input.fill_buf().map_err(stream_error)?;
+            if buf.is_empty() || memchr::memmem::find(buf, b"WARC/").is_some() {
+                // The end of the input, or a pause after damage; or a record after this
+                // one in the member: it holds several, and damage found further in it is
+                // copied from where it is found.
+                break;
+            }
+            ahead.extend_from_slice(buf);
+            let n = buf.len();
+            self.input.consume(n);
+        }
+        if !ahead.is_empty() {
+            self.give_back(&ahead);
+        }
+        Ok(())
     }
 
     /// The record's block, `length` bytes at most (fewer when the file ends first).

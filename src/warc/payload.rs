@@ -39,6 +39,9 @@ pub(crate) struct Analysis {
     pub document: Option<DocKind>,
     /// The URLs of the HTTP header fields.
     pub header_links: Vec<Link>,
+    /// The file ended inside the block ([`read_block`]): `rewrite` copies the record as
+    /// it is, never as a whole one.
+    pub truncated: bool,
 }
 
 impl Analysis {
@@ -113,6 +116,7 @@ pub(crate) fn analyze<R: Read>(
         prefix: Vec::new(),
         document: None,
         header_links: Vec::new(),
+        truncated: false,
     };
     let holds_http = warc_type.as_deref() == Some("application/http")
         || (kind == "revisit" && warc_type.is_none());
@@ -297,6 +301,7 @@ pub(crate) fn read_block<R: Read>(
             return Ok(());
         }
         warn_truncated(analysis, remaining - n, warn);
+        analysis.truncated = true;
     }
     Ok(())
 }
@@ -355,7 +360,8 @@ fn warn_overlong<R: Read>(
     });
 }
 
-/// Skips the rest of the block, writing it to `out`.
+/// Writes the block's bytes read so far (`analysis.prefix`) to `out`, then skips the
+/// rest of the block, writing it to `out` too.
 pub(crate) fn copy_block<R: Read>(
     framing: &mut Framing<R>,
     analysis: &Analysis,
@@ -363,28 +369,40 @@ pub(crate) fn copy_block<R: Read>(
     warn: &mut dyn FnMut(Warning),
 ) -> Result<(), Error> {
     let remaining = analysis.head.length - analysis.prefix.len() as u64;
+    // From a record start seen in the block on, the bytes are held (up to a window), in
+    // case the block runs past the end of the file: then that record is read. The bytes
+    // read with the HTTP head (up to 4 KiB, or what was sniffed) are looked in too, from
+    // the head's end.
+    let prefix = &analysis.prefix;
+    let from = analysis
+        .http
+        .as_ref()
+        .map_or(0, |http| http.len.min(prefix.len()));
+    let mut held: Option<Vec<u8>> = None;
+    match line_start_version(
+        &prefix[from..],
+        if from == 0 { b'\n' } else { prefix[from - 1] },
+    ) {
+        Some(p) => {
+            let p = from + p;
+            let line_ends = line_ends_before(&prefix[..p]);
+            out(&prefix[..p - line_ends])?;
+            held = Some(prefix[p - line_ends..].to_vec());
+        }
+        None => out(prefix)?,
+    }
     let mut block = framing.block(remaining);
     let mut copied = 0;
-    // From a record start seen in the block on, the bytes are held (up to a window), in
-    // case the block runs past the end of the file: then that record is read.
-    let mut held: Option<Vec<u8>> = None;
     let mut looking = true;
-    let mut last = b'\n';
+    let mut last = prefix.last().copied().unwrap_or(b'\n');
     // Straight from the reader's buffer: no buffer of its own to fill (or zero).
     loop {
         let n = match block.fill_buf() {
             Ok([]) => break,
             Ok(bytes) => {
                 if looking && held.is_none() {
-                    let starts = memchr::memmem::find_iter(bytes, b"WARC/")
-                        .find(|&p| (if p == 0 { last } else { bytes[p - 1] }) == b'\n');
-                    if let Some(p) = starts {
-                        let line_ends = bytes[..p]
-                            .iter()
-                            .rev()
-                            .take(4)
-                            .take_while(|&&b| b == b'\r' || b == b'\n')
-                            .count();
+                    if let Some(p) = line_start_version(bytes, last) {
+                        let line_ends = line_ends_before(&bytes[..p]);
                         out(&bytes[..p - line_ends])?;
                         held = Some(bytes[p - line_ends..].to_vec());
                     } else {
@@ -432,6 +450,22 @@ pub(crate) fn copy_block<R: Read>(
     }
     out(&window)?;
     Ok(())
+}
+
+/// Where `WARC/` starts a line in `bytes` (`before` is the byte before them).
+fn line_start_version(bytes: &[u8], before: u8) -> Option<usize> {
+    memchr::memmem::find_iter(bytes, b"WARC/")
+        .find(|&p| (if p == 0 { before } else { bytes[p - 1] }) == b'\n')
+}
+
+/// How many line-end bytes (at most the two CRLFs that end a record) end `bytes`.
+fn line_ends_before(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .rev()
+        .take(4)
+        .take_while(|&&b| b == b'\r' || b == b'\n')
+        .count()
 }
 
 fn warn_truncated(analysis: &Analysis, missing: u64, warn: &mut dyn FnMut(Warning)) {

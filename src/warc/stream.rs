@@ -422,6 +422,10 @@ struct Pending {
     reason: String,
     /// The bytes are after a member that ended whole (not inside a damaged one).
     after_member: bool,
+    /// The decompressed bytes before this offset are whole: those of the members before
+    /// the damaged one (each ended with its CRC-32 checked, RFC 1952 §2.3.1), or all
+    /// produced before bytes that are not a member.
+    whole_until: u64,
     /// A read is to return 0 once when the search ends (the damaged member gave bytes).
     pause: bool,
 }
@@ -448,8 +452,8 @@ pub(crate) struct Stream<R> {
     body: Body<R>,
     /// Decompressed bytes produced so far.
     pub produced: u64,
-    /// How many decompressed bytes had been produced when the first damage since the last
-    /// reset (`None`) was found: a record whose bytes all came before it is whole.
+    /// Since the last reset (`None`), where the bytes known whole end (the least of every
+    /// damage found since): a record whose bytes all came before it is whole.
     pub damage_produced: Option<u64>,
     /// Decompressed bytes given back, produced again first.
     replay: Vec<u8>,
@@ -672,12 +676,9 @@ impl<R: Read> Stream<R> {
     ) -> io::Result<bool> {
         self.damaged += 1;
         // Bytes that are not a member after a whole one leave what it produced whole; a
-        // damaged member (corrupt, a bad CRC, cut) leaves nothing known to be whole.
-        let whole_until = if pending.after_member {
-            self.produced
-        } else {
-            0
-        };
+        // damaged member (corrupt, a bad CRC, cut) leaves what the members before it
+        // produced whole, not its own bytes.
+        let whole_until = pending.whole_until;
         self.damage_produced = Some(
             self.damage_produced
                 .map_or(whole_until, |p| p.min(whole_until)),
@@ -729,6 +730,15 @@ impl<R: Read> Stream<R> {
             .or(self.skipping.as_ref().map(|p| p.found_at))
     }
 
+    /// Where the first damage not reported yet starts in the file (a paused search's
+    /// included): the damaged member's start, or the first byte that is not a member.
+    pub fn first_damage_offset(&self) -> Option<u64> {
+        self.damage
+            .first()
+            .map(|d| d.offset)
+            .or(self.skipping.as_ref().map(|p| p.offset))
+    }
+
     /// Decompresses the member starting in `tee` whole ([`Whole`]), if it can: `true`
     /// when it did, its compressed bytes consumed.
     fn decompress_whole(&mut self, tee: &mut Tee<R>) -> io::Result<bool> {
@@ -767,6 +777,7 @@ impl<R: Read> Stream<R> {
                     Err(error) => {
                         let member = self.members.back().copied();
                         let member_start = member.map_or(0, |m| m.compressed);
+                        let whole_until = member.map_or(0, |m| m.decompressed);
                         let produced = member.is_some_and(|m| m.decompressed < self.produced);
                         let mut tee = self.park(decoder);
                         let found_at = tee.consumed;
@@ -789,6 +800,7 @@ impl<R: Read> Stream<R> {
                             found_at,
                             reason: error.to_string(),
                             after_member: false,
+                            whole_until,
                             pause: produced,
                         };
                         let paused = self.damaged_member(&mut tee, pending, member_start)?;
@@ -831,6 +843,7 @@ impl<R: Read> Stream<R> {
                             found_at: offset,
                             reason: "bytes that are not a gzip member".to_owned(),
                             after_member: true,
+                            whole_until: self.produced,
                             pause: false,
                         };
                         if std::mem::take(&mut self.lean) {

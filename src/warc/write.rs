@@ -399,7 +399,9 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             payload::read_block(&mut self.framing, &mut analysis, warn)?;
             let damaged = self.damaged_before(damaged_before, self.framing.position());
             match document {
-                Some(_) if damaged => None,
+                // GUIDE, Warnings: the damaged part passes through unchanged (a new
+                // Content-Length would make it look whole).
+                Some(_) if damaged || analysis.truncated => None,
                 Some(kind) => rewritten_block(&analysis, kind, self.options, warn)?,
                 None => None,
             }
@@ -413,12 +415,26 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         // record gets its own).
         let read_trailer = self.framing.end_of_record(&record, warn)?;
         let trailer: &[u8] = &read_trailer;
+        if plan == Plan::Hold {
+            // RFC 1952 §2.3.1: a member's CRC-32 is checked at its end, which may be after
+            // the record's: known before the record is written.
+            self.framing.probe_member_end(start)?;
+        }
         self.framing.previous = Some(record.clone());
         let damage_found_at = self.framing.input.get_ref().first_damage_found_at();
+        let damage_offset = self.framing.input.get_ref().first_damage_offset();
         self.framing.report_damage(warn);
         let end = self.framing.position();
         let damaged = self.damaged_before(damaged_before, end);
-        let new_record = match changed {
+        if changed.is_some() && damaged {
+            // GUIDE, Compressed files: damaged gzip data is copied as it is, never
+            // re-encoded (what it decodes to is not the record).
+            warn(Warning::NotRewritten {
+                record: record.clone(),
+                reason: "its gzip member is damaged".to_owned(),
+            });
+        }
+        let new_record = match changed.filter(|_| !damaged) {
             Some(mut block) => match converted_head(&analysis, &mut block)? {
                 Ok(head) => Some((head, block)),
                 Err(reason) => {
@@ -434,6 +450,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         }
         let done = Done {
             damage_found_at,
+            damage_offset,
             plan,
             start,
             end,
@@ -488,7 +505,6 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         match plan {
             Plan::Plain => {
                 self.out.write_all(&analysis.head.raw)?;
-                self.out.write_all(&analysis.prefix)?;
                 let out = &mut self.out;
                 payload::copy_block(&mut self.framing, analysis, &mut |b| out.write_all(b), warn)
             }
@@ -516,7 +532,6 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             }
             Plan::Recompress => {
                 self.member_write(&analysis.head.raw)?;
-                self.member_write(&analysis.prefix)?;
                 // The compressed bytes of what is recompressed are not kept (each input
                 // byte goes out once, and they would grow with the record); damage keeps
                 // them again from where it is found.
@@ -544,6 +559,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
     ) -> Result<(), Error> {
         let Done {
             damage_found_at,
+            damage_offset,
             plan,
             start,
             end,
@@ -630,13 +646,14 @@ impl<R: Read, W: Write> Job<'_, R, W> {
                     None if held_block => original(&mut member)?,
                     None => member.write_all(trailer)?,
                 }
-                match damage_found_at {
+                match damage_offset {
                     // Damage after the record's member (the record is whole): the damaged
-                    // bytes are passed on as they are, after it.
-                    Some(found_at) if self.gzip => {
+                    // bytes, from the damaged member's start (the bytes before the damage
+                    // was found are as damaged), are passed on as they are, after it.
+                    Some(offset) if self.gzip => {
                         self.close_member()?;
                         let tee = self.framing.input.get_mut().tee();
-                        tee.drop_kept_before(found_at);
+                        tee.drop_kept_before(offset);
                         self.forward(Some(end))?;
                     }
                     _ => self.drop_kept_to(end),
@@ -737,6 +754,8 @@ impl<W: Write> Write for MemberWriter<'_, W> {
 struct Done {
     /// Where the first damage in the record was found in the (compressed) file.
     damage_found_at: Option<u64>,
+    /// Where that damage starts in the (compressed) file.
+    damage_offset: Option<u64>,
     plan: Plan,
     start: u64,
     end: u64,
