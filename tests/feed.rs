@@ -536,3 +536,34 @@ fn markup_inside_html_content_is_a_warning() {
         );
     }
 }
+
+/// A feed's URL with a scheme is taken as HTML takes one: as it is by RFC 1808, its dot
+/// segments removed by RFC 3986, parsed by the URL Standard (a feed `<link>` kept
+/// `http://a/b/../g` and `HTTP://X:80/y` by every standard, while the same URL in its
+/// HTML content was resolved).
+#[test]
+fn a_url_with_a_scheme_by_each_standard() {
+    let feed = br#"<feed xmlns="http://www.w3.org/2005/Atom"><link href="http://a/b/../g"/><icon>HTTP://X:80/y</icon><entry><content type="html">&lt;a href="http://a/b/../c"&gt;</content></entry></feed>"#;
+    for (standard, expected) in [
+        (
+            absolve::Standard::Rfc1808,
+            ["http://a/b/../g", "HTTP://X:80/y", "http://a/b/../c"],
+        ),
+        (
+            absolve::Standard::Rfc3986,
+            ["http://a/g", "HTTP://X:80/y", "http://a/c"],
+        ),
+        (
+            absolve::Standard::Whatwg,
+            ["http://a/g", "http://x/y", "http://a/c"],
+        ),
+    ] {
+        let options = Options {
+            standard,
+            ..Options::default()
+        };
+        let done = in_chunks_with(feed, feed.len(), &options);
+        let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.as_str()).collect();
+        assert_eq!(resolved, expected, "{standard:?}");
+    }
+}

@@ -10,6 +10,7 @@ use super::{MAX_DEPTH, MAX_HELD, MAX_SCOPE_BYTES, Warning, xhtml};
 use crate::base::{Base, BaseSource};
 use crate::html::{Collected, Options, Sink};
 use crate::links::{Kept, Link};
+use crate::url::Standard;
 use arrayvec::ArrayVec;
 use encoding_rs::Encoding;
 use quick_xml::Reader;
@@ -1048,8 +1049,8 @@ fn declared_encoding(bytes: &[u8]) -> Option<&'static Encoding> {
 }
 
 /// The resolved form of a reference, as the HTML rewriter resolves one (WHATWG URL
-/// parser's trimming; a scheme, an empty or fragment-only reference, or no base leaves
-/// it as it is), and why it was kept if the caller's test kept it.
+/// parser's trimming; an empty or fragment-only reference, or no base, leaves it as it
+/// is, and so does a scheme by RFC 1808), and why it was kept if the caller's test kept it.
 fn resolve<'a>(reference: &'a str, base: &Base, options: &Options) -> (Cow<'a, str>, Option<Kept>) {
     let trimmed = reference.trim_matches(|c: char| c <= ' ');
     let cleaned: Cow<str> = if trimmed.contains(['\t', '\n', '\r']) {
@@ -1057,10 +1058,14 @@ fn resolve<'a>(reference: &'a str, base: &Base, options: &Options) -> (Cow<'a, s
     } else {
         Cow::Borrowed(trimmed)
     };
+    // As in HTML: a reference with a scheme is returned as it is by RFC 1808 (§4 step 2b),
+    // has its dot segments removed by RFC 3986 (§5.2.2) and is parsed by the URL Standard
+    // (also with no base).
+    let absolute = crate::url::has_scheme(&cleaned);
     let keep = cleaned.is_empty()
         || (!options.resolve_fragments && cleaned.starts_with('#'))
-        || crate::url::has_scheme(&cleaned)
-        || base.url().is_none();
+        || (options.standard == Standard::Rfc1808 && absolute)
+        || (base.url().is_none() && !(options.standard == Standard::Whatwg && absolute));
     if keep {
         return (Cow::Borrowed(reference), None);
     }
