@@ -53,6 +53,14 @@ fn help_goes_to_standard_output_with_examples() {
         "{rewrite}"
     );
     assert!(!rewrite.contains("every file"), "{rewrite}");
+    // `-h`'s one line for --format names every format before clap's list (it left out
+    // wacz and feed).
+    let short = String::from_utf8(absolve(&["links", "-h"], b"").stdout).unwrap();
+    let format = short.lines().find(|l| l.contains("--format")).unwrap();
+    let format = format.split(" [default").next().unwrap();
+    for name in ["html", "mime", "mbox", "css", "warc", "wacz", "feed"] {
+        assert!(format.contains(name), "{format}");
+    }
 }
 
 #[test]

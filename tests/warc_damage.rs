@@ -967,3 +967,33 @@ fn overlong_non_document_records_end_at_the_next_record() {
     assert_eq!(found, ["http://h1/dir/rel1", "http://h2/dir/rel2"]);
     assert!(contains(&out, b"<a href=http://h2/dir/rel2>"));
 }
+
+/// An HTTP head with no blank line after it: the body's lines are taken as (invalid,
+/// ignored) header fields and nothing of them is read; that is said (it was silent: 0
+/// links, status 0). A head that merely ends with the block, all its lines fields, is
+/// accepted quietly.
+#[test]
+fn a_head_without_its_blank_line_that_swallows_the_body_is_warned_about() {
+    let warc = |block: &[u8]| {
+        let mut record = format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:h>\r\nWARC-Target-URI: http://e.com/d/p.html\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+            block.len()
+        )
+        .into_bytes();
+        record.extend_from_slice(block);
+        record.extend_from_slice(b"\r\n\r\n");
+        record
+    };
+    let swallowed = warc(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n<html><a href=\"a.html\">a</a>\r\n<img src=x.png>\r\n",
+    );
+    let (_, warnings) = links(&swallowed);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("urn:uuid:h") && w.contains("no blank line ends the head: 2 lines")),
+        "{warnings:?}"
+    );
+    let head_only = warc(b"HTTP/1.1 304 Not Modified\r\nETag: \"x\"\r\n Folded: on\r\n");
+    assert_eq!(links(&head_only), (vec![], vec![]));
+}

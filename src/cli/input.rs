@@ -94,7 +94,7 @@ pub struct InputArgs {
     /// The older spelling of --spec: 1808 or 3986.
     #[arg(long = "rfc", value_name = "1808|3986", value_parser = super::resolve::parse_rfc)]
     pub rfc: Option<Standard>,
-    /// The input format (any case): auto, html, mime, mbox, css or warc.
+    /// The input format (any case): auto, html, mime, mbox, css, warc, wacz or feed.
     #[arg(long, value_enum, default_value = "auto", ignore_case = true)]
     pub format: Format,
     /// WARC: also take the HTTP Content-Base and Content-Location header fields as bases

@@ -226,6 +226,17 @@ fn read_http_head<R: Read>(
                 whole.extend_from_slice(b"\r\n\r\n");
                 if let Ok(Some(mut head)) = HttpHead::parse(&whole) {
                     head.len = analysis.prefix.len();
+                    let ignored = field_lines(&analysis.prefix).saturating_sub(head.headers.len());
+                    if ignored > 0 {
+                        // Lines that are no header fields (the body, its blank line lost)
+                        // were passed over as the head: nothing of them is read.
+                        warn(Warning::BadHttp {
+                            record: analysis.head.record.clone(),
+                            reason: format!(
+                                "no blank line ends the head: {ignored} lines that are no header fields (the body?) taken into it and not read"
+                            ),
+                        });
+                    }
                     analysis.http = Some(head);
                     return Ok(());
                 }
@@ -244,6 +255,19 @@ fn read_http_head<R: Read>(
             }
         }
     }
+}
+
+/// The lines of an HTTP head after its status line that would each be a header field:
+/// not empty, not a continuation of the one before (obsolete line folding, RFC 7230
+/// §3.2.4).
+fn field_lines(head: &[u8]) -> usize {
+    head.split(|&b| b == b'\n')
+        .skip(1)
+        .filter(|line| {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            !line.is_empty() && !matches!(line[0], b' ' | b'\t')
+        })
+        .count()
 }
 
 /// The most bytes [`read_block`] reserves ahead on the word of a `Content-Length`.
