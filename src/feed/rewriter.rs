@@ -10,7 +10,6 @@ use super::{MAX_DEPTH, MAX_HELD, MAX_SCOPE_BYTES, Warning, xhtml};
 use crate::base::{Base, BaseSource};
 use crate::html::{Collected, Options, Sink};
 use crate::links::{Kept, Link};
-use crate::url::Standard;
 use arrayvec::ArrayVec;
 use encoding_rs::Encoding;
 use quick_xml::Reader;
@@ -1058,14 +1057,10 @@ fn resolve<'a>(reference: &'a str, base: &Base, options: &Options) -> (Cow<'a, s
     } else {
         Cow::Borrowed(trimmed)
     };
-    // As in HTML: a reference with a scheme is returned as it is by RFC 1808 (§4 step 2b),
-    // has its dot segments removed by RFC 3986 (§5.2.2) and is parsed by the URL Standard
-    // (also with no base).
-    let absolute = crate::url::has_scheme(&cleaned);
+    // As in HTML.
     let keep = cleaned.is_empty()
         || (!options.resolve_fragments && cleaned.starts_with('#'))
-        || (options.standard == Standard::Rfc1808 && absolute)
-        || (base.url().is_none() && !(options.standard == Standard::Whatwg && absolute));
+        || crate::url::returned_as_written(options.standard, &cleaned, base.url().is_some());
     if keep {
         return (Cow::Borrowed(reference), None);
     }

@@ -8,7 +8,6 @@ use super::values::{escape_attribute, url_ranges};
 use super::{Options, Rewriter, Sink, Warning, attributes::Syntax};
 use crate::base::Base;
 use crate::links::{Kept, Link, LinkRef, NOWHERE};
-use crate::url::Standard;
 use encoding_rs::Encoding;
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -563,15 +562,11 @@ pub(crate) fn resolve<'a>(
     encoding: &'static Encoding,
 ) -> Resolved<'a> {
     let cleaned = as_url_parser_reads(reference);
-    let whatwg = options.standard == Standard::Whatwg;
     // By the URL Standard an absolute URL is parsed too (and serialized as a browser
-    // does: `HTTP://H` is `http://h/`); by RFC 3986 its dot segments are removed (§5.2.2:
-    // "if defined(R.scheme) then ... T.path = remove_dot_segments(R.path)", so
-    // `http://a/../g` is `http://a/g`); by RFC 1808 it is returned as it is (§4 step 2b).
+    // does: `HTTP://H` is `http://h/`).
     let keep = cleaned.is_empty()
         || (fragments == FragmentRule::Keep && cleaned.starts_with('#'))
-        || (options.standard == Standard::Rfc1808 && crate::url::has_scheme(&cleaned))
-        || (base.url().is_none() && !(whatwg && crate::url::has_scheme(&cleaned)));
+        || crate::url::returned_as_written(options.standard, &cleaned, base.url().is_some());
     if keep {
         return Resolved::unchanged(reference, None);
     }

@@ -358,6 +358,20 @@ impl ParsedBase {
     }
 }
 
+/// Whether `reference` (as the URL parser reads it: trimmed, tabs and newlines out) is
+/// returned as it is by `standard` for the scheme it has or the base it lacks: a reference
+/// with a scheme by RFC 1808 (§4 step 2b; RFC 3986 removes its dot segments, §5.2.2, and
+/// the URL Standard parses it), and with no base any reference but, by the URL Standard,
+/// one with a scheme (§3.4).
+pub(crate) fn returned_as_written(standard: Standard, reference: &str, has_base: bool) -> bool {
+    let absolute = has_scheme(reference);
+    match standard {
+        Standard::Rfc1808 => absolute || !has_base,
+        Standard::Rfc3986 => !has_base,
+        Standard::Whatwg => !has_base && !absolute,
+    }
+}
+
 /// Whether `reference` starts with a scheme name (RFC 1808 §2.4.2), which makes it
 /// absolute (§4 step 2b).
 ///
