@@ -531,3 +531,63 @@ fn header_urls_the_url_standard_rejects_are_warned_about() {
     let a = links.iter().find(|l| l["element"] == "a").unwrap();
     assert_eq!(a["resolved"], "http://example.com/d/p.html");
 }
+
+/// ISO 28500 §4 writes header fields in UTF-8. A `WARC-Target-URI` holding another byte
+/// (`caf\xE9`, Latin-1) names the URL of that byte, `caf%E9`, not of U+FFFD; `rewrite`
+/// writes the header back with its bytes as they were (it rebuilt it from lossy text:
+/// `caf\xEF\xBF\xBD`); a warning names the record and the fields.
+#[test]
+fn header_bytes_that_are_not_utf8_are_kept() {
+    let body = b"<a href=\"x.html\">x</a>";
+    let mut http = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    http.extend_from_slice(body);
+    let mut warc = b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\n".to_vec();
+    warc.extend_from_slice(b"WARC-Target-URI: http://example.com/caf\xE9/page\r\n");
+    warc.extend_from_slice(b"X-Note: \xFF raw\n");
+    warc.extend_from_slice(
+        format!(
+            "Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+            http.len()
+        )
+        .as_bytes(),
+    );
+    warc.extend_from_slice(&http);
+    warc.extend_from_slice(b"\r\n\r\n");
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("latin1.warc");
+    std::fs::write(&input, &warc).unwrap();
+
+    let out = run(&["links", arg(&input)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let links = json_lines(&out.stdout);
+    assert_eq!(links.len(), 1);
+    assert_eq!(links[0]["target_uri"], "http://example.com/caf%E9/page");
+    assert_eq!(links[0]["resolved"], "http://example.com/caf%E9/x.html");
+    assert!(
+        stderr(&out).contains(
+            "record 1 <urn:uuid:1> (at byte 0): header fields WARC-Target-URI, X-Note hold bytes that are not UTF-8"
+        ),
+        "{}",
+        stderr(&out)
+    );
+
+    let output = dir.path().join("out.warc");
+    let out = run(&["rewrite", arg(&input), "-o", arg(&output)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let written = std::fs::read(&output).unwrap();
+    let kept = |line: &[u8]| written.windows(line.len()).any(|w| w == line);
+    assert!(kept(
+        b"\r\nWARC-Target-URI: http://example.com/caf\xE9/page\r\n"
+    ));
+    assert!(
+        kept(b"\r\nX-Note: \xFF raw\n"),
+        "the line and its LF ending kept"
+    );
+    assert!(kept(b"href=\"http://example.com/caf%E9/x.html\""));
+    assert!(kept(b"\r\nAbsolve-Original-Record-ID: <urn:uuid:1>\r\n"));
+    assert!(!kept("\u{FFFD}".as_bytes()));
+}

@@ -37,6 +37,9 @@ pub(crate) struct Head {
     pub has_length: bool,
     /// Whether the header block is over [`MAX_HEAD`] bytes (its fields beyond are not read).
     pub oversized: bool,
+    /// The names of the fields whose values hold bytes that are not UTF-8 (read
+    /// percent-encoded, by [`header_text`]).
+    pub not_utf8: Vec<String>,
 }
 
 impl Head {
@@ -316,6 +319,7 @@ impl<R: Read> Framing<R> {
         let mut line = Vec::new();
         let mut oversized = false;
         let mut length_field = None;
+        let mut not_utf8: Vec<String> = Vec::new();
         loop {
             line.clear();
             if self.read_line(&mut line)? == 0 && self.at_end()? {
@@ -332,9 +336,12 @@ impl<R: Read> Framing<R> {
             if raw.len() > MAX_HEAD {
                 oversized = true;
             }
-            let text = String::from_utf8_lossy(bare);
+            let (text, valid) = header_text(bare);
             if bare.starts_with(b" ") || bare.starts_with(b"\t") {
-                if let Some((_, value)) = fields.last_mut().filter(|_| !oversized) {
+                if let Some((name, value)) = fields.last_mut().filter(|_| !oversized) {
+                    if !valid && !not_utf8.contains(name) {
+                        not_utf8.push(name.clone());
+                    }
                     value.push(' ');
                     value.push_str(text.trim());
                 }
@@ -346,6 +353,9 @@ impl<R: Read> Framing<R> {
                     length_field = Some(value.trim().to_owned());
                 }
                 if !oversized {
+                    if !valid {
+                        not_utf8.push(name.to_owned());
+                    }
                     fields.push((name.to_owned(), value.trim().to_owned()));
                 }
             }
@@ -370,6 +380,7 @@ impl<R: Read> Framing<R> {
             length: length.unwrap_or(0),
             has_length: length.is_some(),
             oversized,
+            not_utf8,
         }))
     }
 
@@ -452,6 +463,25 @@ fn version_inside(line: &[u8]) -> Option<usize> {
 }
 
 /// A line ending (CRLF or LF) taken off.
+/// A header line as text. ISO 28500 §4 writes header fields in UTF-8; a byte that is
+/// not part of a UTF-8 sequence is read as its percent-encoding (`caf\xE9` as `caf%E9`:
+/// in `WARC-Target-URI`, the URL the bytes name, where a lossy U+FFFD would name another),
+/// and `false` says so. The header itself is written back from its bytes
+/// (`write::converted_head`), not from this text.
+pub(crate) fn header_text(line: &[u8]) -> (std::borrow::Cow<'_, str>, bool) {
+    if let Ok(text) = std::str::from_utf8(line) {
+        return (text.into(), true);
+    }
+    let mut text = String::with_capacity(line.len() + 8);
+    for chunk in line.utf8_chunks() {
+        text.push_str(chunk.valid());
+        for byte in chunk.invalid() {
+            text.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    (text.into(), false)
+}
+
 pub(crate) fn trim_line_end(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     line.strip_suffix(b"\r").unwrap_or(line)

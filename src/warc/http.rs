@@ -48,7 +48,9 @@ impl HttpHead {
                         .iter()
                         .map(|h| Header {
                             name: h.name.to_owned(),
-                            value: String::from_utf8_lossy(h.value).trim().to_owned(),
+                            // A byte that is not UTF-8 (RFC 9110 §5.5's obs-text) is
+                            // read as its percent-encoding: in a URL, what it names.
+                            value: super::framing::header_text(h.value).0.trim().to_owned(),
                             offset: h.value.as_ptr() as usize - block.as_ptr() as usize,
                         })
                         .collect();
@@ -361,6 +363,20 @@ mod tests {
         );
         let at = links[1].offset as usize;
         assert_eq!(&block[at..at + 5], b"s.css");
+    }
+
+    /// A header value byte that is not UTF-8 (obs-text) is read as its percent-encoding:
+    /// `Location: caf\xE9` names `caf%E9`, not a U+FFFD (`caf%EF%BF%BD`).
+    #[test]
+    fn header_bytes_that_are_not_utf8_are_percent_encoded() {
+        let block = b"HTTP/1.1 301 Moved\r\nLocation: /caf\xE9\r\n\r\n";
+        let head = HttpHead::parse(block).unwrap().unwrap();
+        assert_eq!(head.get("location"), Some("/caf%E9"));
+        let base = Base::retrieval_url("http://h/a/b").unwrap();
+        let links = header_links(&head, &base, Standard::Rfc1808, &mut |_, _| {
+            unreachable!("the RFCs reject nothing")
+        });
+        assert_eq!(links[0].resolved, "http://h/caf%E9");
     }
 
     /// A small body that decodes to more than the cap (a decompression bomb) is cut at

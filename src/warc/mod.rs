@@ -212,6 +212,21 @@ pub enum Warning {
         /// The coding and what was done.
         reason: String,
     },
+    /// Header fields holding bytes that are not UTF-8 (ISO 28500 §4 writes them in
+    /// UTF-8): their values are read with each such byte percent-encoded (`0xE9` as
+    /// `%E9`, so that a `WARC-Target-URI` names the URL its bytes do); the header is
+    /// written back with its bytes as they were.
+    #[error(
+        "{record}: {} {} bytes that are not UTF-8: read with those bytes percent-encoded (0xE9 as %E9), written back as they are",
+        match .fields.len() { 1 => "header field", _ => "header fields" },
+        match .fields.len() { 1 => format!("{} holds", .fields[0]), _ => format!("{} hold", .fields.join(", ")) }
+    )]
+    NotUtf8Header {
+        /// The record.
+        record: RecordRef,
+        /// The names of the fields, as written.
+        fields: Vec<String>,
+    },
     /// A `WARC-Target-URI` that cannot be a base: relative URLs stay as they are.
     #[error(
         "{record}: WARC-Target-URI {uri:?} is not an absolute URL: relative links are left as they are"

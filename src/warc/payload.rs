@@ -95,6 +95,12 @@ pub(crate) fn analyze<R: Read>(
     options: &Options,
     warn: &mut dyn FnMut(Warning),
 ) -> Result<Analysis, Error> {
+    if !head.not_utf8.is_empty() {
+        warn(Warning::NotUtf8Header {
+            record: head.record.clone(),
+            fields: head.not_utf8.clone(),
+        });
+    }
     let kind = head.kind();
     let target_uri = head.field("WARC-Target-URI").map(clean_target_uri);
     let retrieval = match &target_uri {

@@ -940,7 +940,11 @@ fn hashes(original: &RecordRef, block: &mut NewBlock) -> std::io::Result<Hashes>
 
 /// The header block of the record that replaces a changed record, whose new block is
 /// `block` (written after it, then two CRLFs); `Err` (inside) when a digest cannot be
-/// made.
+/// made. The header's lines are copied as they were, byte for byte (a value that is not
+/// UTF-8 included), but those of the fields the new block changes: `WARC-Record-ID`
+/// (the old one kept as [`ORIGINAL_RECORD_ID`]), `Content-Length` and the digests
+/// (ISO 28500 §5.2, §5.8, §5.9), written anew in their place, with the line ending
+/// they had, in place of the lines they had.
 fn converted_head(
     analysis: &Analysis,
     block: &mut NewBlock,
@@ -948,41 +952,79 @@ fn converted_head(
     let head: &Head = &analysis.head;
     let hashes = hashes(&head.record, block)?;
     let mut out = Vec::with_capacity(head.raw.len() + 256);
-    let version = head
-        .raw
-        .split(|&b| b == b'\n')
-        .next()
-        .unwrap_or(b"WARC/1.0");
-    out.extend_from_slice(super::framing::trim_line_end(version));
-    out.extend_from_slice(b"\r\n");
-    let mut field = |name: &str, value: &str| {
-        out.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(b": ");
-        out.extend_from_slice(value.as_bytes());
-        out.extend_from_slice(b"\r\n");
-    };
-    for (name, value) in &head.fields {
-        let value = match name.to_ascii_lowercase().as_str() {
-            "warc-record-id" => {
-                field(name, &record_id(&hashes.id));
-                field(ORIGINAL_RECORD_ID, value);
-                continue;
+    let mut lines = head.raw.split_inclusive(|&b| b == b'\n');
+    out.extend_from_slice(lines.next().unwrap_or(b"WARC/1.0\r\n"));
+    let mut replacing = false;
+    for line in lines {
+        let bare = super::framing::trim_line_end(line);
+        if bare.is_empty() {
+            break;
+        }
+        if bare.starts_with(b" ") || bare.starts_with(b"\t") {
+            if !replacing {
+                out.extend_from_slice(line);
             }
-            "content-length" => block.len().to_string(),
-            "warc-block-digest" => match digest(value, &hashes.block) {
-                Ok(digest) => digest,
-                Err(reason) => return Ok(Err(reason)),
-            },
-            "warc-payload-digest" => match digest(value, &hashes.payload) {
-                Ok(digest) => digest,
-                Err(reason) => return Ok(Err(reason)),
-            },
-            _ => value.clone(),
+            continue;
+        }
+        replacing = false;
+        let Some(name) = changed_field(bare) else {
+            out.extend_from_slice(line);
+            continue;
         };
-        field(name, &value);
+        replacing = true;
+        let value = head.field(name).unwrap_or_default();
+        let ending = &line[bare.len()..];
+        let mut field = |name: &str, value: &str| {
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(b": ");
+            out.extend_from_slice(value.as_bytes());
+            out.extend_from_slice(ending);
+        };
+        let written = written_name(bare);
+        match name {
+            "WARC-Record-ID" => {
+                field(&written, &record_id(&hashes.id));
+                field(ORIGINAL_RECORD_ID, value);
+            }
+            "Content-Length" => field(&written, &block.len().to_string()),
+            _ => {
+                let hash = match name {
+                    "WARC-Block-Digest" => &hashes.block,
+                    _ => &hashes.payload,
+                };
+                match digest(value, hash) {
+                    Ok(digest) => field(&written, &digest),
+                    Err(reason) => return Ok(Err(reason)),
+                }
+            }
+        }
     }
     out.extend_from_slice(b"\r\n");
     Ok(Ok(out))
+}
+
+/// The fields a new block changes, as [`converted_head`] names them.
+const CHANGED_FIELDS: [&str; 4] = [
+    "WARC-Record-ID",
+    "Content-Length",
+    "WARC-Block-Digest",
+    "WARC-Payload-Digest",
+];
+
+/// Which of [`CHANGED_FIELDS`] the header line `line` starts (names are
+/// case-insensitive, ISO 28500 §4).
+fn changed_field(line: &[u8]) -> Option<&'static str> {
+    let colon = line.iter().position(|&b| b == b':')?;
+    let name = line[..colon].trim_ascii();
+    CHANGED_FIELDS
+        .into_iter()
+        .find(|field| name.eq_ignore_ascii_case(field.as_bytes()))
+}
+
+/// The name of the field the header line `line` starts, as written.
+fn written_name(line: &[u8]) -> String {
+    let name = line.split(|&b| b == b':').next().unwrap_or_default();
+    String::from_utf8_lossy(name.trim_ascii()).into_owned()
 }
 
 #[cfg(test)]
