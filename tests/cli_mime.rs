@@ -4,7 +4,8 @@
 //! warning (alone, in an mbox between good messages, and in place), nested encapsulated
 //! messages and RFC 2231 boundaries are rewritten; a heading with no blank line after it
 //! ends at its first line that is no header field, with a warning; an mbox message's
-//! consistent Content-Length keeps an unquoted From_ line in its body.
+//! consistent Content-Length keeps an unquoted From_ line in its body; a base header the
+//! URL Standard rejects is passed over with a warning naming the part.
 
 use crate::common::{absolve, alternating, stderr};
 
@@ -314,4 +315,33 @@ fn an_mbox_content_length_keeps_an_unquoted_from_line_in_its_message() {
         "{}",
         stderr(&out)
     );
+}
+
+/// `--spec whatwg`: a part's `Content-Location` the URL Standard does not parse is passed
+/// over as a base (the `--url` is used), with a warning naming the part and the header;
+/// it was passed over without a word. By RFC 1808 it is a base, as written.
+#[test]
+fn a_base_header_the_url_standard_rejects_is_warned_about() {
+    let message = b"MIME-Version: 1.0\r\nContent-Type: text/html\r\nContent-Location: http://[::1/x\r\n\r\n<a href=\"y.html\">y</a>\r\n";
+    let out = absolve(
+        &["links", "--spec", "whatwg", "--url", "http://h/d/"],
+        message,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    assert!(text.contains(r#""resolved":"http://h/d/y.html""#), "{text}");
+    assert!(
+        stderr(&out).contains(
+            "part 1: its Content-Location header: \"http://[::1/x\" cannot be a base URL: the URL Standard does not parse it (invalid IPv6 address): passed over as a base"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let out = absolve(&["links", "--url", "http://h/d/"], message);
+    assert!(
+        String::from_utf8(out.stdout.clone())
+            .unwrap()
+            .contains(r#""base_from":"content-location""#)
+    );
+    assert!(!stderr(&out).contains("passed over"), "{}", stderr(&out));
 }

@@ -1,7 +1,7 @@
 //! The headers that carry a base, innermost first within one heading: RFC 1808 §3.1
 //! `Base: <URL:...>`, RFC 2110 `Content-Base`, RFC 2557 `Content-Location`.
 
-use crate::base::{Base, BaseSource};
+use crate::base::{Base, BaseError, BaseSource};
 use crate::url::Standard;
 use mailparse::{MailHeader, MailHeaderMap};
 
@@ -44,6 +44,39 @@ pub fn entity_base(headers: &[MailHeader<'_>], outer: &Base) -> Base {
 /// # Ok::<(), absolve::base::NotAbsolute>(())
 /// ```
 pub fn entity_base_with(standard: Standard, headers: &[MailHeader<'_>], outer: &Base) -> Base {
+    entity_base_reporting(standard, headers, outer, &mut |_, _| {})
+}
+
+/// [`entity_base_with`], telling `rejected` of each header the URL Standard does not parse
+/// (with [`Standard::Whatwg`]): it is passed over as a base, as a `<base href>` is, and
+/// the caller warns. A value that is no base by its nature (`cid:`, `mid:`, ...; relative
+/// with no outer base) is passed over without a word, by every standard.
+///
+/// ```
+/// use absolve::base::{Base, BaseError};
+/// use absolve::mime::headers::entity_base_reporting;
+/// use absolve::Standard;
+///
+/// let (headers, _) = mailparse::parse_headers(
+///     b"Content-Location: http://[::1/x\r\nContent-Base: cid:a@b\r\n\r\n",
+/// ).unwrap();
+/// let outer = Base::retrieval_url("http://h/")?;
+/// let mut rejected = Vec::new();
+/// let base = entity_base_reporting(Standard::Whatwg, &headers, &outer, &mut |name, error| {
+///     rejected.push((name, error))
+/// });
+/// assert_eq!(base.url(), Some("http://h/"));
+/// assert_eq!(rejected.len(), 1);
+/// assert_eq!(rejected[0].0, "Content-Location");
+/// assert!(matches!(rejected[0].1, BaseError::Unparsable { .. }));
+/// # Ok::<(), absolve::base::NotAbsolute>(())
+/// ```
+pub fn entity_base_reporting(
+    standard: Standard,
+    headers: &[MailHeader<'_>],
+    outer: &Base,
+    rejected: &mut dyn FnMut(&'static str, BaseError),
+) -> Base {
     for (name, source) in BASE_HEADERS {
         let Some(value) = headers.get_first_value(name) else {
             continue;
@@ -52,8 +85,10 @@ pub fn entity_base_with(standard: Standard, headers: &[MailHeader<'_>], outer: &
         if value.is_empty() {
             continue;
         }
-        if let Some(base) = outer.inner_with(standard, &value, source, None) {
-            return base;
+        match outer.try_inner(standard, &value, source, None) {
+            Ok(base) => return base,
+            Err(error @ BaseError::Unparsable { .. }) => rejected(name, error),
+            Err(BaseError::NotAbsolute(_)) => {}
         }
     }
     outer.encapsulated()

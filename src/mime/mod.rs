@@ -104,6 +104,10 @@ pub enum Warning {
          to the body)"
     )]
     ContentLengthNotTrusted(u64, u64),
+    /// `--spec whatwg`: a base header of a part (by its number) that the URL Standard
+    /// does not parse: passed over as a base, as a `<base href>` is.
+    #[error("part {0}: its {1} header: {2}: passed over as a base")]
+    UnusableBase(String, &'static str, crate::base::BaseError),
     /// A warning from the HTML rewriter about a part.
     #[error("part {0}: {1}")]
     Html(String, html::Warning),

@@ -175,7 +175,17 @@ impl Walker<'_, '_> {
         if entity.is_message && entity.depth > 0 && heading.is_empty() {
             return self.unparsable_message(entity);
         }
-        let base = headers::entity_base_with(self.standard, &heading, &entity.outer);
+        let mut rejected = Vec::new();
+        let base = headers::entity_base_reporting(
+            self.standard,
+            &heading,
+            &entity.outer,
+            &mut |name, error| rejected.push((name, error)),
+        );
+        for (name, error) in rejected {
+            self.visitor
+                .warning(Warning::UnusableBase(entity.name(), name, error));
+        }
         let ctype = content_type(&heading, entity.in_digest);
         let mime_type = ctype.mimetype.to_ascii_lowercase();
         let is_container = mime_type.starts_with("multipart/")
