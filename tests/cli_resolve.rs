@@ -1,7 +1,8 @@
 //! `absolve resolve` on the command line: references as arguments, from standard input
-//! and as base-tab-reference pairs, and its usage errors.
+//! and as base-tab-reference pairs, and its usage errors; a line over 64 MiB is copied
+//! as it is.
 
-use crate::common::absolve;
+use crate::common::{absolve, absolve_piped};
 
 #[test]
 fn each_reference_on_a_line_of_its_own_in_order() {
@@ -175,4 +176,34 @@ fn pairs_take_no_base_argument() {
     let out = absolve(&["resolve", "--pairs", "http://a/"], b"");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("--pairs"));
+}
+
+/// A line over 64 MiB (a reference no one writes, or input that is not references) is
+/// copied as it is, with a warning naming it, and the lines after it are answered: the
+/// command held the whole line, and its answer, in memory (3.5x its length).
+#[test]
+fn a_line_over_64_mib_is_copied_as_it_is() {
+    let mut input = b"g\r\n".to_vec();
+    input.extend(std::iter::repeat_n(b'a', (64 << 20) + 1000));
+    input.extend_from_slice(b"\r\nh\n");
+    input.extend(std::iter::repeat_n(b'b', (64 << 20) + 10));
+    let out = absolve_piped(&["resolve", "http://x/"], &input);
+    assert!(out.status.success());
+    let lines: Vec<&[u8]> = out.stdout.split(|&b| b == b'\n').collect();
+    assert_eq!(lines.len(), 5);
+    assert_eq!(lines[0], b"http://x/g");
+    assert_eq!(lines[1].len(), (64 << 20) + 1000);
+    assert!(lines[1].iter().all(|&b| b == b'a'));
+    assert_eq!(lines[2], b"http://x/h");
+    assert_eq!(lines[3].len(), (64 << 20) + 10);
+    assert_eq!(lines[4], b"");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("standard input, line 2: over 64 MiB: copied as it is"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("standard input, line 4: over 64 MiB"),
+        "{stderr}"
+    );
 }

@@ -256,12 +256,15 @@ fn answer_lines(mut answer: impl FnMut(&str, u64, &mut String)) -> io::Result<Ex
     let mut stdout = io::stdout().lock();
     let mut buf = vec![0u8; 256 * 1024];
     let mut out = String::with_capacity(OUT_CHUNK + 4096);
-    let (mut start, mut filled, mut number) = (0, 0, 0);
+    // buf[start..filled] is the input not yet answered; buf[start..scanned] holds no
+    // line ending (a long line's bytes are looked at once, not once per read).
+    let (mut start, mut scanned, mut filled, mut number) = (0, 0, 0, 0);
     loop {
-        while let Some(end) = memchr::memchr(b'\n', &buf[start..filled]) {
+        while let Some(end) = memchr::memchr(b'\n', &buf[scanned..filled]).map(|at| scanned + at) {
             number += 1;
-            answer_line(&buf[start..start + end], number, &mut answer, &mut out);
-            start += end + 1;
+            answer_line(&buf[start..end], number, &mut answer, &mut out);
+            start = end + 1;
+            scanned = start;
             if out.len() >= OUT_CHUNK {
                 stdout.write_all(out.as_bytes())?;
                 out.clear();
@@ -270,12 +273,21 @@ fn answer_lines(mut answer: impl FnMut(&str, u64, &mut String)) -> io::Result<Ex
         stdout.write_all(out.as_bytes())?;
         stdout.flush()?;
         out.clear();
-        buf.copy_within(start..filled, 0);
-        filled -= start;
-        start = 0;
+        if start > 0 {
+            buf.copy_within(start..filled, 0);
+            filled -= start;
+            start = 0;
+        }
+        scanned = filled;
+        if filled == MAX_LINE {
+            number += 1;
+            filled = pass_long_line(&mut stdin, &mut stdout, &mut buf, number)?;
+            scanned = 0;
+            continue;
+        }
         if filled == buf.len() {
             // A line longer than the buffer: room for more of it.
-            buf.resize(buf.len() * 2, 0);
+            buf.resize((buf.len() * 2).min(MAX_LINE), 0);
         }
         let read = match stdin.read(&mut buf[filled..]) {
             Ok(read) => read,
@@ -294,6 +306,44 @@ fn answer_lines(mut answer: impl FnMut(&str, u64, &mut String)) -> io::Result<Ex
     }
     stdout.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The longest line `resolve` answers: a longer one (a reference of over 64 MiB) is
+/// copied to the output as it is, so that memory stays bounded whatever the input.
+const MAX_LINE: usize = 64 << 20;
+
+/// Line `number`, whose first [`MAX_LINE`] bytes fill `buf`: copied through to its end,
+/// unresolved, with a warning; returns how many bytes after it `buf` holds (at its start).
+fn pass_long_line(
+    stdin: &mut impl Read,
+    stdout: &mut impl Write,
+    buf: &mut [u8],
+    number: u64,
+) -> io::Result<usize> {
+    warn_line(
+        number,
+        &"over 64 MiB: copied as it is, not resolved (split it, or shorten the reference)",
+    );
+    let mut filled = buf.len();
+    loop {
+        if let Some(end) = memchr::memchr(b'\n', &buf[..filled]) {
+            let line = &buf[..end];
+            stdout.write_all(line.strip_suffix(b"\r").unwrap_or(line))?;
+            stdout.write_all(b"\n")?;
+            buf.copy_within(end + 1..filled, 0);
+            return Ok(filled - end - 1);
+        }
+        stdout.write_all(&buf[..filled])?;
+        filled = match stdin.read(buf) {
+            Ok(0) => {
+                stdout.write_all(b"\n")?;
+                return Ok(0);
+            }
+            Ok(read) => read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => 0,
+            Err(e) => return Err(unreadable_standard_input(e)),
+        };
+    }
 }
 
 /// Appends the answer to one line (its line ending excluded) and a newline to `out`.
