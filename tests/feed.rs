@@ -567,3 +567,68 @@ fn a_url_with_a_scheme_by_each_standard() {
         assert_eq!(resolved, expected, "{standard:?}");
     }
 }
+
+/// Inline XHTML is read as HTML reads the same elements: a `<style>`'s CSS (escaped or in
+/// CDATA, written back in that form), `style` attributes, SVG `href` and `xlink:href`
+/// and MathML `href` (by the HTML rewriter's SVG and MathML tables). The `<style>` and the
+/// SVG and MathML links were neither listed nor rewritten.
+#[test]
+fn xhtml_style_svg_and_mathml_links_are_read_as_in_html() {
+    let feed = br#"<feed xmlns="http://www.w3.org/2005/Atom"><entry><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><style>p{background:url(bg.png)} a&gt;b{c:url("q?a&amp;b")}</style><style><![CDATA[a>b{c:url("cd?a&b")}]]></style><p style="background:url(s.png)">x</p><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><style>@import 'i.css';</style><image href="i.png"/><use xlink:href="u.svg#x"/></svg><math xmlns="http://www.w3.org/1998/Math/MathML"><mi href="m.html">x</mi></math></div></content></entry></feed>"#;
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let found: Vec<_> = done
+        .links
+        .iter()
+        .map(|l| {
+            (
+                l.element.as_str(),
+                l.attribute.as_deref(),
+                l.original.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("style", None, "bg.png"),
+            ("style", None, "q?a&b"),
+            ("style", None, "cd?a&b"),
+            ("p", Some("style"), "s.png"),
+            ("style", None, "i.css"),
+            ("image", Some("href"), "i.png"),
+            ("use", Some("xlink:href"), "u.svg#x"),
+            ("mi", Some("href"), "m.html"),
+        ]
+    );
+    // Each offset is the value's in the feed (a CSS string's, its quote included; a
+    // `style` attribute's is the attribute value's, as in HTML).
+    for link in done
+        .links
+        .iter()
+        .filter(|l| l.attribute.as_deref() != Some("style"))
+    {
+        let at = link.offset as usize;
+        let value = feed[at..].strip_prefix(b"\"").unwrap_or(&feed[at..]);
+        let value = value.strip_prefix(b"'").unwrap_or(value);
+        assert!(
+            value.starts_with(&link.original.as_bytes()[..2]),
+            "{link:?}"
+        );
+    }
+    let dir = "http://feeds.example.com/dir/";
+    let expected = String::from_utf8(feed.to_vec())
+        .unwrap()
+        .replace("url(bg.png)", &format!("url({dir}bg.png)"))
+        .replace(r#"url("q?a&amp;b")"#, &format!(r#"url("{dir}q?a&amp;b")"#))
+        .replace(r#"url("cd?a&b")"#, &format!(r#"url("{dir}cd?a&b")"#))
+        .replace("url(s.png)", &format!("url({dir}s.png)"))
+        .replace("'i.css'", &format!("'{dir}i.css'"))
+        .replace(r#""i.png""#, &format!(r#""{dir}i.png""#))
+        .replace(r#""u.svg#x""#, &format!(r#""{dir}u.svg#x""#))
+        .replace(r#""m.html""#, &format!(r#""{dir}m.html""#));
+    assert_eq!(String::from_utf8(done.output.clone()).unwrap(), expected);
+    let again = feed::rewrite(&done.output, &base(), &Options::default(), None);
+    assert_eq!(again.output, done.output);
+    let listed = feed::links(feed, &base(), &Options::default(), None);
+    assert_eq!(listed.links, done.links);
+}

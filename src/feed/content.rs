@@ -113,6 +113,42 @@ pub(crate) fn rewrite(raw: &[u8], pieces: &[Piece], context: &Context) -> Done {
     }
 }
 
+/// Rewrites the CSS that `pieces` of `raw` (the content of a `<style>` in inline XHTML)
+/// stand for: its `url()` and `@import` values, as the HTML rewriter rewrites a
+/// `<style>`'s, each listed with element `style` at the offset of its token in the feed
+/// (the start of a reference or section it begins in), written back in the form the
+/// content came in (escaped text stays escaped, CDATA stays CDATA).
+pub(crate) fn rewrite_css(raw: &[u8], pieces: &[Piece], context: &Context) -> Done {
+    let (css, mapped) = as_html(raw, pieces, context.encoding);
+    let to_feed = |at: u64| context.offset + raw_offset(&mapped, at as usize, raw.len()) as u64;
+    let mut links = Vec::new();
+    let mut warnings = Vec::new();
+    let new = html::emit::rewrite_css_reporting(
+        &css,
+        context.encoding,
+        context.base,
+        context.options,
+        |mut link| {
+            link.offset = to_feed(link.offset);
+            if context.wants_links {
+                links.push(link);
+            }
+        },
+        |warning| warnings.push(shifted(warning, &to_feed)),
+    );
+    let content = new.filter(|_| context.wants_output).map(|new| {
+        let escapes = escapes_of(raw, &mapped);
+        written_back(raw, &mapped, &css, &new, &|middle, out| {
+            escape::text_bytes(middle, escapes, out)
+        })
+    });
+    Done {
+        content,
+        links,
+        warnings,
+    }
+}
+
 /// Whether HTML may hold a URL at all: an attribute value needs a `=`, CSS a `url(` or
 /// an `@import` (in any case). Plain text (most RSS descriptions) is not parsed.
 fn may_hold_url(html_bytes: &[u8]) -> bool {

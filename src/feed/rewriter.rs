@@ -5,9 +5,10 @@
 use super::content::{self, Piece, PieceKind};
 use super::escape::{self, Unreadable};
 use super::namespaces::Namespaces;
-use super::vocabulary::{TextType, Value, text_type, values};
+use super::vocabulary::{Ns, TextType, Value, text_type, values};
 use super::{MAX_DEPTH, MAX_HELD, MAX_SCOPE_BYTES, Warning, xhtml};
 use crate::base::{Base, BaseSource};
+use crate::html::attributes::Namespace;
 use crate::html::{Collected, Options, Sink};
 use crate::links::{Kept, Link};
 use arrayvec::ArrayVec;
@@ -96,6 +97,8 @@ struct Held {
 enum HeldKind {
     Url,
     Html,
+    /// The CSS of a `<style>` in inline XHTML.
+    Css,
 }
 
 /// An attribute of the tag being read: ranges in the current window.
@@ -514,7 +517,10 @@ impl<S: Sink> Machine<S> {
         let mut xhtml_children = in_xhtml;
         let mut hold = None;
         if in_xhtml {
-            self.xhtml_tag(start, content_offset, &base, window, pending);
+            self.xhtml_tag(start, content_offset, ns, &base, window, pending);
+            if is_style(ns, local.as_ref()) {
+                hold = Some(HeldKind::Css);
+            }
         } else {
             let found: ArrayVec<Value, 4> =
                 values(ns, local.as_ref(), parent_local).take(4).collect();
@@ -533,7 +539,7 @@ impl<S: Sink> Machine<S> {
                         }
                     }
                     Value::XhtmlBody => {
-                        self.xhtml_tag(start, content_offset, &base, window, pending);
+                        self.xhtml_tag(start, content_offset, ns, &base, window, pending);
                         xhtml_children = true;
                     }
                 }
@@ -702,11 +708,13 @@ impl<S: Sink> Machine<S> {
         self.report(element, Some(name), original, resolved, base, offset, kept);
     }
 
-    /// An XHTML start tag whose content (name and attributes) is at `offset`.
+    /// An XHTML start tag whose content (name and attributes) is at `offset`, of an
+    /// element of namespace `ns`.
     fn xhtml_tag(
         &mut self,
         start: &BytesStart,
         offset: u64,
+        ns: Ns,
         base: &Base,
         window: &[u8],
         pending: &[u8],
@@ -718,7 +726,16 @@ impl<S: Sink> Machine<S> {
         {
             return;
         }
-        let tag = xhtml::Tag { start, offset };
+        let namespace = match ns {
+            Ns::Svg => Namespace::Svg,
+            Ns::MathMl => Namespace::MathMl,
+            _ => Namespace::Html,
+        };
+        let tag = xhtml::Tag {
+            start,
+            offset,
+            namespace,
+        };
         let collected = Collected {
             keep_links: self.wants_links,
             keep_output: self.wants_output,
@@ -785,6 +802,7 @@ impl<S: Sink> Machine<S> {
         match held.kind {
             HeldKind::Url => self.url_text(&held, raw, pending),
             HeldKind::Html => self.html_text(&held, raw, end, pending),
+            HeldKind::Css => self.css_text(&held, raw, end, pending),
         }
     }
 
@@ -900,6 +918,28 @@ impl<S: Sink> Machine<S> {
         }
     }
 
+    /// The text of a `<style>` in inline XHTML: CSS.
+    fn css_text(&mut self, held: &Held, raw: &[u8], end: u64, pending: &[u8]) {
+        let context = content::Context {
+            base: &held.base,
+            options: &self.options,
+            encoding: self.encoding,
+            wants_output: self.wants_output,
+            wants_links: self.wants_links,
+            offset: held.content_start,
+        };
+        let done = content::rewrite_css(raw, &held.pieces, &context);
+        if let Some(content) = done.content {
+            self.splice(held.content_start..end, &content, pending);
+        }
+        for link in done.links {
+            self.sink.link(link);
+        }
+        for warning in done.warnings {
+            self.sink.warning(warning.into());
+        }
+    }
+
     /// Reports a feed URL.
     #[allow(clippy::too_many_arguments)]
     fn report(
@@ -1006,6 +1046,13 @@ impl<'a> UniqueNames<'a> {
         }
         self.many.insert(name)
     }
+}
+
+/// Whether an element of inline XHTML is a `<style>`, whose text is CSS: XHTML's, SVG's,
+/// or one in no namespace or another (whose attributes are read as XHTML's too); not
+/// MathML's.
+fn is_style(ns: Ns, local: &[u8]) -> bool {
+    local == b"style" && ns != Ns::MathMl
 }
 
 /// The offset of the window's start.
