@@ -632,3 +632,18 @@ fn xhtml_style_svg_and_mathml_links_are_read_as_in_html() {
     let listed = feed::links(feed, &base(), &Options::default(), None);
     assert_eq!(listed.links, done.links);
 }
+
+/// In escaped HTML only the URL values change: the text between two changed URLs keeps
+/// its references and its plain `>` and quotes as written (it was written anew, escaped
+/// by the majority's habit: `&#39;` became `'`, `>` became `&gt;`).
+#[test]
+fn escaped_html_between_changed_urls_keeps_its_bytes() {
+    let feed = br#"<rss version="2.0"><channel><item><description>&lt;a href="a.html"&gt;It&#39;s &quot;here&quot; &amp; > there&lt;/a&gt;&#60;img src='b.png'&gt;</description></item></channel></rss>"#;
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let dir = "http://feeds.example.com/dir/";
+    let expected = String::from_utf8(feed.to_vec())
+        .unwrap()
+        .replace("\"a.html\"", &format!("\"{dir}a.html\""))
+        .replace("'b.png'", &format!("'{dir}b.png'"));
+    assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+}
