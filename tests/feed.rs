@@ -647,3 +647,43 @@ fn escaped_html_between_changed_urls_keeps_its_bytes() {
         .replace("'b.png'", &format!("'{dir}b.png'"));
     assert_eq!(String::from_utf8(done.output).unwrap(), expected);
 }
+
+/// Escaped HTML that refers to entities the DOCTYPE declares: those between URLs are kept
+/// as written, and a URL that uses one is left as written and not listed, with a warning
+/// naming the entity (`&site;pic.png` became `http://…/dir/&amp;amp;site;pic.png`, and
+/// `&copy;` between two changed URLs `&amp;copy;`). So is the CSS of an XHTML `<style>`.
+#[test]
+fn escaped_html_with_declared_entities_is_never_destroyed() {
+    let feed = br#"<!DOCTYPE rss [<!ENTITY site "http://cdn.example/"><!ENTITY copy "(c)">]><rss version="2.0"><channel><item><description>&lt;a href="a.html"&gt;&copy;&lt;/a&gt;&lt;img src="&site;pic.png"&gt;&copy; &lt;a href="b.html"&gt;</description></item></channel></rss>"#;
+    let site = feed.windows(6).position(|w| w == b"&site;").unwrap() as u64;
+    let dir = "http://feeds.example.com/dir/";
+    for done in [
+        feed::rewrite(feed, &base(), &Options::default(), None),
+        feed::links(feed, &base(), &Options::default(), None),
+    ] {
+        let links: Vec<_> = done.links.iter().map(|l| l.original.as_str()).collect();
+        assert_eq!(links, ["a.html", "b.html"]);
+        assert_eq!(
+            feed_warnings(&done.warnings),
+            [
+                Warning::EntityDeclarations { offset: 0 },
+                Warning::Entity {
+                    offset: site,
+                    reason: "site".into()
+                }
+            ]
+        );
+    }
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let expected = String::from_utf8(feed.to_vec())
+        .unwrap()
+        .replace("\"a.html\"", &format!("\"{dir}a.html\""))
+        .replace("\"b.html\"", &format!("\"{dir}b.html\""));
+    assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+
+    let xhtml = br#"<!DOCTYPE feed [<!ENTITY site "http://cdn.example/">]><feed xmlns="http://www.w3.org/2005/Atom"><entry><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><style>a{b:url(&site;x.png)}</style></div></content></entry></feed>"#;
+    let done = feed::rewrite(xhtml, &base(), &Options::default(), None);
+    assert_eq!(done.output, xhtml);
+    assert!(done.links.is_empty(), "{:?}", done.links);
+    assert_eq!(feed_warnings(&done.warnings).len(), 2);
+}

@@ -9,6 +9,7 @@
 //! as CDATA where they lie in one CDATA section (a `]]>` split so that it never ends the
 //! section). The text between two changed URLs is copied from the feed's own bytes.
 
+use super::Warning;
 use super::escape::{self, TextEscapes};
 use crate::base::Base;
 use crate::html::{self, Collected, Options};
@@ -49,6 +50,8 @@ pub(crate) struct Done {
     pub links: Vec<Link>,
     /// The HTML rewriter's warnings, offsets in the feed's bytes.
     pub warnings: Vec<html::Warning>,
+    /// Values left as written because they use an entity that is not expanded.
+    pub feed_warnings: Vec<Warning>,
 }
 
 /// What the rewrite needs besides the content.
@@ -70,6 +73,7 @@ pub(crate) fn rewrite(raw: &[u8], pieces: &[Piece], context: &Context) -> Done {
             content: None,
             links: Vec::new(),
             warnings: Vec::new(),
+            feed_warnings: Vec::new(),
         };
     }
     let options = Options {
@@ -99,7 +103,13 @@ pub(crate) fn rewrite(raw: &[u8], pieces: &[Piece], context: &Context) -> Done {
         new: Vec::new(),
         found: Vec::new(),
     });
-    let (collected, changed) = changes.finish(&html_bytes);
+    let (mut collected, mut changed) = changes.finish(&html_bytes);
+    let unexpanded = Unexpanded {
+        raw,
+        mapped: &mapped,
+        context,
+    };
+    let feed_warnings = unexpanded.drop_changes(&mut changed, &mut collected.links);
     let to_feed = |at: u64| context.offset + raw_offset(&mapped, at as usize, raw.len()) as u64;
     let warnings = collected
         .warnings
@@ -119,6 +129,62 @@ pub(crate) fn rewrite(raw: &[u8], pieces: &[Piece], context: &Context) -> Done {
         content,
         links: collected.links,
         warnings,
+        feed_warnings,
+    }
+}
+
+/// The references of a content to entities that are not expanded (XML 1.0 §4.1: one a
+/// DTD declares; only XML's five and character references are read).
+struct Unexpanded<'a> {
+    raw: &'a [u8],
+    mapped: &'a [Mapped],
+    context: &'a Context<'a>,
+}
+
+impl Unexpanded<'_> {
+    /// The first reference in the HTML stretch `range` to an entity not expanded: its
+    /// name and its offset in the content.
+    fn in_range(&self, range: &Range<usize>) -> Option<(String, usize)> {
+        let first = self.mapped.partition_point(|m| m.html.end <= range.start);
+        self.mapped[first..]
+            .iter()
+            .take_while(|m| m.html.start < range.end.max(range.start + 1))
+            .filter(|m| m.kind == PieceKind::Reference)
+            .find_map(|m| {
+                let name =
+                    &self.raw[m.raw.start + 1..m.raw.end.saturating_sub(1).max(m.raw.start + 1)];
+                escape::reference(name, self.context.encoding)
+                    .is_none()
+                    .then(|| (String::from_utf8_lossy(name).into_owned(), m.raw.start))
+            })
+    }
+
+    /// Drops each change to a value (an attribute value, a `<style>`'s text) that holds
+    /// a reference to an entity not expanded: what it stands for is not known, so the
+    /// value is left as written and its links not listed (HTML offsets in `range`), with
+    /// a warning naming the entity, as a feed URL or an XHTML value that uses one.
+    fn drop_changes(&self, changes: &mut Vec<Change>, links: &mut Vec<Link>) -> Vec<Warning> {
+        let mut warnings = Vec::new();
+        let mut dropped: Vec<Range<usize>> = Vec::new();
+        changes.retain(|(range, _)| match self.in_range(range) {
+            Some((reason, at)) => {
+                warnings.push(Warning::Entity {
+                    offset: self.context.offset + at as u64,
+                    reason,
+                });
+                dropped.push(range.clone());
+                false
+            }
+            None => true,
+        });
+        if !dropped.is_empty() {
+            links.retain(|link| {
+                let at = link.offset as usize;
+                let i = dropped.partition_point(|r| r.end < at);
+                dropped.get(i).is_none_or(|r| at < r.start)
+            });
+        }
+        warnings
     }
 }
 
@@ -197,17 +263,26 @@ pub(crate) fn rewrite_css(raw: &[u8], pieces: &[Piece], context: &Context) -> Do
         context.encoding,
         context.base,
         context.options,
-        |mut link| {
-            link.offset = to_feed(link.offset);
+        |link| {
             if context.wants_links {
                 links.push(link);
             }
         },
         |warning| warnings.push(shifted(warning, &to_feed)),
     );
-    let content = new.filter(|_| context.wants_output).map(|new| {
+    let mut changes: Vec<Change> = new.into_iter().map(|new| (0..css.len(), new)).collect();
+    let unexpanded = Unexpanded {
+        raw,
+        mapped: &mapped,
+        context,
+    };
+    let feed_warnings = unexpanded.drop_changes(&mut changes, &mut links);
+    for link in &mut links {
+        link.offset = to_feed(link.offset);
+    }
+    let content = (context.wants_output && !changes.is_empty()).then(|| {
         let escapes = escapes_of(raw, &mapped);
-        written_back(raw, &mapped, &css, &new, &|middle, out| {
+        written_changes(raw, &mapped, &css, changes, &|middle, out| {
             escape::text_bytes(middle, escapes, out)
         })
     });
@@ -215,6 +290,7 @@ pub(crate) fn rewrite_css(raw: &[u8], pieces: &[Piece], context: &Context) -> Do
         content,
         links,
         warnings,
+        feed_warnings,
     }
 }
 

@@ -916,6 +916,9 @@ impl<S: Sink> Machine<S> {
         for warning in done.warnings {
             self.sink.warning(warning.into());
         }
+        for warning in done.feed_warnings {
+            self.warn(warning);
+        }
     }
 
     /// The text of a `<style>` in inline XHTML: CSS.
@@ -937,6 +940,9 @@ impl<S: Sink> Machine<S> {
         }
         for warning in done.warnings {
             self.sink.warning(warning.into());
+        }
+        for warning in done.feed_warnings {
+            self.warn(warning);
         }
     }
 
