@@ -687,3 +687,38 @@ fn escaped_html_with_declared_entities_is_never_destroyed() {
     assert!(done.links.is_empty(), "{:?}", done.links);
     assert_eq!(feed_warnings(&done.warnings).len(), 2);
 }
+
+/// A comment or processing instruction inside a URL element's text is no part of the URL
+/// and cannot be kept in the resolved one: the element is left as written, with a
+/// warning (it was deleted: `<link>a/<!-- c -->b</link>` became `http://…/a/b`). One
+/// around the URL stays where it is, the URL rewritten.
+#[test]
+fn comments_inside_url_elements_are_never_deleted() {
+    let feed = br#"<feed xmlns="http://www.w3.org/2005/Atom"><icon>i/<!-- c -->i.png</icon><logo><!-- before -->l.png<?pi x?></logo><author><uri>u<?pi x?>.html</uri></author></feed>"#;
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let dir = "http://feeds.example.com/dir/";
+    let expected = String::from_utf8(feed.to_vec())
+        .unwrap()
+        .replace("-->l.png", &format!("-->{dir}l.png"));
+    assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+    let at = |s: &str| {
+        feed.windows(s.len())
+            .position(|w| w == s.as_bytes())
+            .unwrap() as u64
+    };
+    assert_eq!(
+        feed_warnings(&done.warnings),
+        [
+            Warning::MarkupInUrl {
+                offset: at("<!-- c"),
+                element: "icon".into()
+            },
+            Warning::MarkupInUrl {
+                offset: at("<?pi x?>.html"),
+                element: "uri".into()
+            }
+        ]
+    );
+    let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.as_str()).collect();
+    assert_eq!(resolved, ["i/i.png", &format!("{dir}l.png"), "u.html"]);
+}

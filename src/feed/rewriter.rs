@@ -89,6 +89,8 @@ struct Held {
     depth: usize,
     content_start: u64,
     pieces: Vec<Piece>,
+    /// The comments and processing instructions in it (ranges in the content).
+    markup: Vec<Range<usize>>,
     element: String,
     base: Base,
 }
@@ -423,7 +425,13 @@ impl<S: Sink> Machine<S> {
                     self.warn(Warning::EntityDeclarations { offset: at });
                 }
             }
-            Event::Decl(_) | Event::PI(_) | Event::Comment(_) | Event::Eof => {}
+            Event::PI(_) | Event::Comment(_) => {
+                if let Some(held) = &mut self.held {
+                    let from = (at - held.content_start) as usize;
+                    held.markup.push(from..from + token.range.len());
+                }
+            }
+            Event::Decl(_) | Event::Eof => {}
         }
     }
 
@@ -579,6 +587,7 @@ impl<S: Sink> Machine<S> {
                 content_start: window_start(self.pending_start, pending, window)
                     + (content_in_window + start.len() + 1) as u64,
                 pieces: Vec::new(),
+                markup: Vec::new(),
                 element: String::from_utf8_lossy(local.as_ref()).into_owned(),
                 base,
             });
@@ -856,7 +865,19 @@ impl<S: Sink> Machine<S> {
             Some(text) => text.into_owned(),
             None => return self.unreadable(Unreadable::Undecodable, offset),
         };
-        let (resolved, kept) = resolve(&original, &held.base, &self.options);
+        let (mut resolved, kept) = resolve(&original, &held.base, &self.options);
+        if resolved != original
+            && let Some(markup) = held.markup.iter().find(|m| range.contains(&m.start))
+        {
+            // XML 1.0 §2.5, §2.6: a comment or processing instruction inside the URL is
+            // no part of its text, and has no place in the resolved URL: the element is
+            // left as written (listed so), with a warning.
+            self.warn(Warning::MarkupInUrl {
+                offset: held.content_start + markup.start as u64,
+                element: held.element.clone(),
+            });
+            resolved = Cow::Borrowed(&original);
+        }
         if resolved != original && self.wants_output {
             let url = escape::encode(&resolved, self.encoding);
             let one_cdata =
