@@ -722,3 +722,37 @@ fn comments_inside_url_elements_are_never_deleted() {
     let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.as_str()).collect();
     assert_eq!(resolved, ["i/i.png", &format!("{dir}l.png"), "u.html"]);
 }
+
+/// By the URL Standard an `xml:base` the URL parser rejects gives no base: the parent's
+/// applies, with a warning naming the value and its offset (it was taken as the base, and
+/// every URL under it was left relative, silently).
+#[test]
+fn an_xml_base_the_url_standard_rejects_falls_back_to_the_parents() {
+    let feed = br#"<feed xmlns="http://www.w3.org/2005/Atom"><entry xml:base="http://[bad/d/"><icon>i.png</icon></entry><entry xml:base="http://x:99999/"><icon>j.png</icon></entry></feed>"#;
+    let options = Options {
+        standard: absolve::Standard::Whatwg,
+        ..Options::default()
+    };
+    let done = feed::rewrite(feed, &base(), &options, None);
+    let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.as_str()).collect();
+    let dir = "http://feeds.example.com/dir/";
+    assert_eq!(resolved, [format!("{dir}i.png"), format!("{dir}j.png")]);
+    let at = |s: &str| {
+        feed.windows(s.len())
+            .position(|w| w == s.as_bytes())
+            .unwrap() as u64
+    };
+    assert_eq!(
+        feed_warnings(&done.warnings),
+        [
+            Warning::UnusableBase {
+                offset: at("http://[bad"),
+                value: "http://[bad/d/".into()
+            },
+            Warning::UnusableBase {
+                offset: at("http://x:99999"),
+                value: "http://x:99999/".into()
+            }
+        ]
+    );
+}
