@@ -698,6 +698,12 @@ fn warn_on_forced_format(forced: Option<Format>, head: &[u8], sink: &mut dyn Sin
             given: Format::Mime,
             found: Format::Html,
         },
+        // A document whose root is no feed's: read as XML, no element of it is a feed's
+        // URL or HTML, and nothing changes.
+        (Some(Format::Feed), Format::Html) => Problem::FormatMismatch {
+            given: Format::Feed,
+            found: Format::Html,
+        },
         _ => return,
     };
     sink.warning(Warning::new(mismatch));

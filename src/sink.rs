@@ -49,6 +49,14 @@ use std::sync::Arc;
 pub trait Sink {
     /// The next bytes of the rewritten input.
     fn output(&mut self, bytes: &[u8]) -> io::Result<()>;
+    /// The next bytes of the rewritten input, passed through unchanged from byte `offset`
+    /// of the input on: the HTML rewriter gives here the bytes between the values it may
+    /// change, so that a sink can tell which bytes are new (the feed rewriter writes back
+    /// only those). By default they go to [`output`](Self::output).
+    fn output_unchanged(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        let _ = offset;
+        self.output(bytes)
+    }
     /// A URL found, in input order, with its resolved form and where it is.
     fn link(&mut self, _link: Link) {}
     /// A URL found, borrowed from the document (see [`LinkRef`]): what the rewriters
@@ -151,6 +159,9 @@ impl io::Write for SinkWriter<'_, '_> {
 impl<S: Sink + ?Sized> Sink for &mut S {
     fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
         (**self).output(bytes)
+    }
+    fn output_unchanged(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        (**self).output_unchanged(offset, bytes)
     }
     fn link(&mut self, link: Link) {
         (**self).link(link);

@@ -150,6 +150,27 @@ fn format_mime_on_html_warns() {
     assert!(stderr(&message).is_empty(), "{}", stderr(&message));
 }
 
+/// `--format feed` on an HTML page read it as XML, found no link, and said nothing.
+#[test]
+fn format_feed_on_html_warns() {
+    let out = absolve(
+        &["links", "--format", "feed", "--url", "http://h/"],
+        b"<html><body><a href=\"x\">y</a></body></html>",
+    );
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty());
+    assert!(
+        stderr(&out).contains("--format feed: its root element is not a feed's"),
+        "{}",
+        stderr(&out)
+    );
+    let feed = absolve(
+        &["links", "--format", "feed", "--url", "http://h/"],
+        b"<?xml version='1.0'?><rss><channel><link>x</link></channel></rss>",
+    );
+    assert!(stderr(&feed).is_empty(), "{}", stderr(&feed));
+}
+
 /// "From " starting a page is not enough for an mbox.
 #[test]
 fn auto_takes_an_mbox_only_with_a_from_line_and_a_header_block() {

@@ -567,3 +567,192 @@ fn a_url_with_a_scheme_by_each_standard() {
         assert_eq!(resolved, expected, "{standard:?}");
     }
 }
+
+/// Inline XHTML is read as HTML reads the same elements: a `<style>`'s CSS (escaped or in
+/// CDATA, written back in that form), `style` attributes, SVG `href` and `xlink:href`
+/// and MathML `href` (by the HTML rewriter's SVG and MathML tables). The `<style>` and the
+/// SVG and MathML links were neither listed nor rewritten.
+#[test]
+fn xhtml_style_svg_and_mathml_links_are_read_as_in_html() {
+    let feed = br#"<feed xmlns="http://www.w3.org/2005/Atom"><entry><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><style>p{background:url(bg.png)} a&gt;b{c:url("q?a&amp;b")}</style><style><![CDATA[a>b{c:url("cd?a&b")}]]></style><p style="background:url(s.png)">x</p><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><style>@import 'i.css';</style><image href="i.png"/><use xlink:href="u.svg#x"/></svg><math xmlns="http://www.w3.org/1998/Math/MathML"><mi href="m.html">x</mi></math></div></content></entry></feed>"#;
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let found: Vec<_> = done
+        .links
+        .iter()
+        .map(|l| {
+            (
+                l.element.as_str(),
+                l.attribute.as_deref(),
+                l.original.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("style", None, "bg.png"),
+            ("style", None, "q?a&b"),
+            ("style", None, "cd?a&b"),
+            ("p", Some("style"), "s.png"),
+            ("style", None, "i.css"),
+            ("image", Some("href"), "i.png"),
+            ("use", Some("xlink:href"), "u.svg#x"),
+            ("mi", Some("href"), "m.html"),
+        ]
+    );
+    // Each offset is the value's in the feed (a CSS string's, its quote included; a
+    // `style` attribute's is the attribute value's, as in HTML).
+    for link in done
+        .links
+        .iter()
+        .filter(|l| l.attribute.as_deref() != Some("style"))
+    {
+        let at = link.offset as usize;
+        let value = feed[at..].strip_prefix(b"\"").unwrap_or(&feed[at..]);
+        let value = value.strip_prefix(b"'").unwrap_or(value);
+        assert!(
+            value.starts_with(&link.original.as_bytes()[..2]),
+            "{link:?}"
+        );
+    }
+    let dir = "http://feeds.example.com/dir/";
+    let expected = String::from_utf8(feed.to_vec())
+        .unwrap()
+        .replace("url(bg.png)", &format!("url({dir}bg.png)"))
+        .replace(r#"url("q?a&amp;b")"#, &format!(r#"url("{dir}q?a&amp;b")"#))
+        .replace(r#"url("cd?a&b")"#, &format!(r#"url("{dir}cd?a&b")"#))
+        .replace("url(s.png)", &format!("url({dir}s.png)"))
+        .replace("'i.css'", &format!("'{dir}i.css'"))
+        .replace(r#""i.png""#, &format!(r#""{dir}i.png""#))
+        .replace(r#""u.svg#x""#, &format!(r#""{dir}u.svg#x""#))
+        .replace(r#""m.html""#, &format!(r#""{dir}m.html""#));
+    assert_eq!(String::from_utf8(done.output.clone()).unwrap(), expected);
+    let again = feed::rewrite(&done.output, &base(), &Options::default(), None);
+    assert_eq!(again.output, done.output);
+    let listed = feed::links(feed, &base(), &Options::default(), None);
+    assert_eq!(listed.links, done.links);
+}
+
+/// In escaped HTML only the URL values change: the text between two changed URLs keeps
+/// its references and its plain `>` and quotes as written (it was written anew, escaped
+/// by the majority's habit: `&#39;` became `'`, `>` became `&gt;`).
+#[test]
+fn escaped_html_between_changed_urls_keeps_its_bytes() {
+    let feed = br#"<rss version="2.0"><channel><item><description>&lt;a href="a.html"&gt;It&#39;s &quot;here&quot; &amp; > there&lt;/a&gt;&#60;img src='b.png'&gt;</description></item></channel></rss>"#;
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let dir = "http://feeds.example.com/dir/";
+    let expected = String::from_utf8(feed.to_vec())
+        .unwrap()
+        .replace("\"a.html\"", &format!("\"{dir}a.html\""))
+        .replace("'b.png'", &format!("'{dir}b.png'"));
+    assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+}
+
+/// Escaped HTML that refers to entities the DOCTYPE declares: those between URLs are kept
+/// as written, and a URL that uses one is left as written and not listed, with a warning
+/// naming the entity (`&site;pic.png` became `http://…/dir/&amp;amp;site;pic.png`, and
+/// `&copy;` between two changed URLs `&amp;copy;`). So is the CSS of an XHTML `<style>`.
+#[test]
+fn escaped_html_with_declared_entities_is_never_destroyed() {
+    let feed = br#"<!DOCTYPE rss [<!ENTITY site "http://cdn.example/"><!ENTITY copy "(c)">]><rss version="2.0"><channel><item><description>&lt;a href="a.html"&gt;&copy;&lt;/a&gt;&lt;img src="&site;pic.png"&gt;&copy; &lt;a href="b.html"&gt;</description></item></channel></rss>"#;
+    let site = feed.windows(6).position(|w| w == b"&site;").unwrap() as u64;
+    let dir = "http://feeds.example.com/dir/";
+    for done in [
+        feed::rewrite(feed, &base(), &Options::default(), None),
+        feed::links(feed, &base(), &Options::default(), None),
+    ] {
+        let links: Vec<_> = done.links.iter().map(|l| l.original.as_str()).collect();
+        assert_eq!(links, ["a.html", "b.html"]);
+        assert_eq!(
+            feed_warnings(&done.warnings),
+            [
+                Warning::EntityDeclarations { offset: 0 },
+                Warning::Entity {
+                    offset: site,
+                    reason: "site".into()
+                }
+            ]
+        );
+    }
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let expected = String::from_utf8(feed.to_vec())
+        .unwrap()
+        .replace("\"a.html\"", &format!("\"{dir}a.html\""))
+        .replace("\"b.html\"", &format!("\"{dir}b.html\""));
+    assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+
+    let xhtml = br#"<!DOCTYPE feed [<!ENTITY site "http://cdn.example/">]><feed xmlns="http://www.w3.org/2005/Atom"><entry><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><style>a{b:url(&site;x.png)}</style></div></content></entry></feed>"#;
+    let done = feed::rewrite(xhtml, &base(), &Options::default(), None);
+    assert_eq!(done.output, xhtml);
+    assert!(done.links.is_empty(), "{:?}", done.links);
+    assert_eq!(feed_warnings(&done.warnings).len(), 2);
+}
+
+/// A comment or processing instruction inside a URL element's text is no part of the URL
+/// and cannot be kept in the resolved one: the element is left as written, with a
+/// warning (it was deleted: `<link>a/<!-- c -->b</link>` became `http://…/a/b`). One
+/// around the URL stays where it is, the URL rewritten.
+#[test]
+fn comments_inside_url_elements_are_never_deleted() {
+    let feed = br#"<feed xmlns="http://www.w3.org/2005/Atom"><icon>i/<!-- c -->i.png</icon><logo><!-- before -->l.png<?pi x?></logo><author><uri>u<?pi x?>.html</uri></author></feed>"#;
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let dir = "http://feeds.example.com/dir/";
+    let expected = String::from_utf8(feed.to_vec())
+        .unwrap()
+        .replace("-->l.png", &format!("-->{dir}l.png"));
+    assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+    let at = |s: &str| {
+        feed.windows(s.len())
+            .position(|w| w == s.as_bytes())
+            .unwrap() as u64
+    };
+    assert_eq!(
+        feed_warnings(&done.warnings),
+        [
+            Warning::MarkupInUrl {
+                offset: at("<!-- c"),
+                element: "icon".into()
+            },
+            Warning::MarkupInUrl {
+                offset: at("<?pi x?>.html"),
+                element: "uri".into()
+            }
+        ]
+    );
+    let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.as_str()).collect();
+    assert_eq!(resolved, ["i/i.png", &format!("{dir}l.png"), "u.html"]);
+}
+
+/// By the URL Standard an `xml:base` the URL parser rejects gives no base: the parent's
+/// applies, with a warning naming the value and its offset (it was taken as the base, and
+/// every URL under it was left relative, silently).
+#[test]
+fn an_xml_base_the_url_standard_rejects_falls_back_to_the_parents() {
+    let feed = br#"<feed xmlns="http://www.w3.org/2005/Atom"><entry xml:base="http://[bad/d/"><icon>i.png</icon></entry><entry xml:base="http://x:99999/"><icon>j.png</icon></entry></feed>"#;
+    let options = Options {
+        standard: absolve::Standard::Whatwg,
+        ..Options::default()
+    };
+    let done = feed::rewrite(feed, &base(), &options, None);
+    let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.as_str()).collect();
+    let dir = "http://feeds.example.com/dir/";
+    assert_eq!(resolved, [format!("{dir}i.png"), format!("{dir}j.png")]);
+    let at = |s: &str| {
+        feed.windows(s.len())
+            .position(|w| w == s.as_bytes())
+            .unwrap() as u64
+    };
+    assert_eq!(
+        feed_warnings(&done.warnings),
+        [
+            Warning::UnusableBase {
+                offset: at("http://[bad"),
+                value: "http://[bad/d/".into()
+            },
+            Warning::UnusableBase {
+                offset: at("http://x:99999"),
+                value: "http://x:99999/".into()
+            }
+        ]
+    );
+}

@@ -93,6 +93,11 @@ fn worded(problem: &Problem) -> String {
         } => "--format mime: it does not start with a header block (it looks like HTML): \
              nothing is changed (try --format auto)"
             .to_owned(),
+        Problem::FormatMismatch {
+            given: Format::Feed,
+            ..
+        } => "--format feed: its root element is not a feed's (Atom feed, RSS rss, RDF              rdf:RDF; it looks like HTML): read as XML, none of its links are found (try              --format auto)"
+            .to_owned(),
         other => other.to_string(),
     }
 }

@@ -2,12 +2,14 @@
 //! read as the HTML it stands for, rewritten by the HTML rewriter, and written back in
 //! the form it came in.
 //!
-//! Every byte outside the changed stretch comes back as it was: the HTML before the
-//! first change and after the last one is copied from the feed's own bytes; only the
-//! stretch between is written anew, escaped as the original escaped (`&`, `<`, and `>`
-//! or quotes where the original wrote them as references), or as CDATA where it lies in
-//! one CDATA section (a `]]>` split so that it never ends the section).
+//! Every byte outside a change comes back as it was: the HTML rewriter tells which bytes
+//! it passed through unchanged ([`Sink::output_unchanged`](crate::Sink::output_unchanged)),
+//! and only the bytes each changed value alters are written anew, escaped as the original
+//! escaped (`&`, `<`, and `>` or quotes where the original wrote them as references), or
+//! as CDATA where they lie in one CDATA section (a `]]>` split so that it never ends the
+//! section). The text between two changed URLs is copied from the feed's own bytes.
 
+use super::Warning;
 use super::escape::{self, TextEscapes};
 use crate::base::Base;
 use crate::html::{self, Collected, Options};
@@ -48,6 +50,8 @@ pub(crate) struct Done {
     pub links: Vec<Link>,
     /// The HTML rewriter's warnings, offsets in the feed's bytes.
     pub warnings: Vec<html::Warning>,
+    /// Values left as written because they use an entity that is not expanded.
+    pub feed_warnings: Vec<Warning>,
 }
 
 /// What the rewrite needs besides the content.
@@ -69,6 +73,7 @@ pub(crate) fn rewrite(raw: &[u8], pieces: &[Piece], context: &Context) -> Done {
             content: None,
             links: Vec::new(),
             warnings: Vec::new(),
+            feed_warnings: Vec::new(),
         };
     }
     let options = Options {
@@ -80,13 +85,31 @@ pub(crate) fn rewrite(raw: &[u8], pieces: &[Piece], context: &Context) -> Done {
         keep_output: context.wants_output,
         ..Collected::default()
     };
+    let changes = Changes {
+        collected,
+        read: 0,
+        new: Vec::new(),
+        found: Vec::new(),
+    };
     // The element's base is the document base: a `<base>` inside does not reach across
     // the feed.
     let mut rewriter =
-        html::Rewriter::with_document_base(context.base, context.base, &options, collected);
+        html::Rewriter::with_document_base(context.base, context.base, &options, changes);
     // Writing to memory cannot fail.
     let _ = rewriter.write(&html_bytes);
-    let collected = rewriter.end().unwrap_or_default();
+    let changes = rewriter.end().unwrap_or_else(|_| Changes {
+        collected: Collected::default(),
+        read: 0,
+        new: Vec::new(),
+        found: Vec::new(),
+    });
+    let (mut collected, mut changed) = changes.finish(&html_bytes);
+    let unexpanded = Unexpanded {
+        raw,
+        mapped: &mapped,
+        context,
+    };
+    let feed_warnings = unexpanded.drop_changes(&mut changed, &mut collected.links);
     let to_feed = |at: u64| context.offset + raw_offset(&mapped, at as usize, raw.len()) as u64;
     let warnings = collected
         .warnings
@@ -96,20 +119,178 @@ pub(crate) fn rewrite(raw: &[u8], pieces: &[Piece], context: &Context) -> Done {
             _ => None,
         })
         .collect();
-    let content = (context.wants_output && collected.output != html_bytes).then(|| {
+    let content = (context.wants_output && !changed.is_empty()).then(|| {
         let escapes = escapes_of(raw, &mapped);
-        written_back(
-            raw,
-            &mapped,
-            &html_bytes,
-            &collected.output,
-            &|middle, out| escape::text_bytes(middle, escapes, out),
-        )
+        written_changes(raw, &mapped, &html_bytes, changed, &|middle, out| {
+            escape::text_bytes(middle, escapes, out)
+        })
     });
     Done {
         content,
         links: collected.links,
         warnings,
+        feed_warnings,
+    }
+}
+
+/// The references of a content to entities that are not expanded (XML 1.0 §4.1: one a
+/// DTD declares; only XML's five and character references are read).
+struct Unexpanded<'a> {
+    raw: &'a [u8],
+    mapped: &'a [Mapped],
+    context: &'a Context<'a>,
+}
+
+impl Unexpanded<'_> {
+    /// The first reference in the HTML stretch `range` to an entity not expanded: its
+    /// name and its offset in the content.
+    fn in_range(&self, range: &Range<usize>) -> Option<(String, usize)> {
+        let first = self.mapped.partition_point(|m| m.html.end <= range.start);
+        self.mapped[first..]
+            .iter()
+            .take_while(|m| m.html.start < range.end.max(range.start + 1))
+            .filter(|m| m.kind == PieceKind::Reference)
+            .find_map(|m| {
+                let name =
+                    &self.raw[m.raw.start + 1..m.raw.end.saturating_sub(1).max(m.raw.start + 1)];
+                escape::reference(name, self.context.encoding)
+                    .is_none()
+                    .then(|| (String::from_utf8_lossy(name).into_owned(), m.raw.start))
+            })
+    }
+
+    /// Drops each change to a value (an attribute value, a `<style>`'s text) that holds
+    /// a reference to an entity not expanded: what it stands for is not known, so the
+    /// value is left as written and its links not listed (HTML offsets in `range`), with
+    /// a warning naming the entity, as a feed URL or an XHTML value that uses one.
+    fn drop_changes(&self, changes: &mut Vec<Change>, links: &mut Vec<Link>) -> Vec<Warning> {
+        let mut warnings = Vec::new();
+        let mut dropped: Vec<Range<usize>> = Vec::new();
+        changes.retain(|(range, _)| match self.in_range(range) {
+            Some((reason, at)) => {
+                warnings.push(Warning::Entity {
+                    offset: self.context.offset + at as u64,
+                    reason,
+                });
+                dropped.push(range.clone());
+                false
+            }
+            None => true,
+        });
+        if !dropped.is_empty() {
+            links.retain(|link| {
+                let at = link.offset as usize;
+                let i = dropped.partition_point(|r| r.end < at);
+                dropped.get(i).is_none_or(|r| at < r.start)
+            });
+        }
+        warnings
+    }
+}
+
+/// A sink that tells what the HTML rewriter changed: the bytes it passes through
+/// unchanged come with their offset ([`Sink::output_unchanged`](crate::Sink::output_unchanged)),
+/// so every other byte written replaces the stretch of the input between them.
+struct Changes {
+    /// The links and warnings.
+    collected: Collected,
+    /// How far the input has been written out.
+    read: usize,
+    /// The bytes written since, that are no copy of the input.
+    new: Vec<u8>,
+    /// Each stretch of the input replaced, and what replaced it.
+    found: Vec<Change>,
+}
+
+/// A stretch of the HTML replaced by new bytes.
+pub(crate) type Change = (Range<usize>, Vec<u8>);
+
+impl Changes {
+    /// The stretch up to `to` replaced by the bytes written since the last copy.
+    fn settle(&mut self, to: usize) {
+        if to > self.read || !self.new.is_empty() {
+            let to = to.max(self.read);
+            self.found
+                .push((self.read..to, std::mem::take(&mut self.new)));
+        }
+    }
+
+    /// The links and warnings, and the changes to `old` (the HTML given) that change it.
+    fn finish(mut self, old: &[u8]) -> (Collected, Vec<Change>) {
+        self.settle(old.len());
+        let mut found = self.found;
+        found.retain(|(range, new)| old.get(range.clone()) != Some(new.as_slice()));
+        (self.collected, found)
+    }
+}
+
+impl html::Sink for Changes {
+    fn output(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.new.extend_from_slice(bytes);
+        Ok(())
+    }
+    fn output_unchanged(&mut self, offset: u64, bytes: &[u8]) -> std::io::Result<()> {
+        self.settle(offset as usize);
+        self.read = self.read.max(offset as usize + bytes.len());
+        Ok(())
+    }
+    fn link(&mut self, link: Link) {
+        self.collected.link(link);
+    }
+    fn warning(&mut self, warning: crate::Warning) {
+        self.collected.warning(warning);
+    }
+    fn wants_output(&self) -> bool {
+        self.collected.wants_output()
+    }
+    fn wants_links(&self) -> bool {
+        self.collected.wants_links()
+    }
+}
+
+/// Rewrites the CSS that `pieces` of `raw` (the content of a `<style>` in inline XHTML)
+/// stand for: its `url()` and `@import` values, as the HTML rewriter rewrites a
+/// `<style>`'s, each listed with element `style` at the offset of its token in the feed
+/// (the start of a reference or section it begins in), written back in the form the
+/// content came in (escaped text stays escaped, CDATA stays CDATA).
+pub(crate) fn rewrite_css(raw: &[u8], pieces: &[Piece], context: &Context) -> Done {
+    let (css, mapped) = as_html(raw, pieces, context.encoding);
+    let to_feed = |at: u64| context.offset + raw_offset(&mapped, at as usize, raw.len()) as u64;
+    let mut links = Vec::new();
+    let mut warnings = Vec::new();
+    let new = html::emit::rewrite_css_reporting(
+        &css,
+        context.encoding,
+        context.base,
+        context.options,
+        |link| {
+            if context.wants_links {
+                links.push(link);
+            }
+        },
+        |warning| warnings.push(shifted(warning, &to_feed)),
+    );
+    let mut changes: Vec<Change> = new.into_iter().map(|new| (0..css.len(), new)).collect();
+    let unexpanded = Unexpanded {
+        raw,
+        mapped: &mapped,
+        context,
+    };
+    let feed_warnings = unexpanded.drop_changes(&mut changes, &mut links);
+    for link in &mut links {
+        link.offset = to_feed(link.offset);
+    }
+    let content = (context.wants_output && !changes.is_empty()).then(|| {
+        let escapes = escapes_of(raw, &mapped);
+        written_changes(raw, &mapped, &css, changes, &|middle, out| {
+            escape::text_bytes(middle, escapes, out)
+        })
+    });
+    Done {
+        content,
+        links,
+        warnings,
+        feed_warnings,
     }
 }
 
@@ -196,35 +377,113 @@ pub(crate) fn written_back(
     new: &[u8],
     escape: &dyn Fn(&[u8], &mut Vec<u8>),
 ) -> Vec<u8> {
-    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    let max_suffix = old.len().min(new.len()) - prefix;
-    let suffix = old
+    written_changes(raw, mapped, old, vec![(0..old.len(), new.to_vec())], escape)
+}
+
+/// The content with each change to the HTML it stood for (`old`) written in: only the
+/// bytes a change alters are written anew (by `escape`, or as CDATA within one CDATA
+/// section), moved out to the ends of a reference they fall in; every other byte of the
+/// content is copied as it was, references and escapes included.
+pub(crate) fn written_changes(
+    raw: &[u8],
+    mapped: &[Mapped],
+    old: &[u8],
+    changes: Vec<Change>,
+    escape: &dyn Fn(&[u8], &mut Vec<u8>),
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(raw.len() + raw.len() / 8);
+    let mut copied = 0;
+    for span in spans(mapped, old, changes) {
+        out.extend_from_slice(&raw[copied..span.start.raw]);
+        let in_cdata =
+            |piece: Option<usize>| piece.is_some_and(|i| mapped[i].kind == PieceKind::CData);
+        let middle = &span.middle;
+        if in_cdata(span.start_piece) && span.start_piece == span.end_piece {
+            escape::cdata_bytes(middle, &mut out);
+        } else {
+            if in_cdata(span.start_piece) {
+                out.extend_from_slice(b"]]>");
+            }
+            escape(middle, &mut out);
+            if in_cdata(span.end_piece) {
+                out.extend_from_slice(b"<![CDATA[");
+            }
+        }
+        copied = span.end.raw;
+    }
+    out.extend_from_slice(&raw[copied..]);
+    out
+}
+
+/// A change narrowed to the bytes it alters and moved out to the ends of the references
+/// it falls in: where it starts and ends (in the HTML and the content), the pieces it
+/// starts and ends in, and the HTML written in its place.
+struct Span {
+    start: At,
+    start_piece: Option<usize>,
+    end: At,
+    end_piece: Option<usize>,
+    middle: Vec<u8>,
+}
+
+/// The spans of `changes` (in order, not overlapping), two that would share a reference
+/// made one.
+fn spans(mapped: &[Mapped], old: &[u8], changes: Vec<Change>) -> Vec<Span> {
+    let mut spans: Vec<Span> = Vec::with_capacity(changes.len());
+    // The narrowed change of the last span: where it is in `old`, and its new bytes.
+    let mut last: Option<(Range<usize>, Vec<u8>)> = None;
+    for (range, new) in changes {
+        let Some((mut range, mut new)) = narrowed(old, range, new) else {
+            continue;
+        };
+        let (start, _) = change_start(mapped, range.start);
+        if let Some((previous, previous_new)) = last.take()
+            && spans.last().is_some_and(|s| start.html < s.end.html)
+        {
+            // Both would be written in one reference: one change from the first to the
+            // second, the bytes between as they were.
+            spans.pop();
+            let mut joined = previous_new;
+            joined.extend_from_slice(&old[previous.end..range.start]);
+            joined.extend_from_slice(&new);
+            (range, new) = (previous.start..range.end, joined);
+        }
+        let (start, start_piece) = change_start(mapped, range.start);
+        let (end, end_piece) = change_end(mapped, range.end);
+        let mut middle = Vec::with_capacity(new.len() + end.html - start.html - range.len());
+        middle.extend_from_slice(&old[start.html..range.start]);
+        middle.extend_from_slice(&new);
+        middle.extend_from_slice(&old[range.end..end.html]);
+        spans.push(Span {
+            start,
+            start_piece,
+            end,
+            end_piece,
+            middle,
+        });
+        last = Some((range, new));
+    }
+    spans
+}
+
+/// The change of `old[range]` into `new` without the bytes both begin or end with;
+/// `None` if they are the same.
+fn narrowed(old: &[u8], range: Range<usize>, new: Vec<u8>) -> Option<(Range<usize>, Vec<u8>)> {
+    let was = &old[range.clone()];
+    if was == new.as_slice() {
+        return None;
+    }
+    let prefix = was.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let max_suffix = was.len().min(new.len()) - prefix;
+    let suffix = was
         .iter()
         .rev()
         .zip(new.iter().rev())
         .take(max_suffix)
         .take_while(|(a, b)| a == b)
         .count();
-    // A change never starts or ends inside what a reference stands for.
-    let (start, start_piece) = change_start(mapped, prefix);
-    let (end, end_piece) = change_end(mapped, old.len() - suffix);
-    let middle = &new[start.html..new.len() - (old.len() - end.html)];
-    let mut out = Vec::with_capacity(raw.len() + middle.len());
-    out.extend_from_slice(&raw[..start.raw]);
-    let in_cdata = |piece: Option<usize>| piece.is_some_and(|i| mapped[i].kind == PieceKind::CData);
-    if in_cdata(start_piece) && start_piece == end_piece {
-        escape::cdata_bytes(middle, &mut out);
-    } else {
-        if in_cdata(start_piece) {
-            out.extend_from_slice(b"]]>");
-        }
-        escape(middle, &mut out);
-        if in_cdata(end_piece) {
-            out.extend_from_slice(b"<![CDATA[");
-        }
-    }
-    out.extend_from_slice(&raw[end.raw..]);
-    out
+    let narrowed = range.start + prefix..range.end - suffix;
+    Some((narrowed, new[prefix..new.len() - suffix].to_vec()))
 }
 
 /// A position in both the HTML and the content.

@@ -180,6 +180,17 @@ pub enum Warning {
         /// The limit.
         limit: usize,
     },
+    /// A comment or processing instruction inside a URL that changes: the element is left
+    /// as written (and listed so).
+    #[error(
+        "the URL of <{element}> holds a comment or processing instruction at byte {offset}: left unchanged"
+    )]
+    MarkupInUrl {
+        /// The comment's or processing instruction's offset.
+        offset: u64,
+        /// The element whose text is the URL.
+        element: String,
+    },
     /// An element inside one whose text is a URL or HTML (`<description>` with a raw
     /// `<a>` in it, a `<br/>` in `type="html"` content): the content is not text, and
     /// passes through unchanged, its links not read.
@@ -217,7 +228,8 @@ impl Warning {
             | Warning::ScopeTooLarge { offset, .. }
             | Warning::TokenTooLarge { offset, .. }
             | Warning::ContentTooLarge { offset, .. }
-            | Warning::MarkupInContent { offset, .. } => *offset,
+            | Warning::MarkupInContent { offset, .. }
+            | Warning::MarkupInUrl { offset, .. } => *offset,
         }
     }
 }

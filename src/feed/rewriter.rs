@@ -5,9 +5,10 @@
 use super::content::{self, Piece, PieceKind};
 use super::escape::{self, Unreadable};
 use super::namespaces::Namespaces;
-use super::vocabulary::{TextType, Value, text_type, values};
+use super::vocabulary::{Ns, TextType, Value, text_type, values};
 use super::{MAX_DEPTH, MAX_HELD, MAX_SCOPE_BYTES, Warning, xhtml};
 use crate::base::{Base, BaseSource};
+use crate::html::attributes::Namespace;
 use crate::html::{Collected, Options, Sink};
 use crate::links::{Kept, Link};
 use arrayvec::ArrayVec;
@@ -88,6 +89,8 @@ struct Held {
     depth: usize,
     content_start: u64,
     pieces: Vec<Piece>,
+    /// The comments and processing instructions in it (ranges in the content).
+    markup: Vec<Range<usize>>,
     element: String,
     base: Base,
 }
@@ -96,6 +99,8 @@ struct Held {
 enum HeldKind {
     Url,
     Html,
+    /// The CSS of a `<style>` in inline XHTML.
+    Css,
 }
 
 /// An attribute of the tag being read: ranges in the current window.
@@ -420,7 +425,13 @@ impl<S: Sink> Machine<S> {
                     self.warn(Warning::EntityDeclarations { offset: at });
                 }
             }
-            Event::Decl(_) | Event::PI(_) | Event::Comment(_) | Event::Eof => {}
+            Event::PI(_) | Event::Comment(_) => {
+                if let Some(held) = &mut self.held {
+                    let from = (at - held.content_start) as usize;
+                    held.markup.push(from..from + token.range.len());
+                }
+            }
+            Event::Decl(_) | Event::Eof => {}
         }
     }
 
@@ -514,7 +525,10 @@ impl<S: Sink> Machine<S> {
         let mut xhtml_children = in_xhtml;
         let mut hold = None;
         if in_xhtml {
-            self.xhtml_tag(start, content_offset, &base, window, pending);
+            self.xhtml_tag(start, content_offset, ns, &base, window, pending);
+            if is_style(ns, local.as_ref()) {
+                hold = Some(HeldKind::Css);
+            }
         } else {
             let found: ArrayVec<Value, 4> =
                 values(ns, local.as_ref(), parent_local).take(4).collect();
@@ -533,7 +547,7 @@ impl<S: Sink> Machine<S> {
                         }
                     }
                     Value::XhtmlBody => {
-                        self.xhtml_tag(start, content_offset, &base, window, pending);
+                        self.xhtml_tag(start, content_offset, ns, &base, window, pending);
                         xhtml_children = true;
                     }
                 }
@@ -573,6 +587,7 @@ impl<S: Sink> Machine<S> {
                 content_start: window_start(self.pending_start, pending, window)
                     + (content_in_window + start.len() + 1) as u64,
                 pieces: Vec::new(),
+                markup: Vec::new(),
                 element: String::from_utf8_lossy(local.as_ref()).into_owned(),
                 base,
             });
@@ -654,16 +669,24 @@ impl<S: Sink> Machine<S> {
             }
         };
         let parent = self.bases.last().unwrap_or(&self.outer);
+        let standard = self.options.standard;
         let mut url = String::with_capacity(parent.url().map_or(0, str::len) + value.len());
-        parent.resolve_into(self.options.standard, value.trim(), &mut url);
-        if parent.url() == Some(url.as_str()) {
+        let resolved = parent.try_resolve_into(standard, value.trim(), None, &mut url);
+        if resolved.is_ok() && parent.url() == Some(url.as_str()) {
             // `xml:base=""` (or a value naming the parent's base): the parent's base, as
             // RFC 3986 §5.2 resolves an empty reference.
             return None;
         }
-        match Base::absolute(&url, BaseSource::XmlBase) {
-            Ok(base) => Some(base),
-            Err(_) => {
+        // By the URL Standard the base is the URL parser's result (§4.4, "the basic URL
+        // parser" with the parent's base): a value it rejects (`http://[bad/`, a port
+        // past 65535) gives none, and the parent's base applies (XML Base §4.2: the base
+        // of an element without a usable `xml:base` is its parent's), with a warning.
+        match resolved
+            .ok()
+            .and_then(|()| Base::absolute_with(standard, &url, BaseSource::XmlBase).ok())
+        {
+            Some(base) => Some(base),
+            None => {
                 self.warn(Warning::UnusableBase { offset, value });
                 None
             }
@@ -702,11 +725,13 @@ impl<S: Sink> Machine<S> {
         self.report(element, Some(name), original, resolved, base, offset, kept);
     }
 
-    /// An XHTML start tag whose content (name and attributes) is at `offset`.
+    /// An XHTML start tag whose content (name and attributes) is at `offset`, of an
+    /// element of namespace `ns`.
     fn xhtml_tag(
         &mut self,
         start: &BytesStart,
         offset: u64,
+        ns: Ns,
         base: &Base,
         window: &[u8],
         pending: &[u8],
@@ -718,7 +743,16 @@ impl<S: Sink> Machine<S> {
         {
             return;
         }
-        let tag = xhtml::Tag { start, offset };
+        let namespace = match ns {
+            Ns::Svg => Namespace::Svg,
+            Ns::MathMl => Namespace::MathMl,
+            _ => Namespace::Html,
+        };
+        let tag = xhtml::Tag {
+            start,
+            offset,
+            namespace,
+        };
         let collected = Collected {
             keep_links: self.wants_links,
             keep_output: self.wants_output,
@@ -785,6 +819,7 @@ impl<S: Sink> Machine<S> {
         match held.kind {
             HeldKind::Url => self.url_text(&held, raw, pending),
             HeldKind::Html => self.html_text(&held, raw, end, pending),
+            HeldKind::Css => self.css_text(&held, raw, end, pending),
         }
     }
 
@@ -838,7 +873,19 @@ impl<S: Sink> Machine<S> {
             Some(text) => text.into_owned(),
             None => return self.unreadable(Unreadable::Undecodable, offset),
         };
-        let (resolved, kept) = resolve(&original, &held.base, &self.options);
+        let (mut resolved, kept) = resolve(&original, &held.base, &self.options);
+        if resolved != original
+            && let Some(markup) = held.markup.iter().find(|m| range.contains(&m.start))
+        {
+            // XML 1.0 §2.5, §2.6: a comment or processing instruction inside the URL is
+            // no part of its text, and has no place in the resolved URL: the element is
+            // left as written (listed so), with a warning.
+            self.warn(Warning::MarkupInUrl {
+                offset: held.content_start + markup.start as u64,
+                element: held.element.clone(),
+            });
+            resolved = Cow::Borrowed(&original);
+        }
         if resolved != original && self.wants_output {
             let url = escape::encode(&resolved, self.encoding);
             let one_cdata =
@@ -897,6 +944,34 @@ impl<S: Sink> Machine<S> {
         }
         for warning in done.warnings {
             self.sink.warning(warning.into());
+        }
+        for warning in done.feed_warnings {
+            self.warn(warning);
+        }
+    }
+
+    /// The text of a `<style>` in inline XHTML: CSS.
+    fn css_text(&mut self, held: &Held, raw: &[u8], end: u64, pending: &[u8]) {
+        let context = content::Context {
+            base: &held.base,
+            options: &self.options,
+            encoding: self.encoding,
+            wants_output: self.wants_output,
+            wants_links: self.wants_links,
+            offset: held.content_start,
+        };
+        let done = content::rewrite_css(raw, &held.pieces, &context);
+        if let Some(content) = done.content {
+            self.splice(held.content_start..end, &content, pending);
+        }
+        for link in done.links {
+            self.sink.link(link);
+        }
+        for warning in done.warnings {
+            self.sink.warning(warning.into());
+        }
+        for warning in done.feed_warnings {
+            self.warn(warning);
         }
     }
 
@@ -1006,6 +1081,13 @@ impl<'a> UniqueNames<'a> {
         }
         self.many.insert(name)
     }
+}
+
+/// Whether an element of inline XHTML is a `<style>`, whose text is CSS: XHTML's, SVG's,
+/// or one in no namespace or another (whose attributes are read as XHTML's too); not
+/// MathML's.
+fn is_style(ns: Ns, local: &[u8]) -> bool {
+    local == b"style" && ns != Ns::MathMl
 }
 
 /// The offset of the window's start.

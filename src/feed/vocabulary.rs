@@ -31,12 +31,16 @@ pub enum Ns {
     Itunes,
     /// `http://www.w3.org/1999/xhtml`.
     Xhtml,
+    /// `http://www.w3.org/2000/svg` (in inline XHTML).
+    Svg,
+    /// `http://www.w3.org/1998/Math/MathML` (in inline XHTML).
+    MathMl,
     /// Any other namespace.
     Other,
 }
 
 /// The namespace URIs this module knows.
-const URIS: [(&[u8], Ns); 11] = [
+const URIS: [(&[u8], Ns); 13] = [
     (b"http://www.w3.org/2005/Atom", Ns::Atom10),
     (b"http://purl.org/atom/ns#", Ns::Atom03),
     (b"http://purl.org/rss/1.0/", Ns::Rss10),
@@ -48,6 +52,8 @@ const URIS: [(&[u8], Ns); 11] = [
     (b"http://search.yahoo.com/mrss", Ns::Media),
     (b"http://www.itunes.com/dtds/podcast-1.0.dtd", Ns::Itunes),
     (b"http://www.w3.org/1999/xhtml", Ns::Xhtml),
+    (b"http://www.w3.org/2000/svg", Ns::Svg),
+    (b"http://www.w3.org/1998/Math/MathML", Ns::MathMl),
 ];
 
 impl Ns {

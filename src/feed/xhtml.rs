@@ -5,7 +5,8 @@ use super::Warning;
 use super::content::{self, PieceKind};
 use super::escape;
 use crate::base::Base;
-use crate::html::{self, Collected, Options, attributes};
+use crate::html::attributes::{self, Namespace};
+use crate::html::{self, Collected, Options};
 use crate::links::Link;
 use encoding_rs::Encoding;
 use quick_xml::Reader;
@@ -18,6 +19,23 @@ pub(crate) struct Tag<'a> {
     pub start: &'a BytesStart<'a>,
     /// The offset of its content (after `<`) in the feed.
     pub offset: u64,
+    /// The element's namespace by its XML namespace (an SVG or MathML element, or else
+    /// XHTML): which of the HTML rewriter's attribute tables applies.
+    pub namespace: Namespace,
+}
+
+impl Tag<'_> {
+    /// What the synthetic tag handed to the HTML rewriter starts with: an SVG or MathML
+    /// element is put inside an `<svg>` or `<math>`, so that the HTML parser reads it as
+    /// foreign content (HTML §13.2.6.5) and the rewriter takes its attributes from the
+    /// SVG or MathML table (`href`, `xlink:href`), as for the same element in HTML.
+    fn opener(&self) -> &'static [u8] {
+        match self.namespace {
+            Namespace::Svg => b"<svg>",
+            Namespace::MathMl => b"<math>",
+            Namespace::Html => b"",
+        }
+    }
 }
 
 /// The rewritten tag: new bytes for its attributes (what follows the name), if changed.
@@ -48,7 +66,9 @@ pub(crate) fn rewrite(
     let qname_len = start.name().as_ref().len();
     let local = start.local_name().into_inner();
     let attributes = &start[qname_len..];
-    let mut synthetic = Vec::with_capacity(attributes.len() + local.len() + 2);
+    let opener = tag.opener();
+    let mut synthetic = Vec::with_capacity(opener.len() + attributes.len() + local.len() + 2);
+    synthetic.extend_from_slice(opener);
     synthetic.push(b'<');
     synthetic.extend_from_slice(local);
     let name_end = synthetic.len();
@@ -147,6 +167,7 @@ fn as_xml(
     let old = values_of(start)?;
     let local = start.local_name().into_inner();
     let mut synthetic = Vec::with_capacity(local.len() + rewritten.len() + 2);
+    // Read back as XML: the tag alone, without the opener.
     synthetic.push(b'<');
     synthetic.extend_from_slice(local);
     synthetic.extend_from_slice(rewritten);

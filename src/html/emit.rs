@@ -35,7 +35,7 @@ pub(crate) fn flush(doc: &mut Document, mut limit: u64, sink: &mut dyn Sink) -> 
             // Never queued (edits do not overlap); were it, the bytes are written once.
             continue;
         }
-        sink.output(doc.bytes(cursor..range.start))?;
+        sink.output_unchanged(cursor, doc.bytes(cursor..range.start))?;
         match &edit {
             Edit::Attribute(value) => write_attribute(doc, value, &base, sink)?,
             Edit::Style(range, encoding) => {
@@ -52,7 +52,7 @@ pub(crate) fn flush(doc: &mut Document, mut limit: u64, sink: &mut dyn Sink) -> 
         }
         cursor = range.end;
     }
-    sink.output(doc.bytes(cursor..limit))?;
+    sink.output_unchanged(cursor, doc.bytes(cursor..limit))?;
     doc.pending.drain(..(limit - doc.pending_start) as usize);
     doc.pending_start = limit;
     Ok(())
