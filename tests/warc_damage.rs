@@ -301,6 +301,88 @@ fn overlong_content_length() {
     }
 }
 
+/// A `response` record that is not HTML whose `Content-Length` runs past the end of the
+/// file, with more than 16 MiB of records after it (a large image, then HTML records):
+/// every record after it is found from where it really ends, a warning names it and that
+/// offset, and `rewrite` copies it as it is and rewrites the records after it. Before, the
+/// bytes after it were held up to 16 MiB, then taken as its block: no link after it.
+#[test]
+fn overlong_content_length_before_many_records() {
+    let image = |id: u32, size: usize, length: Option<usize>| {
+        let http = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n{}",
+            "x".repeat(size)
+        );
+        format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{id}>\r\n\
+             WARC-Target-URI: http://h{id}/i.png\r\nContent-Type: application/http\r\n\
+             Content-Length: {}\r\n\r\n{http}\r\n\r\n",
+            length.unwrap_or(http.len())
+        )
+        .into_bytes()
+    };
+    let damaged = image(2, 1000, Some(10_000_000_000));
+    let file = [
+        relative(1),
+        damaged.clone(),
+        image(3, 17 << 20, None),
+        relative(4),
+        relative(5),
+    ]
+    .concat();
+    let (found, warnings) = links(&file);
+    assert_eq!(
+        found,
+        [
+            "http://h1/dir/rel1",
+            "http://h4/dir/rel4",
+            "http://h5/dir/rel5"
+        ]
+    );
+    let next = relative(1).len() + damaged.len() - 4;
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("record 2 <urn:uuid:2> (at byte")
+            && warnings[0].contains(&format!("a record starts at byte {}", next + 4)),
+        "{warnings:?}"
+    );
+    let (out, warnings) = rewritten(&file);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        contains(&out, &damaged),
+        "the damaged record is copied as it is"
+    );
+    assert!(contains(&out, &image(3, 17 << 20, None)));
+    assert!(contains(&out, b"<a href=http://h5/dir/rel5>"));
+    // Records with absolute links only come out byte for byte.
+    let file = [absolute(1), damaged, image(3, 17 << 20, None), absolute(4)].concat();
+    assert_eq!(rewritten(&file).0, file);
+}
+
+/// An HTML record whose `Content-Length` runs past the end of the file is copied as it
+/// is by `rewrite` (a new `Content-Length` would hide the damage); its links are listed.
+#[test]
+fn overlong_html_record_is_copied_as_it_is() {
+    let damaged = with_length(&relative(2), "10000000000").into_bytes();
+    let file = [relative(1), damaged.clone(), relative(3)].concat();
+    let (found, _) = links(&file);
+    assert_eq!(
+        found,
+        [
+            "http://h1/dir/rel1",
+            "http://h2/dir/rel2",
+            "http://h3/dir/rel3"
+        ]
+    );
+    let (out, warnings) = rewritten(&file);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        contains(&out, &damaged),
+        "the damaged record is copied as it is"
+    );
+    assert!(contains(&out, b"<a href=http://h3/dir/rel3>"));
+}
+
 /// A header block over 1 MiB is copied whole, with a warning; the next record is read.
 #[test]
 fn huge_header_block() {

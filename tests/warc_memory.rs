@@ -432,3 +432,57 @@ fn a_link_dense_stylesheet_is_not_gathered() {
         }
     });
 }
+
+/// Counts the bytes written and the warnings.
+struct CountingWarnings<'a>(&'a mut u64, Vec<String>);
+
+impl Sink for CountingWarnings<'_> {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        *self.0 += bytes.len() as u64;
+        Ok(())
+    }
+    fn warning(&mut self, warning: absolve::Warning) {
+        self.1.push(warning.to_string());
+    }
+}
+
+/// An HTML record whose `Content-Length` says 10 GB, followed by 48 MiB of records (the
+/// `archive` of a large image between two HTML records): the records after it are read
+/// from where it really ends, and the bytes held to find that out (the rest of the file,
+/// while it is not known whether its block runs past the end) go to a temporary file, not
+/// to memory (3 times their size before).
+#[test]
+fn an_overlong_block_is_not_held_in_memory() {
+    alone("an_overlong_block_is_not_held_in_memory", || {
+        let _serial = SERIAL.lock().unwrap();
+        let http = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=p0>";
+        let overlong = format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/\r\n\
+             Content-Type: application/http\r\nContent-Length: 10000000000\r\n\r\n{http}\r\n\r\n"
+        );
+        let input = || io::Cursor::new(overlong.clone()).chain(archive(48 * MIB));
+        let peak = peak_during(|| {
+            let mut warnings = Vec::new();
+            let mut links = 0;
+            for event in Links::new(input(), Options::default()) {
+                match event.unwrap() {
+                    Event::Link(_) => links += 1,
+                    Event::Warning(warning) => warnings.push(warning.to_string()),
+                }
+            }
+            assert_eq!(links, 3);
+            assert_eq!(warnings.len(), 1, "{warnings:?}");
+            assert!(warnings[0].contains("runs past the end"), "{warnings:?}");
+        });
+        assert!(peak < 12 * MIB, "links: peak {} MiB", peak / MIB);
+        let mut written = 0u64;
+        let peak = peak_during(|| {
+            let mut out = CountingWarnings(&mut written, Vec::new());
+            let summary = rewrite(input(), &Options::default(), &mut out).unwrap();
+            assert_eq!((summary.rewritten, summary.copied), (2, 2));
+            assert_eq!(out.1.len(), 1, "{:?}", out.1);
+        });
+        assert!(written > 48 * MIB as u64);
+        assert!(peak < 12 * MIB, "rewrite: peak {} MiB", peak / MIB);
+    });
+}

@@ -3,9 +3,10 @@
 //! records that do not start one (a wrong `Content-Length`) are skipped up to the next
 //! `WARC/` line with a warning; a record cut short by the end of the file gives a warning.
 
+use super::spool::Spool;
 use super::stream::{CHUNK, Stream};
 use super::{Error, RecordRef, Warning};
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Write};
 
 /// The most bytes of a record's header block whose fields are read: beyond, the record
 /// is copied as it is (its `Content-Length` still frames it).
@@ -120,6 +121,20 @@ impl<R: Read> Framing<R> {
         let buffered = self.input.buffer().len();
         self.input.consume(buffered);
         self.input.get_mut().unread(&again);
+    }
+
+    /// Gives back `produced`, the last bytes read, held in `spool`: they are read again,
+    /// at the same offsets, a piece at a time.
+    pub fn give_back_spool(&mut self, mut spool: Spool<'static>) -> Result<(), Error> {
+        let produced = spool.len();
+        // Bytes read ahead into the buffer come after them.
+        spool.write_all(self.input.buffer()).map_err(stream_error)?;
+        let buffered = self.input.buffer().len();
+        self.input.consume(buffered);
+        self.input
+            .get_mut()
+            .unread_spool(spool, produced + buffered as u64)
+            .map_err(stream_error)
     }
 
     /// Whether the input is at its end (not only paused after damaged gzip data).
@@ -256,7 +271,10 @@ impl<R: Read> Framing<R> {
                 rest.extend_from_slice(self.input.buffer());
                 let buffered = self.input.buffer().len();
                 self.input.consume(buffered);
-                self.input.get_mut().switch_to_gzip(&rest);
+                self.input
+                    .get_mut()
+                    .switch_to_gzip(&rest)
+                    .map_err(stream_error)?;
                 continue;
             }
             if trim_line_end(&line).is_empty() && self.skipped_at.is_none() {

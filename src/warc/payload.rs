@@ -3,6 +3,7 @@
 
 use super::framing::{Framing, Head};
 use super::http::{self, HttpHead, MAX_HTTP_HEAD};
+use super::spool::Spool;
 use super::{Error, RecordRef, Warning};
 use crate::base::{Base, BaseError, BaseSource};
 use crate::html::{self, charset};
@@ -11,7 +12,7 @@ use crate::pipeline::{self, Body, Kind};
 use crate::{Options, Problem, Sink};
 use encoding_rs::Encoding;
 use std::borrow::Cow;
-use std::io::{self, BufRead, Read};
+use std::io::{self, BufRead, Read, Write};
 
 /// The kind of document a payload is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,8 +40,9 @@ pub(crate) struct Analysis {
     pub document: Option<DocKind>,
     /// The URLs of the HTTP header fields.
     pub header_links: Vec<Link>,
-    /// The file ended inside the block ([`read_block`]): `rewrite` copies the record as
-    /// it is, never as a whole one.
+    /// The file ended inside the block, or the block ran past its end into the records
+    /// after it ([`read_block`]): `rewrite` copies the record as it is, never as a whole
+    /// one (a new `Content-Length` would hide the damage).
     pub truncated: bool,
 }
 
@@ -276,9 +278,6 @@ fn field_lines(head: &[u8]) -> usize {
         .count()
 }
 
-/// The most bytes [`read_block`] reserves ahead on the word of a `Content-Length`.
-const RESERVE_LIMIT: u64 = 8 << 20;
-
 /// The largest block [`read_block`] reserves whole before reading it: the cap on a
 /// decoded payload.
 const UPFRONT_LIMIT: u64 = http::MAX_DECODED;
@@ -290,91 +289,228 @@ pub(crate) fn read_block<R: Read>(
     warn: &mut dyn FnMut(Warning),
 ) -> Result<(), Error> {
     let remaining = analysis.head.length - analysis.prefix.len() as u64;
-    let before = analysis.prefix.len();
-    let mut n = 0;
     if remaining <= UPFRONT_LIMIT {
         // One buffer its size, never copied as it grows (a copy would hold the block
         // twice). A lying length costs address space only: pages are not touched until
         // bytes come.
         analysis.prefix.reserve_exact(remaining as usize);
     }
-    loop {
-        // Beyond, grown toward the length given, exactly, at most doubling at a time: an
-        // honest block is held in one buffer its size, a lying one in at most twice what
-        // it has.
-        let left = remaining - n;
-        let room = (analysis.prefix.capacity() - analysis.prefix.len()) as u64;
-        if left > room {
-            let grow = (left - room).min(analysis.prefix.len().max(RESERVE_LIMIT as usize) as u64);
-            analysis.prefix.reserve_exact(grow as usize);
-        }
-        let room = (analysis.prefix.capacity() - analysis.prefix.len()) as u64;
-        let read = framing
-            .block(left.min(room.max(1)))
-            .read_to_end(&mut analysis.prefix)
-            .map_err(super::framing::stream_error)? as u64;
-        n += read;
-        if read == 0 || n >= remaining {
-            break;
-        }
-    }
-    if n < remaining {
-        // Only when the block runs past the end: a record inside a whole block is data.
-        // From the end of the HTTP head (read before, with what followed it).
-        let head_end = analysis.http.as_ref().map_or(0, |http| http.len);
-        let from = before.min(head_end).saturating_sub(1);
-        if let Some((cut, start)) = record_start(&analysis.prefix[from..]) {
-            framing.give_back(&analysis.prefix[from + cut..]);
-            analysis.prefix.truncate(from + cut);
+    // A record may start from the end of the HTTP head on (in the bytes read with it).
+    let from = analysis
+        .http
+        .as_ref()
+        .map_or(0, |http| http.len.min(analysis.prefix.len()));
+    let read = analysis.prefix.split_off(from);
+    let remaining = remaining + read.len() as u64;
+    let prefix = &mut analysis.prefix;
+    let rest = read_rest(framing, &read, remaining, &mut |bytes| {
+        prefix.extend_from_slice(bytes);
+        Ok(())
+    })?;
+    match rest {
+        Rest::Whole => {}
+        Rest::Overlong { held, ahead } => {
             analysis.prefix.shrink_to_fit();
-            warn_overlong(framing, analysis, start - cut, warn);
-            return Ok(());
+            analysis.truncated = true;
+            framing.give_back_spool(held)?;
+            warn_overlong(framing, analysis, ahead, warn);
         }
-        warn_truncated(analysis, remaining - n, warn);
-        analysis.truncated = true;
+        Rest::Short { missing } => {
+            warn_truncated(analysis, missing, warn);
+            analysis.truncated = true;
+        }
     }
     Ok(())
 }
 
-/// The most bytes of a block held from a record start found in it, in case the block
-/// runs past the end of the file (then that record is read).
-const OVERLONG_WINDOW: usize = 16 << 20;
+/// How the rest of a block was read ([`read_rest`]).
+enum Rest {
+    /// Every byte of it.
+    Whole,
+    /// The file ended first, and a record started in it (`ahead` bytes into `held`, after
+    /// the line ends before it): the block ends before it, and `held` is read again.
+    Overlong { held: Spool<'static>, ahead: usize },
+    /// The file ended first, `missing` bytes short, and no record started in it.
+    Short { missing: u64 },
+}
 
-/// Where a record starts in `bytes`: a `WARC/1.` (or `0.`) line after a line end whose
-/// header block ends within `bytes` and has a `Content-Length`. Returns where the line
-/// ends before it start (the block is cut there, its CRLFs left for the record end) and
-/// where the record starts.
-pub(crate) fn record_start(bytes: &[u8]) -> Option<(usize, usize)> {
-    for p in memchr::memmem::find_iter(bytes, b"WARC/") {
-        if p == 0 || bytes[p - 1] != b'\n' {
+/// Reads the rest of a block, `remaining` bytes, after `read` (the bytes read of it from
+/// the end of its HTTP head, or from its start), giving them to `out`. From a record start
+/// found in them on (a `WARC/` line with a `Content-Length`, [`scan`]), the bytes are held
+/// in a spool instead (memory, then a temporary file: bounded memory whatever their
+/// length), in case the block runs past the end of the file: then they are the records
+/// after it (ISO 28500 §4, read leniently), else the block's and given to `out` at its end.
+fn read_rest<R: Read>(
+    framing: &mut Framing<R>,
+    read: &[u8],
+    remaining: u64,
+    out: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+) -> Result<Rest, Error> {
+    let mut lookout = Lookout::default();
+    lookout.take(read, out)?;
+    let remaining = remaining - read.len() as u64;
+    let mut block = framing.block(remaining);
+    let mut n = 0;
+    // Straight from the reader's buffer: no buffer of its own to fill (or zero).
+    loop {
+        let len = match block.fill_buf() {
+            Ok([]) => break,
+            Ok(bytes) => {
+                lookout.take(bytes, out)?;
+                bytes.len()
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(super::framing::stream_error(e)),
+        };
+        block.consume(len);
+        n += len as u64;
+    }
+    let whole = n == remaining;
+    Ok(match lookout.finish(whole, out)? {
+        Some((held, ahead)) => Rest::Overlong { held, ahead },
+        None if whole => Rest::Whole,
+        None => Rest::Short {
+            missing: remaining - n,
+        },
+    })
+}
+
+/// Watches a block's bytes for a record start ([`read_rest`]).
+#[derive(Default)]
+struct Lookout {
+    /// Bytes not passed on yet: a `WARC/` line (with the line ends before it) whose header
+    /// block is not complete yet, and what follows (at most a head's bytes and a read).
+    undecided: Vec<u8>,
+    /// The byte before them (a line end where none was passed on yet).
+    before: Option<u8>,
+    /// From a record start on: every byte, and how far into them the record starts.
+    held: Option<(Spool<'static>, usize)>,
+}
+
+impl Lookout {
+    /// Takes the block's next `bytes`: those before any record start go to `out`.
+    fn take(
+        &mut self,
+        bytes: &[u8],
+        out: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    ) -> io::Result<()> {
+        if let Some((held, _)) = &mut self.held {
+            return held.write_all(bytes);
+        }
+        let joined;
+        let bytes = if self.undecided.is_empty() {
+            bytes
+        } else {
+            self.undecided.extend_from_slice(bytes);
+            joined = std::mem::take(&mut self.undecided);
+            &joined[..]
+        };
+        let before = self.before.unwrap_or(b'\n');
+        match scan(bytes, before) {
+            Scan::Record { cut, start } => {
+                out(&bytes[..cut])?;
+                let mut held = Spool::new(&[]);
+                held.write_all(&bytes[cut..])?;
+                self.held = Some((held, start - cut));
+            }
+            Scan::Undecided { from } => {
+                out(&bytes[..from])?;
+                if from > 0 {
+                    self.before = Some(bytes[from - 1]);
+                }
+                self.undecided = bytes[from..].to_vec();
+            }
+        }
+        Ok(())
+    }
+
+    /// At the end of the block's bytes (`whole`: all it has): the record start found, if
+    /// the file ended first; else what is held goes to `out`.
+    fn finish(
+        self,
+        whole: bool,
+        out: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    ) -> io::Result<Option<(Spool<'static>, usize)>> {
+        out(&self.undecided)?;
+        match self.held {
+            Some(held) if !whole => Ok(Some(held)),
+            Some((mut held, _)) => {
+                held.for_each(out)?;
+                Ok(None)
+            }
+            None => Ok(None),
+        }
+    }
+}
+
+/// What [`scan`] found in a block's bytes.
+#[derive(Debug, PartialEq, Eq)]
+enum Scan {
+    /// A record starts at `start`; the block would end at `cut`, before the line ends
+    /// (left for the record end).
+    Record { cut: usize, start: usize },
+    /// No record starts before `from`; one may from there (its header block not complete
+    /// yet, or its `WARC/` line cut by the end of the bytes).
+    Undecided { from: usize },
+}
+
+/// The most bytes of a header block looked through for its end and `Content-Length`.
+const RECORD_HEAD: usize = 1 << 20;
+
+/// Where a record starts in `bytes` (`before` is the byte before them): a `WARC/1.` (or
+/// `0.`) line after a line end whose header block (ISO 28500 §5.1) ends within
+/// [`RECORD_HEAD`] bytes and has a `Content-Length`.
+fn scan(bytes: &[u8], before: u8) -> Scan {
+    let line_start = |p: usize| (if p == 0 { before } else { bytes[p - 1] }) == b'\n';
+    for p in memchr::memmem::find_iter(bytes, b"WARC/").filter(|&p| line_start(p)) {
+        let rest = &bytes[p..];
+        let Some(version) = rest.get(5..7) else {
+            return Scan::Undecided {
+                from: p - line_ends_before(&bytes[..p]),
+            };
+        };
+        if !matches!(version, b"1." | b"0.") {
             continue;
         }
-        if !matches!(bytes.get(p + 5..p + 7), Some(b"1." | b"0.")) {
-            continue;
-        }
-        let rest = &bytes[p..bytes.len().min(p + (1 << 20))];
+        let rest = &rest[..rest.len().min(RECORD_HEAD)];
         let Some(end) =
             memchr::memmem::find(rest, b"\n\r\n").or_else(|| memchr::memmem::find(rest, b"\n\n"))
         else {
+            if rest.len() < RECORD_HEAD {
+                // Its header block may end in the bytes to come.
+                return Scan::Undecided {
+                    from: p - line_ends_before(&bytes[..p]),
+                };
+            }
             continue;
         };
-        let head = String::from_utf8_lossy(&rest[..end]).to_ascii_lowercase();
-        let has_length = head.lines().any(|line| {
-            line.strip_prefix("content-length:")
-                .is_some_and(|v| v.trim().parse::<u64>().is_ok())
-        });
-        if !has_length {
-            continue;
+        if has_length(&rest[..end]) {
+            let cut = p - line_ends_before(&bytes[..p]);
+            return Scan::Record { cut, start: p };
         }
-        let line_ends = bytes[..p]
-            .iter()
-            .rev()
-            .take(4)
-            .take_while(|&&b| b == b'\r' || b == b'\n')
-            .count();
-        return Some((p - line_ends, p));
     }
-    None
+    // A `WARC/` line may begin in the last bytes (after their line ends).
+    let tail = (1..5)
+        .rev()
+        .find(|&k| {
+            bytes.len() >= k
+                && b"WARC/".starts_with(&bytes[bytes.len() - k..])
+                && line_start(bytes.len() - k)
+        })
+        .unwrap_or(0);
+    let from = bytes.len() - tail;
+    Scan::Undecided {
+        from: from - line_ends_before(&bytes[..from]),
+    }
+}
+
+/// Whether a header block has a `Content-Length` field that is a number.
+fn has_length(head: &[u8]) -> bool {
+    let head = String::from_utf8_lossy(head).to_ascii_lowercase();
+    head.lines().any(|line| {
+        line.strip_prefix("content-length:")
+            .is_some_and(|v| v.trim().parse::<u64>().is_ok())
+    })
 }
 
 fn warn_overlong<R: Read>(
@@ -399,93 +535,23 @@ pub(crate) fn copy_block<R: Read>(
     warn: &mut dyn FnMut(Warning),
 ) -> Result<(), Error> {
     let remaining = analysis.head.length - analysis.prefix.len() as u64;
-    // From a record start seen in the block on, the bytes are held (up to a window), in
-    // case the block runs past the end of the file: then that record is read. The bytes
-    // read with the HTTP head (up to 4 KiB, or what was sniffed) are looked in too, from
-    // the head's end.
+    // A record may start from the end of the HTTP head on (in the bytes read with it).
     let prefix = &analysis.prefix;
     let from = analysis
         .http
         .as_ref()
         .map_or(0, |http| http.len.min(prefix.len()));
-    let mut held: Option<Vec<u8>> = None;
-    match line_start_version(
-        &prefix[from..],
-        if from == 0 { b'\n' } else { prefix[from - 1] },
-    ) {
-        Some(p) => {
-            let p = from + p;
-            let line_ends = line_ends_before(&prefix[..p]);
-            out(&prefix[..p - line_ends])?;
-            held = Some(prefix[p - line_ends..].to_vec());
+    out(&prefix[..from])?;
+    let remaining = remaining + (prefix.len() - from) as u64;
+    match read_rest(framing, &prefix[from..], remaining, out)? {
+        Rest::Whole => {}
+        Rest::Overlong { held, ahead } => {
+            framing.give_back_spool(held)?;
+            warn_overlong(framing, analysis, ahead, warn);
         }
-        None => out(prefix)?,
+        Rest::Short { missing } => warn_truncated(analysis, missing, warn),
     }
-    let mut block = framing.block(remaining);
-    let mut copied = 0;
-    let mut looking = true;
-    let mut last = prefix.last().copied().unwrap_or(b'\n');
-    // Straight from the reader's buffer: no buffer of its own to fill (or zero).
-    loop {
-        let n = match block.fill_buf() {
-            Ok([]) => break,
-            Ok(bytes) => {
-                if looking && held.is_none() {
-                    if let Some(p) = line_start_version(bytes, last) {
-                        let line_ends = line_ends_before(&bytes[..p]);
-                        out(&bytes[..p - line_ends])?;
-                        held = Some(bytes[p - line_ends..].to_vec());
-                    } else {
-                        out(bytes)?;
-                    }
-                } else if let Some(window) = &mut held {
-                    window.extend_from_slice(bytes);
-                    if window.len() > OVERLONG_WINDOW {
-                        out(window)?;
-                        held = None;
-                        looking = false;
-                    }
-                } else {
-                    out(bytes)?;
-                }
-                last = *bytes.last().expect("not empty");
-                bytes.len()
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(super::framing::stream_error(e)),
-        };
-        block.consume(n);
-        copied += n as u64;
-    }
-    let Some(window) = held else {
-        if copied < remaining {
-            warn_truncated(analysis, remaining - copied, warn);
-        }
-        return Ok(());
-    };
-    if copied < remaining {
-        // The record found, after a line end (`last` may be the one before the window).
-        let mut with_line_end = vec![b'\n'];
-        with_line_end.extend_from_slice(&window);
-        if let Some((cut, start)) = record_start(&with_line_end) {
-            let cut = cut.max(1) - 1;
-            out(&window[..cut])?;
-            framing.give_back(&window[cut..]);
-            warn_overlong(framing, analysis, start - 1 - cut, warn);
-            return Ok(());
-        }
-        out(&window)?;
-        warn_truncated(analysis, remaining - copied, warn);
-        return Ok(());
-    }
-    out(&window)?;
     Ok(())
-}
-
-/// Where `WARC/` starts a line in `bytes` (`before` is the byte before them).
-fn line_start_version(bytes: &[u8], before: u8) -> Option<usize> {
-    memchr::memmem::find_iter(bytes, b"WARC/")
-        .find(|&p| (if p == 0 { before } else { bytes[p - 1] }) == b'\n')
 }
 
 /// How many line-end bytes (at most the two CRLFs that end a record) end `bytes`.
@@ -793,6 +859,24 @@ mod tests {
         assert!(!sniffs_as_html(b"<?xml version='1.0'?>"));
         assert!(!sniffs_as_html(b"GIF89a"));
         assert!(!sniffs_as_html(b"<bogus>"));
+    }
+
+    /// A record start is one with its `Content-Length`; one whose header block is not
+    /// complete yet is undecided, with the line ends before it; a `WARC/` line cut by the
+    /// end of the bytes too.
+    #[test]
+    fn record_starts_in_a_block() {
+        let record = b"<p>\r\n\r\nWARC/1.0\r\nContent-Length: 5\r\n\r\nhello";
+        assert_eq!(scan(record, b'\n'), Scan::Record { cut: 3, start: 7 });
+        assert_eq!(scan(&record[..20], b'\n'), Scan::Undecided { from: 3 });
+        assert_eq!(scan(b"<p>\nWAR", b'\n'), Scan::Undecided { from: 3 });
+        assert_eq!(scan(b"<p>\r\n", b'\n'), Scan::Undecided { from: 3 });
+        let no_length = b"x\nWARC/1.0\r\nWARC-Type: x\r\n\r\nbody";
+        assert_eq!(scan(no_length, b'\n'), Scan::Undecided { from: 32 });
+        assert_eq!(
+            scan(b"WARC/1.0\r\nContent-Length: 1\r\n\r\n", b'x'),
+            Scan::Undecided { from: 27 }
+        );
     }
 
     #[test]

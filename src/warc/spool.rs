@@ -2,6 +2,10 @@
 //! anonymous temporary file, so that a large rewritten payload is never held beside the
 //! payload it is made from. It is compared with that payload as it is written (an
 //! unchanged payload leaves its record copied as it was).
+//!
+//! The bytes of a block from a record start found in it are held in one too, while it is
+//! not known whether the block runs past the end of the file ([`Spool::into_reader`]: then
+//! they are read again as the records they are).
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -76,6 +80,49 @@ impl<'a> Spool<'a> {
         }
         Ok(())
     }
+
+    /// The bytes written, to be read from their start (from memory, or from the temporary
+    /// file a piece at a time).
+    pub fn into_reader(self) -> io::Result<SpoolReader> {
+        let file = match self.file {
+            Some(file) => {
+                let mut file = file.into_inner().map_err(io::IntoInnerError::into_error)?;
+                file.seek(SeekFrom::Start(0))?;
+                Some(file.take(self.len))
+            }
+            None => None,
+        };
+        Ok(SpoolReader {
+            memory: io::Cursor::new(self.memory),
+            file,
+        })
+    }
+}
+
+/// The bytes of a [`Spool`], read back.
+pub(crate) struct SpoolReader {
+    memory: io::Cursor<Vec<u8>>,
+    file: Option<io::Take<File>>,
+}
+
+impl SpoolReader {
+    /// How many bytes are left to read.
+    pub fn left(&self) -> u64 {
+        let memory = self.memory.get_ref().len() as u64 - self.memory.position();
+        memory + self.file.as_ref().map_or(0, io::Take::limit)
+    }
+}
+
+impl Read for SpoolReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.memory.read(buf)? {
+            0 => match &mut self.file {
+                Some(file) => file.read(buf),
+                None => Ok(0),
+            },
+            n => Ok(n),
+        }
+    }
 }
 
 impl Write for Spool<'_> {
@@ -145,5 +192,23 @@ mod tests {
         spool.write_all(b"x").unwrap();
         spool.write_all(&original[IN_MEMORY + 1..]).unwrap();
         assert!(spool.changed());
+    }
+
+    /// Read back, small or large, the bytes are those written, and what is left is said.
+    #[test]
+    fn bytes_are_read_back() {
+        let original: Vec<u8> = (0..IN_MEMORY + 4321).map(|i| (i % 253) as u8).collect();
+        for size in [0, 10, IN_MEMORY + 4321] {
+            let mut spool = Spool::new(&[]);
+            for piece in original[..size].chunks(65_536) {
+                spool.write_all(piece).unwrap();
+            }
+            let mut reader = spool.into_reader().unwrap();
+            assert_eq!(reader.left(), size as u64);
+            let mut back = Vec::new();
+            reader.read_to_end(&mut back).unwrap();
+            assert_eq!(back, &original[..size]);
+            assert_eq!(reader.left(), 0);
+        }
     }
 }

@@ -5,9 +5,10 @@
 //! start is remembered in both offsets, so that a record that is a member of its own can
 //! be copied byte for byte, member and all.
 
+use super::spool::{Spool, SpoolReader};
 use flate2::bufread::GzDecoder;
 use std::collections::VecDeque;
-use std::io::{self, BufRead, Read};
+use std::io::{self, BufRead, Read, Write};
 
 /// How many bytes are read from the input at a time.
 pub(crate) const CHUNK: usize = 64 * 1024;
@@ -458,6 +459,9 @@ pub(crate) struct Stream<R> {
     /// Decompressed bytes given back, produced again first.
     replay: Vec<u8>,
     replayed: usize,
+    /// Larger runs of decompressed bytes given back ([`Stream::unread_spool`]), produced
+    /// again after `replay`: the last given back first.
+    spools: Vec<SpoolReader>,
     /// Member starts not yet passed by the reader (and the last one passed).
     pub members: VecDeque<MemberStart>,
     pub gzip: bool,
@@ -558,6 +562,7 @@ impl<R: Read> Stream<R> {
             damage_produced: None,
             replay: Vec::new(),
             replayed: 0,
+            spools: Vec::new(),
             members: VecDeque::new(),
             gzip,
             truncated: false,
@@ -590,15 +595,38 @@ impl<R: Read> Stream<R> {
         self.replayed = 0;
     }
 
+    /// Gives back the last decompressed bytes produced, `produced` of them, held in a
+    /// spool (in a temporary file when large) after any given back before them: they are
+    /// produced again, from there.
+    pub fn unread_spool(&mut self, mut spool: Spool<'static>, produced: u64) -> io::Result<()> {
+        // Bytes given back before, not produced again yet, come after these.
+        spool.write_all(&self.replay[self.replayed..])?;
+        self.replay = Vec::new();
+        self.replayed = 0;
+        self.produced -= produced;
+        self.spools.push(spool.into_reader()?);
+        Ok(())
+    }
+
+    /// Whether bytes given back are still to be produced again.
+    fn replaying(&self) -> bool {
+        self.replayed < self.replay.len() || self.spools.iter().any(|s| s.left() > 0)
+    }
+
     /// A plain input that goes on with gzip members (`rest`, produced last and given
     /// back, starts the first): it is read as gzip from there.
-    pub fn switch_to_gzip(&mut self, rest: &[u8]) {
+    pub fn switch_to_gzip(&mut self, rest: &[u8]) -> io::Result<()> {
         let Body::Plain(tee) = std::mem::replace(&mut self.body, Body::Swapping) else {
             unreachable!("only a plain input switches")
         };
         let mut tee = tee;
         let mut all = rest.to_vec();
         all.extend_from_slice(&self.replay[self.replayed..]);
+        // Bytes given back in a spool (a block that ran past the end of the file) are
+        // read again as raw input from here: held in memory, as the rest is.
+        for mut spool in self.spools.drain(..).rev() {
+            spool.read_to_end(&mut all)?;
+        }
         self.replay = Vec::new();
         self.replayed = 0;
         tee.unread(&all);
@@ -608,6 +636,7 @@ impl<R: Read> Stream<R> {
         tee.keeping = self.keep_gzip;
         self.body = Body::Between(tee);
         self.gzip = true;
+        Ok(())
     }
 
     /// Forgets the member starts before decompressed offset `offset`, keeping the last.
@@ -636,7 +665,7 @@ impl<R: Read> Stream<R> {
 
     /// Whether the input is at its end with no member open (and no search paused).
     pub fn at_end(&mut self) -> io::Result<bool> {
-        if self.replayed < self.replay.len() || self.skipping.is_some() {
+        if self.replaying() || self.skipping.is_some() {
             return Ok(false);
         }
         match &mut self.body {
@@ -718,7 +747,7 @@ impl<R: Read> Stream<R> {
     pub fn at_member_end(&self, position: u64) -> bool {
         self.skipping.as_ref().is_some_and(|p| p.after_member)
             && position == self.produced
-            && self.replayed == self.replay.len()
+            && !self.replaying()
     }
 
     /// Where the first damage not reported yet was found in the file (a paused search's
@@ -894,6 +923,14 @@ impl<R: Read> Read for Stream<R> {
             }
             self.produced += n as u64;
             return Ok(n);
+        }
+        while let Some(spool) = self.spools.last_mut() {
+            let n = spool.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                self.produced += n as u64;
+                return Ok(n);
+            }
+            self.spools.pop();
         }
         if std::mem::take(&mut self.pause) {
             return Ok(0);
