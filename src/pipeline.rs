@@ -535,6 +535,9 @@ fn wacz_file(source: Source<'_>, options: &Options, sink: &mut dyn Sink) -> Resu
         Err(crate::wacz::WaczError::Io(error)) => return Err(Error::Io(error)),
         Err(other) => return Err(Error::Wacz(other)),
     };
+    for member in wacz.unlisted() {
+        sink.warning(Warning::new(Problem::WaczUnlisted(member.clone())));
+    }
     let mut changed = false;
     let names: Vec<Arc<str>> = wacz.warc_names().map(Arc::from).collect();
     for (number, name) in names.into_iter().enumerate() {

@@ -72,6 +72,29 @@ pub struct MemberDamage {
     pub reason: String,
 }
 
+/// A member of the ZIP whose local header is there but which the ZIP's central
+/// directory, as read, does not list (APPNOTE 4.3.6): a second member of the same name
+/// (the central directory lists both; a reader keeps the last) or one a tool left behind.
+/// It is not read: its bytes may be stale, and its name is the other's.
+///
+/// ```
+/// let unlisted = absolve::wacz::UnlistedMember { offset: 120, name: Some("archive/a.warc".into()) };
+/// assert!(unlisted.to_string().starts_with("a member at byte 120 of the file (archive/a.warc) is not in the ZIP's directory"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "a member at byte {offset} of the file ({}) is not in the ZIP's directory as read (a \
+     second member of that name?): not read; extract it with unzip, which keeps both, and \
+     run absolve on it",
+    .name.as_deref().unwrap_or("its name unreadable")
+)]
+pub struct UnlistedMember {
+    /// Where its local file header starts in the file.
+    pub offset: u64,
+    /// Its name, from its local header.
+    pub name: Option<String>,
+}
+
 /// Whether the first bytes of a file are a ZIP local file header (`PK\x03\x04`), as a
 /// WACZ starts (an empty ZIP, `PK\x05\x06`, holds no WARC).
 ///
@@ -189,6 +212,8 @@ pub struct Wacz<R> {
     archive: ZipArchive<R>,
     /// The ZIP indexes of the WARC members, with their names.
     warcs: Vec<(usize, String)>,
+    /// Members whose local header is there but that the directory does not list.
+    unlisted: Vec<UnlistedMember>,
 }
 
 impl<R: Read + Seek> Wacz<R> {
@@ -205,7 +230,17 @@ impl<R: Read + Seek> Wacz<R> {
                 warcs.push((index, name.into_owned()));
             }
         }
-        Ok(Wacz { archive, warcs })
+        let (archive, unlisted) = find_unlisted(archive)?;
+        Ok(Wacz {
+            archive,
+            warcs,
+            unlisted,
+        })
+    }
+
+    /// The members the ZIP's directory does not list ([`UnlistedMember`]), in file order.
+    pub fn unlisted(&self) -> &[UnlistedMember] {
+        &self.unlisted
     }
 
     /// How many WARC members there are.
@@ -242,6 +277,72 @@ impl<R: Read + Seek> Wacz<R> {
         }
         Ok(())
     }
+}
+
+/// The most bytes a data descriptor takes after a member's data (APPNOTE 4.3.9: a
+/// signature, CRC-32 and two ZIP64 sizes).
+const MAX_DESCRIPTOR: u64 = 24;
+
+/// The members whose local header lies in the bytes no listed member covers (from a
+/// local header to the end of its data and descriptor), before the central directory.
+/// Each is named by the zip crate's reader of local headers; the archive is opened
+/// again only when one is found (its reader is needed to read it).
+fn find_unlisted<R: Read + Seek>(
+    mut archive: ZipArchive<R>,
+) -> Result<(ZipArchive<R>, Vec<UnlistedMember>), WaczError> {
+    let mut extents = Vec::with_capacity(archive.len());
+    for index in 0..archive.len() {
+        // A member whose local header does not read is reported when it is read.
+        if let Ok(file) = archive.by_index_raw(index)
+            && let Some(data) = file.data_start()
+        {
+            extents.push((file.header_start(), data + file.compressed_size()));
+        }
+    }
+    extents.sort_unstable();
+    let mut gaps = Vec::new();
+    let mut covered = archive.offset();
+    for (start, end) in extents {
+        if start > covered + MAX_DESCRIPTOR {
+            gaps.push(covered..start);
+        }
+        covered = covered.max(end);
+    }
+    if archive.central_directory_start() > covered + MAX_DESCRIPTOR {
+        gaps.push(covered..archive.central_directory_start());
+    }
+    if gaps.is_empty() {
+        return Ok((archive, Vec::new()));
+    }
+    let mut reader = archive.into_inner();
+    let mut unlisted = Vec::new();
+    for gap in gaps {
+        if let Some(member) = local_header_in(&mut reader, gap)? {
+            unlisted.push(member);
+        }
+    }
+    Ok((ZipArchive::new(reader)?, unlisted))
+}
+
+/// The member whose local header (`PK\x03\x04`) starts among the first bytes of `gap`
+/// (after a data descriptor), named as the zip crate reads it.
+fn local_header_in<R: Read + Seek>(
+    reader: &mut R,
+    gap: std::ops::Range<u64>,
+) -> io::Result<Option<UnlistedMember>> {
+    let mut head = vec![0; (gap.end - gap.start).min(MAX_DESCRIPTOR + 4) as usize];
+    reader.seek(io::SeekFrom::Start(gap.start))?;
+    reader.read_exact(&mut head)?;
+    let Some(at) = memchr::memmem::find(&head, b"PK\x03\x04") else {
+        return Ok(None);
+    };
+    let offset = gap.start + at as u64;
+    reader.seek(io::SeekFrom::Start(offset))?;
+    let name = match zip::read::read_zipfile_from_stream(reader) {
+        Ok(Some(file)) => file.name().ok().map(|name| name.into_owned()),
+        _ => None,
+    };
+    Ok(Some(UnlistedMember { offset, name }))
 }
 
 #[cfg(test)]

@@ -80,6 +80,9 @@ pub enum Problem {
     /// [`file`](crate::links::Location::file) names it).
     #[error(transparent)]
     WaczMember(crate::wacz::MemberDamage),
+    /// A member of a WACZ's ZIP that its directory does not list: not read.
+    #[error(transparent)]
+    WaczUnlisted(crate::wacz::UnlistedMember),
     /// A retrieval URL was given for a WARC file, whose records each carry theirs.
     #[error(
         "the retrieval URL given is not used for a WARC file: each record's WARC-Target-URI is its retrieval URL"

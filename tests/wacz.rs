@@ -1,6 +1,7 @@
 //! WACZ: the WARC members of a WACZ made by py-wacz from the repo's own WARCs
 //! (fixtures/wacz/README.md) give, streamed from the ZIP, the records their WARCs give; a
-//! damaged member is warned about by name and the others are listed.
+//! damaged member is warned about by name and the others are listed; a member the ZIP's
+//! directory does not list (a second member of a name) is warned about.
 
 use absolve::wacz::{Wacz, is_wacz, is_zip, member_label};
 use std::fs::File;
@@ -183,4 +184,52 @@ fn a_damaged_member_is_warned_about_and_the_others_are_listed() {
             "{name}: {warnings}"
         );
     }
+}
+
+/// Two members of one name (`zip` writes them; the crate reading keeps the last): the
+/// one the directory as read does not list was passed over without a word (its links
+/// missing, status 0). It is named, with its offset, in a warning; the other is read.
+#[test]
+fn a_second_member_of_a_name_is_warned_about() {
+    let bytes = stored_wacz(
+        &[
+            ("archive/a.warc", warc_linking_to("first.html")),
+            ("archive/z.warc", warc_linking_to("second.html")),
+        ],
+        |b| {
+            let mut at = 0;
+            while let Some(i) = b[at..].windows(14).position(|w| w == b"archive/z.warc") {
+                b[at + i + 8] = b'a';
+                at += i + 14;
+            }
+        },
+    );
+    let first = bytes
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == b"PK\x03\x04")
+        .nth(1)
+        .unwrap()
+        .0;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("twice.wacz");
+    std::fs::write(&path, bytes).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_absolve"))
+        .arg("links")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let warnings = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{warnings}");
+    let links = crate::common::json_lines(&out.stdout);
+    assert_eq!(links.len(), 1);
+    assert_eq!(links[0]["original"], "second.html");
+    let expected = format!(
+        "twice.wacz: a member at byte {first} of the file (archive/a.warc) is not in the ZIP's directory"
+    );
+    assert!(warnings.contains(&expected), "{warnings}");
+    let wacz = Wacz::new(File::open(&path).unwrap()).unwrap();
+    assert_eq!(wacz.unlisted().len(), 1);
+    let fixture = Wacz::new(File::open(FIXTURE).unwrap()).unwrap();
+    assert!(fixture.unlisted().is_empty());
 }
