@@ -1,12 +1,14 @@
 """absolve.rewrite and absolve.links over HTML, MIME messages and mbox archives: the same
 bytes and the same link records as the CLI on the same files, and what a crawler needs."""
 
+import copy
+import pickle
 import warnings
 
 import pytest
 
 import absolve
-from conftest import FIXTURES
+from conftest import FIXTURES, warc_record
 
 URL = "http://example.com/dir/page.html"
 
@@ -111,6 +113,30 @@ def test_link_fields_and_mapping_form():
     assert img == absolve.links(b'<base href="/s/"><img src="a.png">', URL)[1]
     assert len({img, base, img}) == 2
     assert "a.png" in repr(img)
+
+
+def test_links_pickle_and_copy_to_equal_links():
+    # What multiprocessing and Spark do with a result: pickle it (every protocol), and
+    # copy.copy/deepcopy; each gives a Link equal to the first, field for field.
+    message = (FIXTURES / "mime" / "base-headers-nested-multiparts-crlf.eml").read_bytes()
+    with pytest.warns(absolve.AbsolveWarning, match="no base URL"):
+        no_base = absolve.links(b'<a href="rel">')  # base None, base_from "none"
+    found = [
+        *absolve.links(b'<base href="/s/"><img src="a.png"><a href="#x">', URL),
+        *no_base,
+        *absolve.links(message)[:2],  # message and part
+        *absolve.links(warc_record(b"http://h/d/p.html", b'<a href="x">', b"<urn:uuid:1>")),  # record, target_uri
+    ]
+    assert {link.base_from for link in found} >= {"base-element", "none", "retrieval-url"}
+    assert any(link.part for link in found) and any(link.record for link in found)
+    for link in found:
+        copies = [pickle.loads(pickle.dumps(link, protocol)) for protocol in range(pickle.HIGHEST_PROTOCOL + 1)]
+        copies += [copy.copy(link), copy.deepcopy(link)]
+        for again in copies:
+            assert type(again) is absolve.Link
+            assert again == link and hash(again) == hash(link)
+            assert again.dict() == link.dict() and repr(again) == repr(link)
+    assert pickle.loads(pickle.dumps(found)) == found
 
 
 def test_a_message_gives_message_and_part():
