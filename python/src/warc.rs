@@ -108,7 +108,7 @@ pub(crate) fn open_source(source: &Bound<'_, PyAny>) -> PyResult<(Box<dyn Read +
 }
 
 /// Why a file was not opened.
-enum Opening {
+pub(crate) enum Opening {
     Failed(io::Error),
     /// A signal handler raised (Ctrl-C: `KeyboardInterrupt`) while `open` waited.
     Interrupted(PyErr),
@@ -119,11 +119,11 @@ enum Opening {
 /// block the calling thread until a thread opens the file for writing"). Those are opened
 /// on a thread of their own while this one checks for signals, so that Ctrl-C stops the
 /// wait as it stops Python's own `open` (Rust's retries `open` when a signal interrupts it).
-fn open_file(py: Python<'_>, path: std::path::PathBuf) -> Result<std::fs::File, Opening> {
-    let waits = py
-        .detach(|| std::fs::metadata(&path))
-        .is_ok_and(|meta| !meta.is_file() && !meta.is_dir());
-    if !waits {
+pub(crate) fn open_file(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+) -> Result<std::fs::File, Opening> {
+    if !may_wait_in_open(py, &path) {
         return py
             .detach(|| std::fs::File::open(&path))
             .map_err(Opening::Failed);
@@ -153,6 +153,13 @@ fn open_file(py: Python<'_>, path: std::path::PathBuf) -> Result<std::fs::File, 
             }
         }
     }
+}
+
+/// Whether `open(path)` may wait for another end: `path` is neither a regular file nor a
+/// directory (a FIFO, a device); looked at with the GIL released.
+pub(crate) fn may_wait_in_open(py: Python<'_>, path: &std::path::Path) -> bool {
+    py.detach(|| std::fs::metadata(path))
+        .is_ok_and(|meta| !meta.is_file() && !meta.is_dir())
 }
 
 /// `OSError(errno, strerror, filename)`: Python picks the subclass (`FileNotFoundError`...).
