@@ -19,12 +19,13 @@
 use crate::url::whatwg::{self, WhatwgError};
 use crate::url::{ParsedBase, Standard, has_scheme};
 use encoding_rs::Encoding;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-/// Where the effective base of a URL came from (the `base_from` of a link record).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+/// Where the effective base of a URL came from (the `base_from` of a link record; read
+/// back from that name too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum BaseSource {

@@ -2,7 +2,7 @@
 //! document (an HTML page, a MIME part, a WARC record), with its [`Location`].
 
 use crate::base::BaseSource;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
 
@@ -24,7 +24,7 @@ use std::sync::Arc;
 /// assert_eq!(place.to_string(), "message 2 part 1.2");
 /// # Ok::<(), serde_json::Error>(())
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Location {
     /// Inside an archive of files (a WACZ), the member's path (`archive/data.warc.gz`): a
     /// caller joins it to the archive's own name as Java's jar URLs do
@@ -86,9 +86,12 @@ impl fmt::Display for Location {
 /// assert_eq!(link.base.as_deref(), Some("http://h/a/"));
 /// assert_eq!((link.srcdoc, link.kept), (0, None));
 /// assert!(link.location.is_empty());
+/// // A line of `absolve links` reads back as the same link (Python's pickle does so).
+/// let line = serde_json::to_string(link)?;
+/// assert_eq!(&serde_json::from_str::<absolve::Link>(&line)?, link);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Link {
     /// Where the document holding it is: message and part, record (empty for a bare
     /// document). Serialized first, its keys flattened into the link's.
@@ -220,7 +223,7 @@ impl Link {
 /// let json = serde_json::to_string(&absolve::links::Kept::Local).unwrap();
 /// assert_eq!(json, "\"local\"");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Kept {

@@ -39,7 +39,11 @@ three times ``--spark-writer``'s CPU time).
 
 A file that cannot be read (missing, not a WARC, damaged gzip data) does not stop the job:
 it is counted and named in the report printed at the end; the links read from a damaged
-file before the damage are kept. The job fails only if Spark does.
+file before the damage are kept. The job fails only if Spark does. Warnings (a damaged
+record read past, a body that is not what its headers say) are counted, and the first
+``REPORT_WARNINGS`` of them named in the report, each as ``absolve warc_links`` words it
+(the file, the record and its byte offset, what was wrong), the rest counted: what a
+task and the driver hold stays bounded however many warnings a file gives.
 
 The knobs:
 
@@ -87,6 +91,13 @@ COLUMNS = [
     ("base", True),
     ("base_from", False),
 ]
+
+
+# How many warnings the report names (the others are counted): the most a task's summaries
+# (or accumulator), and the driver, hold; each named warning is cut to WARNING_CHARS
+# characters (a warning may quote a long URL).
+REPORT_WARNINGS = 20
+WARNING_CHARS = 1000
 
 
 # The JVM's options in local mode (see --jvm-options): the JVM only schedules and collects,
@@ -194,17 +205,62 @@ def listed_in(batches):
         yield from listed(batch.column(0).to_pylist())
 
 
-def counted(uri, counters, items, rows_of):
-    """Yields what ``items()`` gives for the WARC file ``uri``, counting into ``counters``
-    (accumulators) its rows (``rows_of`` each item), its warnings, and whether it was read
-    or failed (an ``OSError`` or ``ValueError``, raised by ``items()`` or as it goes)."""
-    import absolve
+class Warned:
+    """A context in which the ``AbsolveWarning``s met reading the WARC file ``uri`` are
+    counted (``count``) and the first ``keep`` kept (``named``), each named with ``uri``
+    (the line of the list, where absolve names what it opened) and cut to
+    ``WARNING_CHARS``; other warnings go where they went."""
 
+    def __init__(self, uri, keep=REPORT_WARNINGS):
+        self.uri, self.keep, self.count, self.named = uri, keep, 0, []
+        self.label = uri
+
+    def reads(self, opened):
+        """``opened`` (what ``open_warc`` gave), noting the name absolve gives it in its
+        warnings (see ``warc_links``): a path as given, else the file object's name."""
+        self.label = opened if isinstance(opened, str) else str(getattr(opened, "name", "<file object>"))
+        return opened
+
+    def __enter__(self):
+        import absolve
+
+        self.category = absolve.AbsolveWarning
+        self.catching = warnings.catch_warnings()
+        self.catching.__enter__()
+        warnings.simplefilter("always", self.category)
+        self.shown_elsewhere = warnings.showwarning
+        warnings.showwarning = self.show
+        return self
+
+    def __exit__(self, *raised):
+        return self.catching.__exit__(*raised)
+
+    def show(self, message, category, filename, lineno, file=None, line=None):
+        if not issubclass(category, self.category):
+            self.shown_elsewhere(message, category, filename, lineno, file, line)
+            return
+        self.count += 1
+        if len(self.named) < self.keep:
+            self.named.append(self.name(str(message)))
+
+    def name(self, text):
+        """The warning's text with ``uri`` first, cut to ``WARNING_CHARS``."""
+        if text.startswith(self.label + ": "):
+            text = text[len(self.label) + 2 :]
+        text = f"{self.uri}: {text}"
+        return text if len(text) <= WARNING_CHARS else text[: WARNING_CHARS - 1] + "…"
+
+
+def counted(uri, counters, items, rows_of):
+    """Yields what ``items(opened)`` gives for the WARC file ``uri`` (``opened``: what
+    ``open_warc`` made of it), counting into ``counters`` (accumulators) its rows
+    (``rows_of`` each item), its warnings (the first named), and whether it was read or
+    failed (an ``OSError`` or ``ValueError``, raised by ``items()`` or as it goes)."""
     rows = 0
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always", absolve.AbsolveWarning)
+    with Warned(uri) as warned:
         try:
-            for item in items():
+            opened = warned.reads(open_warc(uri))
+            for item in items(opened):
                 rows += rows_of(item)
                 yield item
         except (OSError, ValueError) as error:
@@ -214,15 +270,16 @@ def counted(uri, counters, items, rows_of):
             counters["read"].add(1)
         finally:
             counters["links"].add(rows)
-            counters["warnings"].add(sum(isinstance(w.message, absolve.AbsolveWarning) for w in seen))
+            counters["warnings"].add(warned.count)
+            counters["named"].add(warned.named)
 
 
 def links_of_partition(lines, counters, options):
     """The rows of the links of every WARC file named in ``lines`` (runs on an executor)."""
     import absolve
 
-    def rows(uri):
-        for link in absolve.warc_links(open_warc(uri), **options):
+    def rows(opened):
+        for link in absolve.warc_links(opened, **options):
             yield (
                 link.target_uri,
                 link.record,
@@ -235,7 +292,7 @@ def links_of_partition(lines, counters, options):
             )
 
     for uri in listed(lines):
-        yield from counted(uri, counters, lambda: rows(uri), lambda _: 1)
+        yield from counted(uri, counters, rows, lambda _: 1)
 
 
 def arrow_batches(batches, counters, options, batch_rows=65536):
@@ -246,12 +303,20 @@ def arrow_batches(batches, counters, options, batch_rows=65536):
     import absolve
 
     for uri in listed_in(batches):
-        batches_of = lambda: absolve.warc_link_batches(open_warc(uri), batch_rows, **options)
+        batches_of = lambda opened: absolve.warc_link_batches(opened, batch_rows, **options)
         yield from counted(uri, counters, batches_of, lambda batch: batch.num_rows)
 
 
 # The summary of one WARC file that a task of the direct form hands to the JVM.
-SUMMARY = [("file", "string"), ("links", "long"), ("warnings", "long"), ("failure", "string"), ("part", "string")]
+# ``named``: its first warnings, named (``Warned``).
+SUMMARY = [
+    ("file", "string"),
+    ("links", "long"),
+    ("warnings", "long"),
+    ("named", "array<string>"),
+    ("failure", "string"),
+    ("part", "string"),
+]
 
 
 class Target:
@@ -304,10 +369,11 @@ def parquet_parts(batches, options, batch_rows, target):
     try:
         for uri in listed_in(batches):
             rows, problem = 0, None
-            with warnings.catch_warnings(record=True) as seen:
-                warnings.simplefilter("always", absolve.AbsolveWarning)
+            # The task names REPORT_WARNINGS warnings at most, whatever its files give.
+            with Warned(uri, REPORT_WARNINGS - sum(map(len, summary["named"]))) as warned:
                 try:
-                    for links in absolve.warc_link_batches(open_warc(uri), batch_rows, **options):
+                    opened = warned.reads(open_warc(uri))
+                    for links in absolve.warc_link_batches(opened, batch_rows, **options):
                         if writer is None:
                             filesystem.create_dir(part.rsplit("/", 1)[0])
                             schema = target.arrow_schema(links.schema)
@@ -316,15 +382,15 @@ def parquet_parts(batches, options, batch_rows, target):
                         rows += links.num_rows
                 except (OSError, ValueError) as error:
                     problem = failure(uri, error)
-            for name, value in [("file", uri), ("links", rows), ("failure", problem), ("part", None)]:
+            named = [("file", uri), ("links", rows), ("warnings", warned.count), ("named", warned.named)]
+            for name, value in named + [("failure", problem), ("part", None)]:
                 summary[name].append(value)
-            summary["warnings"].append(sum(isinstance(w.message, absolve.AbsolveWarning) for w in seen))
     finally:
         if writer is not None:
             writer.close()
     if writer is not None:
         summary["part"] = [part] * len(summary["file"])
-    types = {"string": pa.string(), "long": pa.int64()}
+    types = {"string": pa.string(), "long": pa.int64(), "array<string>": pa.list_(pa.string())}
     yield pa.RecordBatch.from_pydict(summary, schema=pa.schema([(n, types[t]) for n, t in SUMMARY]))
 
 
@@ -385,11 +451,16 @@ def make_counters(spark_context):
     from pyspark.accumulators import AccumulatorParam
 
     class ListParam(AccumulatorParam):
+        """A list, ``limit`` items at most (the first added; the others dropped)."""
+
+        def __init__(self, limit=None):
+            self.limit = limit
+
         def zero(self, value):
             return []
 
         def addInPlace(self, first, second):
-            first.extend(second)
+            first.extend(second[: None if self.limit is None else max(0, self.limit - len(first))])
             return first
 
     return {
@@ -398,6 +469,7 @@ def make_counters(spark_context):
         "links": spark_context.accumulator(0),
         "warnings": spark_context.accumulator(0),
         "failures": spark_context.accumulator([], ListParam()),
+        "named": spark_context.accumulator([], ListParam(REPORT_WARNINGS)),
     }
 
 
@@ -445,6 +517,7 @@ def write_directly(spark, arguments, partitions, options):
         "links": sum(s["links"] for s in summaries),
         "warnings": sum(s["warnings"] for s in summaries),
         "failures": sorted(failed),
+        "named": [w for s in summaries for w in s["named"] or []][:REPORT_WARNINGS],
     }
 
 
@@ -496,6 +569,7 @@ def run(arguments):
             write_with_spark(spark, arguments, partitions, counters, options)
             counts = {name: counters[name].value for name in ["read", "failed", "links", "warnings"]}
             counts["failures"] = sorted(counters["failures"].value)
+            counts["named"] = counters["named"].value
         else:
             counts = write_directly(spark, arguments, partitions, options)
         counts["seconds"] = time.perf_counter() - started
@@ -516,6 +590,11 @@ def report(counts, output, stream=sys.stderr):
     )
     for failure in counts["failures"]:
         print(f"absolve.spark:   {failure}", file=stream)
+    for warning in counts["named"]:
+        print(f"absolve.spark: warning: {warning}", file=stream)
+    unnamed = counts["warnings"] - len(counts["named"])
+    if unnamed:
+        print(f"absolve.spark: warning: {unnamed} more warnings not named", file=stream)
 
 
 def main(argv=None):

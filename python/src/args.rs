@@ -160,6 +160,9 @@ fn header_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
 pub enum Document<'a> {
     /// `bytes` (borrowed), or a `bytearray`/`memoryview` (copied).
     Bytes(Cow<'a, [u8]>),
+    /// An `os.PathLike` naming a FIFO or a device, opened here (see [`path_document`]):
+    /// read once, as a stream.
+    Stream(PathBuf, std::fs::File),
     /// An `os.PathLike` (`pathlib.Path`): the file is read by the library, which can then
     /// find a saved page's URL in its extended attributes and the files beside it
     /// (`keep_local`).
@@ -193,7 +196,7 @@ pub fn bytes<'a>(argument: &str, value: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a
 pub fn document<'a>(argument: &str, value: &'a Bound<'_, PyAny>) -> PyResult<Document<'a>> {
     let py = value.py();
     if value.is_instance(&py.import("os")?.getattr("PathLike")?)? {
-        return Ok(Document::Path(value.extract()?));
+        return path_document(py, value.extract()?);
     }
     if value.is_instance_of::<PyString>() {
         return bytes(argument, value).map(Document::Bytes);
@@ -204,6 +207,24 @@ pub fn document<'a>(argument: &str, value: &'a Bound<'_, PyAny>) -> PyResult<Doc
             type_name(value)
         ))
     })
+}
+
+/// A path given as a document. A regular file is read by the library by its path; a FIFO
+/// or a device, whose `open` waits until its other end comes, is opened here as
+/// `warc_links` opens one (`warc::open_file`: the wait without the GIL, Ctrl-C heard),
+/// and read as a stream. A failure is worded as the library's (`ValueError`).
+fn path_document(py: Python<'_>, path: PathBuf) -> PyResult<Document<'static>> {
+    if !crate::warc::may_wait_in_open(py, &path) {
+        return Ok(Document::Path(path));
+    }
+    match crate::warc::open_file(py, path.clone()) {
+        Ok(file) => Ok(Document::Stream(path, file)),
+        Err(crate::warc::Opening::Failed(error)) => Err(PyValueError::new_err(format!(
+            "{}: {error}",
+            path.display()
+        ))),
+        Err(crate::warc::Opening::Interrupted(raised)) => Err(raised),
+    }
 }
 
 /// The name of an object's type, for messages.

@@ -11,7 +11,7 @@
 
 use crate::args;
 use crate::document::{self, Want};
-use crate::warc::{busy, open_source, warc_error};
+use crate::warc::{PENDING_WARNINGS, busy, open_source, warc_error};
 use absolve::base::BaseSource;
 use absolve::links::{LinkRef, Location};
 use absolve::warc;
@@ -485,10 +485,11 @@ struct BatchState {
 impl BatchState {
     /// Reads links until `rows` are gathered, a column holds [`COLUMN_BYTES`] or the input
     /// ends (without the GIL): the batch (`None` if no link was left) and the warnings
-    /// met, named `label`, are kept for [`WarcLinkBatches::__next__`] to give.
+    /// met, named `label`, are kept for [`WarcLinkBatches::__next__`] to give. It stops
+    /// too at [`PENDING_WARNINGS`] warnings, the rows gathered kept for the next call.
     fn fill(&mut self, rows: usize, label: &str) {
         let mut full = false;
-        while self.columns.len() < rows && !full {
+        while self.columns.len() < rows && !full && self.warnings.len() < PENDING_WARNINGS {
             if let Some((held, next)) = &mut self.rows {
                 while *next < held.rows.len() && self.columns.len() < rows {
                     let values = WarcColumns::values(held, *next);
@@ -520,7 +521,8 @@ impl BatchState {
                 None => self.links = None,
             }
         }
-        self.batch = (self.columns.len() > 0).then(|| self.columns.finish());
+        let ended = full || self.columns.len() >= rows || self.links.is_none();
+        self.batch = (ended && self.columns.len() > 0).then(|| self.columns.finish());
     }
 }
 
@@ -539,16 +541,23 @@ impl WarcLinkBatches {
             .map_err(|e| busy(e, "warc_link_batches"))?;
         crate::same_process(self.made_in, "warc_link_batches")?;
         let state = &mut *state;
-        if state.batch.is_none() && state.warnings.is_empty() {
-            let (rows, label) = (self.batch_rows, &self.label);
-            crate::detached(py, || state.fill(rows, label));
-        }
-        crate::warn_pending(py, &mut state.warnings)?;
-        if let Some(batch) = state.batch.take() {
-            // Kept if pyarrow cannot take it, to be given by the next call.
-            return to_pyarrow(py, batch.clone()).map(Some).inspect_err(|_| {
-                state.batch = Some(batch);
-            });
+        loop {
+            if state.batch.is_none() && state.warnings.is_empty() {
+                let (rows, label) = (self.batch_rows, &self.label);
+                crate::detached(py, || state.fill(rows, label));
+            }
+            crate::warn_pending(py, &mut state.warnings)?;
+            if let Some(batch) = state.batch.take() {
+                // Kept if pyarrow cannot take it, to be given by the next call.
+                return to_pyarrow(py, batch.clone()).map(Some).inspect_err(|_| {
+                    state.batch = Some(batch);
+                });
+            }
+            if state.links.is_none() && state.rows.is_none() {
+                break;
+            }
+            // Only warnings so far (the batch not full yet): read on, Ctrl-C heard.
+            py.check_signals()?;
         }
         match state.failure.take() {
             Some(error) => Err(warc_error(error, &self.label)),

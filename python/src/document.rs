@@ -35,9 +35,11 @@ pub fn process(document: &Document<'_>, options: &Options, want: Want) -> Result
     let input = match document {
         Document::Bytes(bytes) => Input::Bytes(bytes),
         Document::Path(path) => Input::File(path),
+        // `&File` reads: the document is borrowed, as its bytes are.
+        Document::Stream(_, file) => Input::Reader(Box::new(std::io::BufReader::new(file))),
     };
     pipeline::run(input, options, &mut sink).map_err(|e| match document {
-        Document::Path(path) => format!("{}: {e}", path.display()),
+        Document::Path(path) | Document::Stream(path, _) => format!("{}: {e}", path.display()),
         Document::Bytes(_) => e.to_string(),
     })?;
     Ok(Outcome {

@@ -1,8 +1,8 @@
 //! `absolve.Link`: one URL found, with the fields of a line of `absolve links`.
 
-use pyo3::exceptions::{PyAttributeError, PyKeyError};
+use pyo3::exceptions::{PyAttributeError, PyKeyError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 
 /// One URL in a document, with its resolved form and the base it was resolved against.
 ///
@@ -23,6 +23,8 @@ use pyo3::types::{PyDict, PyList, PyString};
 ///
 /// ``link.dict()`` (or ``dict(link)``) gives the same mapping as the CLI's JSON line,
 /// with the location fields that do not apply left out; ``link["resolved"]`` works too.
+///
+/// A ``Link`` pickles (``multiprocessing``, Spark) and copies to an equal ``Link``.
 #[pyclass(module = "absolve", frozen, eq, hash)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Link {
@@ -132,6 +134,35 @@ impl Link {
     fn dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let loads = py.import("json")?.getattr("loads")?;
         Ok(loads.call1((self.json(),))?.cast_into::<PyDict>()?)
+    }
+
+    /// The link from its JSON line (`json`), as pickle rebuilds it: see `__reduce__`.
+    #[classmethod]
+    fn _from_json(_class: &Bound<'_, PyType>, json: &str) -> PyResult<Link> {
+        serde_json::from_str::<absolve::Link>(json)
+            .map(Link::from)
+            .map_err(|e| PyValueError::new_err(format!("not a pickled absolve.Link: {e}")))
+    }
+
+    /// Pickle's recipe (Python's `object.__reduce__`): `Link._from_json` called with the
+    /// link's JSON line, every field of the library's `Link` in it (its serde derive reads
+    /// back what it writes).
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let rebuild = py.get_type::<Link>().getattr("_from_json")?;
+        Ok((rebuild, PyTuple::new(py, [self.json()])?))
+    }
+
+    /// A `Link` cannot change (`frozen`): its copy is itself.
+    fn __copy__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// A `Link` cannot change and holds only strings and numbers: its deep copy is itself.
+    fn __deepcopy__<'py>(slf: PyRef<'py, Self>, _memo: &Bound<'py, PyAny>) -> PyRef<'py, Self> {
+        slf
     }
 
     /// The field names, as ``dict(link)`` uses them.

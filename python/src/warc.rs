@@ -15,6 +15,11 @@ use std::sync::{Mutex, TryLockError};
 /// How many links one trip out of the GIL gathers, at most (memory stays bounded).
 const BATCH: usize = 512;
 
+/// How many warnings one trip out of the GIL gathers, at most: a stretch of input with
+/// warnings and no link (a file of damaged records) has them issued as they come, not
+/// held until the next link.
+pub(crate) const PENDING_WARNINGS: usize = 256;
+
 /// A binary file object read from Rust: each read takes the GIL for the call to `read`.
 /// A `read(n)` that gives more than `n` bytes has the rest kept for the next read; an
 /// exception that is not an `Exception` (`KeyboardInterrupt`, `SystemExit`) is carried
@@ -108,7 +113,7 @@ pub(crate) fn open_source(source: &Bound<'_, PyAny>) -> PyResult<(Box<dyn Read +
 }
 
 /// Why a file was not opened.
-enum Opening {
+pub(crate) enum Opening {
     Failed(io::Error),
     /// A signal handler raised (Ctrl-C: `KeyboardInterrupt`) while `open` waited.
     Interrupted(PyErr),
@@ -119,11 +124,11 @@ enum Opening {
 /// block the calling thread until a thread opens the file for writing"). Those are opened
 /// on a thread of their own while this one checks for signals, so that Ctrl-C stops the
 /// wait as it stops Python's own `open` (Rust's retries `open` when a signal interrupts it).
-fn open_file(py: Python<'_>, path: std::path::PathBuf) -> Result<std::fs::File, Opening> {
-    let waits = py
-        .detach(|| std::fs::metadata(&path))
-        .is_ok_and(|meta| !meta.is_file() && !meta.is_dir());
-    if !waits {
+pub(crate) fn open_file(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+) -> Result<std::fs::File, Opening> {
+    if !may_wait_in_open(py, &path) {
         return py
             .detach(|| std::fs::File::open(&path))
             .map_err(Opening::Failed);
@@ -153,6 +158,13 @@ fn open_file(py: Python<'_>, path: std::path::PathBuf) -> Result<std::fs::File, 
             }
         }
     }
+}
+
+/// Whether `open(path)` may wait for another end: `path` is neither a regular file nor a
+/// directory (a FIFO, a device); looked at with the GIL released.
+pub(crate) fn may_wait_in_open(py: Python<'_>, path: &std::path::Path) -> bool {
+    py.detach(|| std::fs::metadata(path))
+        .is_ok_and(|meta| !meta.is_file() && !meta.is_dir())
 }
 
 /// `OSError(errno, strerror, filename)`: Python picks the subclass (`FileNotFoundError`...).
@@ -256,7 +268,7 @@ struct State {
 
 impl State {
     /// Reads up to [`BATCH`] links (without the GIL), and the warnings met, each named
-    /// `label`.
+    /// `label`, [`PENDING_WARNINGS`] at most (then fewer links, or none).
     fn fill(&mut self, label: &str) {
         let warnings = &mut self.warnings;
         let Some(links) = self.links.as_mut() else {
@@ -264,7 +276,7 @@ impl State {
         };
         let mut gathered = Vec::with_capacity(BATCH);
         let mut ended = false;
-        while gathered.len() < BATCH {
+        while gathered.len() < BATCH && warnings.len() < PENDING_WARNINGS {
             match links.next() {
                 Some(Ok(Event::Link(link))) => gathered.push(link),
                 Some(Ok(Event::Warning(warning))) => {
@@ -301,15 +313,22 @@ impl WarcLinks {
         let mut state = self.state.try_lock().map_err(|e| busy(e, "warc_links"))?;
         crate::same_process(self.made_in, "warc_links")?;
         let state = &mut *state;
-        if state.ready.is_empty() && state.warnings.is_empty() {
-            let label = &self.label;
-            crate::detached(py, || state.fill(label));
-        }
-        // Each warning taken as it is issued: one raised (a filter of "error") leaves the
-        // others and the links for the next calls.
-        crate::warn_pending(py, &mut state.warnings)?;
-        if let Some(found) = state.ready.pop() {
-            return Ok(Some(Link::from(found)));
+        loop {
+            if state.ready.is_empty() && state.warnings.is_empty() {
+                let label = &self.label;
+                crate::detached(py, || state.fill(label));
+            }
+            // Each warning taken as it is issued: one raised (a filter of "error") leaves
+            // the others and the links for the next calls.
+            crate::warn_pending(py, &mut state.warnings)?;
+            if let Some(found) = state.ready.pop() {
+                return Ok(Some(Link::from(found)));
+            }
+            if state.links.is_none() {
+                break;
+            }
+            // Only warnings so far: read on, Ctrl-C heard between trips.
+            py.check_signals()?;
         }
         match state.failure.take() {
             Some(error) => Err(warc_error(error, &self.label)),

@@ -1,12 +1,20 @@
 """absolve.rewrite and absolve.links over HTML, MIME messages and mbox archives: the same
 bytes and the same link records as the CLI on the same files, and what a crawler needs."""
 
+import contextlib
+import copy
+import os
+import pickle
+import signal
+import subprocess
+import threading
+import time
 import warnings
 
 import pytest
 
 import absolve
-from conftest import FIXTURES
+from conftest import FIXTURES, warc_record
 
 URL = "http://example.com/dir/page.html"
 
@@ -111,6 +119,30 @@ def test_link_fields_and_mapping_form():
     assert img == absolve.links(b'<base href="/s/"><img src="a.png">', URL)[1]
     assert len({img, base, img}) == 2
     assert "a.png" in repr(img)
+
+
+def test_links_pickle_and_copy_to_equal_links():
+    # What multiprocessing and Spark do with a result: pickle it (every protocol), and
+    # copy.copy/deepcopy; each gives a Link equal to the first, field for field.
+    message = (FIXTURES / "mime" / "base-headers-nested-multiparts-crlf.eml").read_bytes()
+    with pytest.warns(absolve.AbsolveWarning, match="no base URL"):
+        no_base = absolve.links(b'<a href="rel">')  # base None, base_from "none"
+    found = [
+        *absolve.links(b'<base href="/s/"><img src="a.png"><a href="#x">', URL),
+        *no_base,
+        *absolve.links(message)[:2],  # message and part
+        *absolve.links(warc_record(b"http://h/d/p.html", b'<a href="x">', b"<urn:uuid:1>")),  # record, target_uri
+    ]
+    assert {link.base_from for link in found} >= {"base-element", "none", "retrieval-url"}
+    assert any(link.part for link in found) and any(link.record for link in found)
+    for link in found:
+        copies = [pickle.loads(pickle.dumps(link, protocol)) for protocol in range(pickle.HIGHEST_PROTOCOL + 1)]
+        copies += [copy.copy(link), copy.deepcopy(link)]
+        for again in copies:
+            assert type(again) is absolve.Link
+            assert again == link and hash(again) == hash(link)
+            assert again.dict() == link.dict() and repr(again) == repr(link)
+    assert pickle.loads(pickle.dumps(found)) == found
 
 
 def test_a_message_gives_message_and_part():
@@ -245,3 +277,40 @@ def test_a_str_document_is_a_type_error():
         absolve.links("<a href=x>", URL)
     with pytest.raises(TypeError, match=r"^document: expected bytes or a path \(os.PathLike\), not int$"):
         absolve.rewrite(5, URL)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("function", ["links", "rewrite", "links_table"])
+def test_a_fifo_path_is_read_and_ctrl_c_stops_the_wait_for_its_writer(tmp_path, function):
+    if function == "links_table":
+        pytest.importorskip("pyarrow", reason="needs pyarrow (python/requirements-test.txt)")
+    call = getattr(absolve, function)
+    page = b'<a href="../x">x</a>'
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    source = tmp_path / "page.html"
+    source.write_bytes(page)
+    # Its writer comes after 0.5 s: the page is read from the FIFO as from its bytes.
+    writer = subprocess.Popen(["sh", "-c", 'sleep 0.5; cat "$0" > "$1"', str(source), str(fifo)])
+    assert call(fifo, URL) == call(page, URL)
+    writer.wait(timeout=30)
+    # No writer: Ctrl-C (SIGINT) ends the wait, as it ends Python's own open().
+    def writer_comes():
+        with contextlib.suppress(OSError):  # no reader left: nothing waits
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+    interrupt = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    # Were Ctrl-C not heard, a writer coming at last ends the wait (and the test fails).
+    unblock = threading.Timer(5, writer_comes)
+    start = time.monotonic()
+    interrupt.start()
+    unblock.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            call(fifo, URL)
+        assert time.monotonic() - start < 2.0
+    finally:
+        interrupt.join()
+        unblock.cancel()
+        # The open() left waiting ends once a writer comes.
+        writer_comes()

@@ -1,9 +1,11 @@
 """python -m absolve.spark in local[2]: the Parquet table holds what `absolve links` says
-about the same WARC files; files that cannot be read are counted and named, not fatal."""
+about the same WARC files; files that cannot be read are counted and named, not fatal;
+warnings are counted, the first named."""
 
 import collections
 import gzip
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -57,6 +59,43 @@ def job(tmp_path_factory):
     assert table.column_names == COLUMNS
     rows = list(zip(*(table.column(c).to_pylist() for c in COLUMNS)))
     return {"rows": rows, "stderr": done.stderr, "made": made, "not_warc": not_warc, "missing": missing}
+
+
+def warned_warc(path, records=30):
+    """A WARC file of `records` records that each give a warning and no link: a body said
+    to be gzip that is not."""
+    gzip_said = b"Content-Encoding: gzip\r\n"
+    path.write_bytes(b"".join(warc_record(b"http://warned.example/%d" % i, b"not gzip", b"<urn:uuid:w-%d>" % i, gzip_said) for i in range(records)))
+    return path
+
+
+def named_warnings(stderr):
+    return [l for l in stderr.splitlines() if l.startswith("absolve.spark: warning: ")]
+
+
+@pytest.mark.parametrize("form", [[], ["--rdd"]], ids=["direct", "rdd"])
+def test_warnings_are_named_twenty_at_most_and_the_rest_counted(tmp_path, form):
+    warned = warned_warc(tmp_path / "warned.warc")
+    listing = tmp_path / "warc.paths"
+    listing.write_text(f"{warned}\nfile:{warned}\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "absolve.spark", *form, "--master", "local[2]", str(listing), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "2 WARC files read, 0 links" in report_line(done.stderr)
+    assert "; 60 warnings;" in report_line(done.stderr)
+    named = named_warnings(done.stderr)
+    assert len(named) == 21 and named[-1] == "absolve.spark: warning: 40 more warnings not named"
+    # Each names the line of the list, the record and its offset, and what was wrong.
+    for line in named[:-1]:
+        assert re.fullmatch(
+            rf"absolve\.spark: warning: (file:)?{re.escape(str(warned))}: record \d+ <urn:uuid:w-\d+> \(at byte \d+\): "
+            r"Content-Encoding gzip: the body is not gzip data .*",
+            line,
+        ), line
 
 
 def test_the_rdd_form_gives_the_same_table(job, tmp_path):

@@ -253,3 +253,41 @@ def test_waiting_for_a_fifo_holds_no_gil_and_ctrl_c_stops_it(tmp_path):
         timer.join()
         # The open() left waiting ends once a writer comes.
         os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+
+class CountingReader(io.BytesIO):
+    """A binary file object that counts the bytes read from it."""
+
+    def __init__(self, data):
+        super().__init__(data)
+        self.given = 0
+
+    def read(self, size=-1):
+        chunk = super().read(size)
+        self.given += len(chunk)
+        return chunk
+
+
+@pytest.mark.parametrize("function", ["warc_links", "warc_link_batches"])
+def test_warnings_come_as_they_are_met_not_held_till_the_next_link(function):
+    # 3,000 records that each give a warning and no link (a body said to be gzip that is
+    # not), then one link: the warnings are issued while the file is read, not gathered
+    # in memory until the link at its end.
+    damaged = b"".join(
+        record(b"http://example.com/%d" % i, b"not gzip", b"<urn:uuid:w-%d>" % i, headers=b"Content-Encoding: gzip\r\n")
+        for i in range(3000)
+    )
+    archive = damaged + record(b"http://example.com/last", b"<a href=x>", b"<urn:uuid:last>")
+    source = CountingReader(archive)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", absolve.AbsolveWarning)
+        with pytest.raises(absolve.AbsolveWarning, match=r"record 1 <urn:uuid:w-0>"):
+            next(getattr(absolve, function)(source))
+    assert source.given < len(archive) / 4, (source.given, len(archive))
+    # Nothing lost: every warning, then the link.
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", absolve.AbsolveWarning)
+        items = list(getattr(absolve, function)(io.BytesIO(archive)))
+    assert len(seen) == 3000 and "record 3000 <urn:uuid:w-2999>" in str(seen[-1].message)
+    rows = sum(getattr(item, "num_rows", 1) for item in items)
+    assert rows == 1
