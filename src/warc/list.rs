@@ -120,8 +120,9 @@ pub enum Encoded<T> {
 /// ```
 pub struct EncodedLinks<R: Read, E: Encode>(Reader<R, Encoding<E>>);
 
-/// How many links an encoded output holds at most before it is handed on (a record
-/// processed on its own hands its links on as they come).
+/// How many links an encoded output holds at most before it is handed on, counted by
+/// weight ([`LINK_UNIT`]s: fewer when they are long; a record processed on its own
+/// hands its links on as they come).
 const ENCODED_LINKS: usize = 64;
 
 /// What a record's links and warnings become, on the thread that finds them.
@@ -132,8 +133,16 @@ trait Mode: Send + Sync + 'static {
     const LINKS: usize;
     /// Links gathered, not handed on yet.
     type Open: Send;
-    /// Takes a link; a complete item to hand on, if one is.
-    fn link(&self, open: &mut Option<Self::Open>, link: LinkRef<'_>) -> Option<Self::Item>;
+    /// What a link weighs held as an item, in [`LINK_UNIT`]s (at least one): what the
+    /// batch and the channel limits count, so that they bound bytes, not only links.
+    fn weight(&self, link: &LinkRef<'_>) -> usize;
+    /// Takes a link of `weight`; a complete item to hand on, if one is.
+    fn link(
+        &self,
+        open: &mut Option<Self::Open>,
+        link: LinkRef<'_>,
+        weight: usize,
+    ) -> Option<Self::Item>;
     /// The links gathered, as an item.
     fn close(&self, open: Option<Self::Open>) -> Option<Self::Item>;
     /// A warning, as an item.
@@ -147,7 +156,11 @@ impl Mode for Owned {
     type Item = Event;
     const LINKS: usize = 1;
     type Open = ();
-    fn link(&self, _: &mut Option<()>, link: LinkRef<'_>) -> Option<Event> {
+    /// A [`Link`] copies its own strings; it shares its location and base.
+    fn weight(&self, link: &LinkRef<'_>) -> usize {
+        units(link.original.len() + link.resolved.len())
+    }
+    fn link(&self, _: &mut Option<()>, link: LinkRef<'_>, _: usize) -> Option<Event> {
         Some(Event::Link(link.to_link()))
     }
     fn close(&self, _: Option<()>) -> Option<Event> {
@@ -165,11 +178,30 @@ impl<E: Encode> Mode for Encoding<E> {
     type Item = Encoded<E::Output>;
     const LINKS: usize = ENCODED_LINKS;
     type Open = (E::Output, usize);
-    fn link(&self, open: &mut Option<Self::Open>, link: LinkRef<'_>) -> Option<Self::Item> {
-        let (output, count) = open.get_or_insert_with(|| (self.0.start(), 0));
+    /// An encoder writes every field of every link: its location and base too.
+    fn weight(&self, link: &LinkRef<'_>) -> usize {
+        let location = &link.location;
+        let text = |s: Option<&str>| s.map_or(0, str::len);
+        units(
+            link.original.len()
+                + link.resolved.len()
+                + link.base.map_or(0, |base| base.len())
+                + text(location.file.as_deref())
+                + text(location.record.as_deref())
+                + text(location.target_uri.as_deref())
+                + text(location.part.as_deref()),
+        )
+    }
+    fn link(
+        &self,
+        open: &mut Option<Self::Open>,
+        link: LinkRef<'_>,
+        weight: usize,
+    ) -> Option<Self::Item> {
+        let (output, held) = open.get_or_insert_with(|| (self.0.start(), 0));
         self.0.link(output, link);
-        *count += 1;
-        match *count >= ENCODED_LINKS {
+        *held += weight;
+        match *held >= ENCODED_LINKS {
             true => self.close(open.take()),
             false => None,
         }
@@ -180,6 +212,17 @@ impl<E: Encode> Mode for Encoding<E> {
     fn warning(&self, warning: crate::Warning) -> Self::Item {
         Encoded::Warning(warning)
     }
+}
+
+/// The bytes a link is counted as one of, for the limits on links held
+/// ([`BATCH_EVENTS`], [`CHANNEL_EVENTS`], [`ENCODED_LINKS`]): a Common Crawl record's link
+/// weighs one; one of 90 KB (a 30 KB `WARC-Target-URI`, base and resolved URL) some 200,
+/// so that 16,384 such links are not gathered (1.5 GB) before the record is streamed.
+const LINK_UNIT: usize = 512;
+
+/// `bytes` in [`LINK_UNIT`]s, at least one.
+fn units(bytes: usize) -> usize {
+    1 + bytes / LINK_UNIT
 }
 
 /// The room an output of a [`LinkEncoder`](crate::LinkEncoder) starts with: the JSON
@@ -269,12 +312,14 @@ pub const LARGE_PAYLOAD: usize = 8 << 20;
 /// The most records in a batch.
 const BATCH_RECORDS: usize = 256;
 
-/// The most events a batch gathers (some 460 bytes each): a record that would take its
-/// batch beyond is processed again on its own, streaming.
+/// The most events a batch gathers, by weight ([`LINK_UNIT`]s: a link of some 460
+/// bytes weighs one): a record that would take its batch beyond is processed again on its
+/// own, streaming.
 const BATCH_EVENTS: usize = 16 * 1024;
 
 /// How many links (or warnings) a record processed on its own may have waiting to be
-/// handed out: items of [`Mode::LINKS`] links each, `CHANNEL_EVENTS / LINKS` of them.
+/// handed out: items of [`Mode::LINKS`] links (by weight) each, `CHANNEL_EVENTS / LINKS`
+/// of them.
 const CHANNEL_EVENTS: usize = 1024;
 
 /// The most batches processed at once while the next is read.
@@ -391,8 +436,9 @@ impl Pending {
         let give_link = |link: LinkRef<'_>| {
             let mut run = run.borrow_mut();
             if run.open {
-                run.count += 1;
-                if let Some(item) = mode.link(&mut run.gathered, link) {
+                let weight = mode.weight(&link);
+                run.count += weight;
+                if let Some(item) = mode.link(&mut run.gathered, link, weight) {
                     run.hand_on(item);
                 }
             }
@@ -492,7 +538,7 @@ struct Run<'e, T, O> {
     emit: &'e mut dyn FnMut(T, usize) -> bool,
     /// Links gathered for the next item.
     gathered: Option<O>,
-    /// Links and warnings since the last item handed on.
+    /// The weight of the links and warnings since the last item handed on.
     count: usize,
 }
 
@@ -875,6 +921,50 @@ mod tests {
             "{ahead} links held ahead"
         );
         assert_eq!(reader.count() + 1, links / ENCODED_LINKS);
+    }
+
+    /// Links are held by their weight, not their number: 5,000 links of a record whose
+    /// `WARC-Target-URI` is 30 KB (each encoded with it, its base and its resolved URL:
+    /// ~90 KB) were gathered in a batch, up to 16,384 of them (1.5 GB from a 730 KB file),
+    /// before the record was streamed. The bytes held in outputs stay under 16 MB.
+    #[test]
+    fn long_links_are_held_by_their_bytes() {
+        /// Bytes of links in outputs not dropped yet: counted, never allocated.
+        struct Held {
+            bytes: usize,
+            held: Arc<(AtomicUsize, AtomicUsize)>,
+        }
+        impl Drop for Held {
+            fn drop(&mut self) {
+                self.held.0.fetch_sub(self.bytes, Ordering::Relaxed);
+            }
+        }
+        struct Weighed(Arc<(AtomicUsize, AtomicUsize)>);
+        impl Encode for Weighed {
+            type Output = Held;
+            fn start(&self) -> Held {
+                Held {
+                    bytes: 0,
+                    held: Arc::clone(&self.0),
+                }
+            }
+            fn link(&self, output: &mut Held, link: LinkRef<'_>) {
+                let bytes = link.resolved.len()
+                    + link.base.map_or(0, |b| b.len())
+                    + link.location.target_uri.as_deref().map_or(0, str::len);
+                output.bytes += bytes;
+                let now = self.0.0.fetch_add(bytes, Ordering::Relaxed) + bytes;
+                self.0.1.fetch_max(now, Ordering::Relaxed);
+            }
+        }
+        let uri = format!("http://h/{}/", "p".repeat(30_000));
+        let warc = record(&uri, &"<a href=x>".repeat(5_000), true);
+        let held = Arc::new((AtomicUsize::new(0), AtomicUsize::new(0)));
+        let reader = EncodedLinks::new(warc.as_bytes(), Options::new(), Weighed(Arc::clone(&held)));
+        let outputs = reader.count();
+        let peak = held.1.load(Ordering::Relaxed);
+        assert!(peak < 16 << 20, "{peak} bytes held at most");
+        assert!(outputs >= 5_000 / ENCODED_LINKS, "{outputs} outputs");
     }
 
     /// Encoded where they are found, the links and warnings are those of [`Links`], in
