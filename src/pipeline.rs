@@ -275,9 +275,21 @@ fn run_source(
     };
     match format {
         Format::Html => document(Kind::Html, source.into_body(), &outer, &html, &mut tally)?,
-        Format::Css => document(Kind::Css, source.into_body(), &outer, &html, &mut tally)?,
+        Format::Css => held_whole(
+            source,
+            Held::Stylesheet,
+            options.max_held,
+            &mut tally,
+            |css, sink| document(Kind::Css, Body::Memory(css), &outer, &html, sink),
+        )?,
         Format::Feed => document(Kind::Feed, source.into_body(), &outer, &html, &mut tally)?,
-        Format::Mime => message(source, &outer, &html, &mut tally)?,
+        Format::Mime => held_whole(
+            source,
+            Held::Message,
+            options.max_held,
+            &mut tally,
+            |message, sink| one_message(message, 1, &outer, &html, sink),
+        )?,
         Format::Mbox => mbox(source, &outer, &html, &mut tally)?,
         Format::Warc | Format::Wacz => unreachable!("archives are read above"),
     }
@@ -679,6 +691,24 @@ fn damaged_warc_by_name(head: &[u8], name: Option<&Path>) -> Option<Format> {
     (named_warc && unreadable).then_some(Format::Warc)
 }
 
+/// Reads `reader` onto `bytes` until it ends or `bytes` holds `most` bytes; the buffer
+/// grows by doubling, but never past `most` (no 512 MiB buffer for 256 MiB and a byte).
+fn read_up_to(reader: &mut dyn Read, bytes: &mut Vec<u8>, most: u64) -> io::Result<()> {
+    let most = usize::try_from(most).unwrap_or(usize::MAX);
+    while bytes.len() < most {
+        if bytes.len() == bytes.capacity() {
+            let grow = bytes.len().max(CHUNK).min(most - bytes.len());
+            bytes.reserve_exact(grow);
+        }
+        let room = (bytes.capacity() - bytes.len()).min(most - bytes.len());
+        let n = reader.take(room as u64).read_to_end(bytes)?;
+        if n == 0 {
+            break;
+        }
+    }
+    Ok(())
+}
+
 /// The first bytes of a stream, for telling formats apart.
 fn read_head(reader: &mut dyn Read) -> io::Result<Vec<u8>> {
     let mut head = Vec::with_capacity(CHUNK);
@@ -728,14 +758,23 @@ impl<'a> Source<'a> {
         }
     }
 
-    /// The whole input in memory (a message is read whole: its parts are found in it).
-    fn read_all(mut self) -> io::Result<std::borrow::Cow<'a, [u8]>> {
+    /// The whole input in memory (a message is read whole: its parts are found in it)
+    /// if it is at most `limit` bytes long; else the bytes read (one past the limit) and
+    /// the rest unread. An input given whole is held already: no limit applies.
+    #[allow(clippy::type_complexity)]
+    fn read_at_most(
+        mut self,
+        limit: u64,
+    ) -> io::Result<Result<std::borrow::Cow<'a, [u8]>, (Vec<u8>, Box<dyn Read + 'a>)>> {
         if self.whole {
-            return Ok(std::borrow::Cow::Borrowed(self.head));
+            return Ok(Ok(std::borrow::Cow::Borrowed(self.head)));
         }
         let mut bytes = self.head.to_vec();
-        self.rest.read_to_end(&mut bytes)?;
-        Ok(std::borrow::Cow::Owned(bytes))
+        read_up_to(&mut self.rest, &mut bytes, limit.saturating_add(1))?;
+        if bytes.len() as u64 > limit {
+            return Ok(Err((bytes, self.rest)));
+        }
+        Ok(Ok(std::borrow::Cow::Owned(bytes)))
     }
 
     /// The input as one reader, its first bytes included.
@@ -918,16 +957,95 @@ fn stylesheet(
     html::emit::write_css(bytes, CssIn::Raw, encoding, base, options, sink)
 }
 
-/// One MIME message (an `.eml`, an MHTML page), read whole and written out part by part:
-/// message number 1. Its headers are the encapsulating base of its parts (§3.2).
-fn message(
+/// An input read whole (a MIME message, an `.eml` or MHTML page, is message number 1,
+/// its headers the encapsulating base of its parts, §3.2; a stylesheet) and given to
+/// `run`, if it is no larger than `limit` ([`Options::with_max_held`]). A larger one is
+/// passed through unchanged when the sink wants output, and not read on when it wants
+/// links only, with a warning either way: memory stays bounded.
+fn held_whole(
     source: Source<'_>,
-    outer: &Base,
-    options: &html::Options,
+    what: Held,
+    limit: u64,
     sink: &mut dyn Sink,
+    run: impl FnOnce(&[u8], &mut dyn Sink) -> io::Result<()>,
 ) -> io::Result<()> {
-    let message = source.read_all()?;
-    one_message(&message, 1, outer, options, sink)
+    let (read, rest) = match source.read_at_most(limit)? {
+        Ok(whole) => return run(&whole, sink),
+        Err(too_large) => too_large,
+    };
+    let mut size = read.len() as u64;
+    let passed_through = sink.wants_output();
+    if passed_through {
+        sink.output(&read)?;
+        drop(read);
+        copy_chunks(rest, |bytes| {
+            size += bytes.len() as u64;
+            sink.output(bytes)
+        })?;
+    }
+    let mut warning = Warning::new(Problem::TooLarge(TooLarge {
+        what,
+        size,
+        limit,
+        passed_through,
+    }));
+    if what == Held::Message {
+        warning.location.message = Some(1);
+    }
+    sink.warning(warning);
+    Ok(())
+}
+
+/// What is held whole in memory to be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Held {
+    /// A MIME message (an `.eml`, an MHTML page).
+    Message,
+    /// A stylesheet.
+    Stylesheet,
+}
+
+impl std::fmt::Display for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Held::Message => "the message",
+            Held::Stylesheet => "the stylesheet",
+        })
+    }
+}
+
+/// A message or stylesheet over the limit of bytes held in memory
+/// ([`Options::with_max_held`]): passed through unchanged by a rewrite (which read all
+/// of it, so `size` is its size), not read on when listing links (`size` is how far it
+/// was read, one byte past the limit).
+///
+/// ```
+/// use absolve::pipeline::{Held, TooLarge};
+///
+/// let rewritten = TooLarge { what: Held::Message, size: 300, limit: 100, passed_through: true };
+/// assert_eq!(rewritten.to_string(), "the message is 300 bytes, over the limit of 100 bytes held in \
+///     memory to read it: passed through unchanged (raise the limit, Options::with_max_held, to rewrite it)");
+/// let listed = TooLarge { passed_through: false, size: 101, ..rewritten };
+/// assert!(listed.to_string().starts_with("the message is over 100 bytes, the limit held in memory"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{what} is {}: {} (raise the limit, Options::with_max_held, to {})",
+    if *passed_through { format!("{size} bytes, over the limit of {limit} bytes held in memory to read it") }
+    else { format!("over {limit} bytes, the limit held in memory to read it") },
+    if *passed_through { "passed through unchanged" } else { "its links are not listed" },
+    if *passed_through { "rewrite it" } else { "list them" }
+)]
+pub struct TooLarge {
+    /// A message or a stylesheet.
+    pub what: Held,
+    /// How many bytes of it were read.
+    pub size: u64,
+    /// The limit.
+    pub limit: u64,
+    /// Whether it was passed through (a rewrite), or left unread (a listing).
+    pub passed_through: bool,
 }
 
 /// An mbox archive, one message at a time; separator lines are written as they were,

@@ -80,6 +80,10 @@ pub enum Problem {
     /// [`file`](crate::links::Location::file) names it).
     #[error(transparent)]
     WaczMember(crate::wacz::MemberDamage),
+    /// A message or stylesheet larger than [`Options::with_max_held`](crate::Options::with_max_held)
+    /// lets be held in memory: passed through unchanged, its links not listed.
+    #[error("{0}")]
+    TooLarge(crate::pipeline::TooLarge),
     /// A retrieval URL was given for a WARC file, whose records each carry theirs.
     #[error(
         "the retrieval URL given is not used for a WARC file: each record's WARC-Target-URI is its retrieval URL"

@@ -3,6 +3,7 @@
 //! a truncated gzip keeps everything before the damage, and the rest is copied raw.
 
 use absolve::compress::{ALL, Compression, DamageReason, Decoder, Encoder, rewrite};
+use absolve::format::Format;
 use absolve::{Options, document};
 use std::io::{Read, Write};
 
@@ -210,4 +211,109 @@ fn a_zstd_frame_without_its_checksum_delivers_all_it_decoded() {
         done.output
             .ends_with(&whole[whole.len() - 4..whole.len() - 1])
     );
+}
+
+/// A message with a relative link, `size` bytes long.
+fn big_message(size: usize) -> Vec<u8> {
+    let mut message = b"Content-Type: text/html\r\nContent-Location: http://h/d/p.html\r\n\r\n\
+        <a href=x>x</a>\r\n"
+        .to_vec();
+    let line = b"<p>filler filler filler filler filler filler filler filler</p>\r\n";
+    while message.len() < size {
+        message.extend_from_slice(line);
+    }
+    message.truncate(size);
+    message
+}
+
+#[test]
+fn a_message_decompressing_past_the_held_limit_passes_through_unchanged() {
+    use absolve::pipeline::{self, Held, Input, TooLarge};
+    use absolve::{Collected, Problem};
+    // A decompression bomb in small: 2 MiB of message in a few KiB, 1 MiB held at most.
+    let message = big_message(2 << 20);
+    let options = Options::new().with_max_held(1 << 20);
+    for c in ALL {
+        let bytes = compressed(c, &message);
+        assert!(bytes.len() < 64 << 10, "{c}");
+        let mut sink = Collected::default();
+        pipeline::run(Input::Reader(Box::new(&bytes[..])), &options, &mut sink).unwrap();
+        let mut back = Vec::new();
+        Decoder::new(c, &sink.output[..])
+            .read_to_end(&mut back)
+            .unwrap();
+        assert!(back == message, "{c}: passed through unchanged");
+        assert!(sink.links.is_empty(), "{c}");
+        let expected = TooLarge {
+            what: Held::Message,
+            size: message.len() as u64,
+            limit: 1 << 20,
+            passed_through: true,
+        };
+        let problems: Vec<_> = sink.warnings.iter().map(|w| &w.problem).collect();
+        assert_eq!(problems, [&Problem::TooLarge(expected)], "{c}");
+        assert_eq!(sink.warnings[0].location.message, Some(1));
+
+        // Listing: not read past the limit, no link, the same warning.
+        let mut sink = Collected::links_only();
+        pipeline::run(Input::Reader(Box::new(&bytes[..])), &options, &mut sink).unwrap();
+        assert!(sink.links.is_empty(), "{c}");
+        let listed = TooLarge {
+            size: (1 << 20) + 1,
+            passed_through: false,
+            ..expected
+        };
+        assert_eq!(sink.warnings[0].problem, Problem::TooLarge(listed), "{c}");
+        assert!(
+            sink.warnings[0]
+                .to_string()
+                .contains("Options::with_max_held")
+        );
+    }
+}
+
+#[test]
+fn a_message_or_stylesheet_file_past_the_held_limit_is_not_held() {
+    use absolve::pipeline::{self, Held, Input};
+    use absolve::{Collected, Problem};
+    let dir = tempfile::tempdir().unwrap();
+    let eml = dir.path().join("big.eml");
+    std::fs::write(&eml, big_message(300 << 10)).unwrap();
+    let css = dir.path().join("big.css");
+    let mut sheet = b"a{b:url(i.png)}\n".repeat(20_000);
+    sheet.truncate(300 << 10);
+    std::fs::write(&css, &sheet).unwrap();
+    let options = Options::new()
+        .with_url("http://h/")
+        .unwrap()
+        .with_max_held(256 << 10);
+    let formats = [
+        (&eml, Held::Message, None),
+        (&css, Held::Stylesheet, Some(Format::Css)),
+    ];
+    for (path, what, format) in formats {
+        // The CLI tells a stylesheet by its name.
+        let options = options.clone().with_format(format);
+        let mut sink = Collected::default();
+        pipeline::run(Input::File(path), &options, &mut sink).unwrap();
+        assert!(sink.output == std::fs::read(path).unwrap(), "{what}");
+        assert!(sink.links.is_empty(), "{what}");
+        assert!(
+            matches!(&sink.warnings[0].problem, Problem::TooLarge(t) if t.what == what && t.size == 300 << 10),
+            "{:?}",
+            sink.warnings
+        );
+        // Within the limit, it is read as before.
+        let mut sink = Collected::default();
+        let roomy = options.clone().with_max_held(300 << 10);
+        pipeline::run(Input::File(path), &roomy, &mut sink).unwrap();
+        assert!(!sink.links.is_empty(), "{what}");
+        assert!(sink.warnings.is_empty(), "{:?}", sink.warnings);
+    }
+}
+
+#[test]
+fn the_held_limit_is_256_mib_by_default() {
+    assert_eq!(Options::new().max_held(), 256 << 20);
+    assert_eq!(absolve::DEFAULT_MAX_HELD, 256 << 20);
 }
