@@ -328,15 +328,41 @@ fn compressed(
     options: &Options,
     sink: &mut dyn Sink,
 ) -> Result<Summary, Error> {
+    let skippable = kept_skippable_frames(compression, sink);
     if let (false, Some(file)) = (source.whole, source.file) {
-        return compressed_file(compression, file, source.path, options, sink);
+        return compressed_file(compression, file, source.path, skippable, options, sink);
     }
     let path = source.path;
     let input = io::BufReader::with_capacity(CHUNK, source.reader());
     let mut decoder = Decoder::new(compression, input);
-    let summary = decompressed(compression, &mut decoder, path, layers + 1, options, sink)?;
+    if let Some(frames) = &skippable {
+        decoder.keep_skippable_frames(frames.clone());
+    }
+    let inner = Inner {
+        path,
+        layers: layers + 1,
+        skippable,
+    };
+    let summary = decompressed(compression, &mut decoder, inner, options, sink)?;
     after_the_stream(decoder, sink)?;
     Ok(summary)
+}
+
+/// RFC 8878 §3.1.2: a zstd stream's skippable frames are kept for the output, when there
+/// is one (`links` passes them over).
+fn kept_skippable_frames(
+    compression: Compression,
+    sink: &dyn Sink,
+) -> Option<crate::compress::SkippableFrames> {
+    (compression == Compression::Zstd && sink.wants_output()).then(Default::default)
+}
+
+/// Where decompressed bytes are from: the file's path, how many layers of compression
+/// are around them, the skippable frames kept for the encoder.
+struct Inner<'a> {
+    path: Option<&'a Path>,
+    layers: usize,
+    skippable: Option<crate::compress::SkippableFrames>,
 }
 
 /// A compressed file: decompressed on a thread of its own, a few chunks ahead of the
@@ -346,16 +372,26 @@ fn compressed_file(
     compression: Compression,
     file: &Path,
     path: Option<&Path>,
+    skippable: Option<crate::compress::SkippableFrames>,
     options: &Options,
     sink: &mut dyn Sink,
 ) -> Result<Summary, Error> {
     let input = io::BufReader::with_capacity(CHUNK, File::open(file)?);
+    let mut decoder = Decoder::new(compression, input);
+    if let Some(frames) = &skippable {
+        decoder.keep_skippable_frames(frames.clone());
+    }
     std::thread::scope(|scope| {
         let (sender, receiver) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
-        let worker = scope.spawn(move || decode_ahead(Decoder::new(compression, input), sender));
+        let worker = scope.spawn(move || decode_ahead(decoder, sender));
         // The reader (and its receiver) is dropped when this returns: the worker then
         // stops at its next chunk, however this ended.
-        let result = decompressed(compression, Chunks::new(receiver), path, 1, options, sink);
+        let inner = Inner {
+            path,
+            layers: 1,
+            skippable,
+        };
+        let result = decompressed(compression, Chunks::new(receiver), inner, options, sink);
         let decoder = worker
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -435,15 +471,25 @@ impl Read for Chunks {
 fn decompressed(
     compression: Compression,
     mut input: impl Read,
-    path: Option<&Path>,
-    layers: usize,
+    inner: Inner<'_>,
     options: &Options,
     sink: &mut dyn Sink,
 ) -> Result<Summary, Error> {
+    let Inner {
+        path,
+        layers,
+        skippable,
+    } = inner;
     let wants_output = sink.wants_output();
     let shared = RefCell::new(sink);
     let encoder = match wants_output {
-        true => Some(Encoder::new(compression, SinkWriter(&shared))?),
+        true => {
+            let mut encoder = Encoder::new(compression, SinkWriter(&shared))?;
+            if let Some(frames) = skippable {
+                encoder.keep_skippable_frames(frames);
+            }
+            Some(encoder)
+        }
         false => None,
     };
     let mut compressing = Compressing {
@@ -494,6 +540,9 @@ fn too_many_layers(
 fn after_the_stream<R: io::BufRead>(decoder: Decoder<R>, sink: &mut dyn Sink) -> io::Result<()> {
     if let Some(damage) = decoder.damage() {
         sink.warning(Warning::new(Problem::Compression(damage.clone())));
+    }
+    if let Some(not_kept) = decoder.skippable_not_kept() {
+        sink.warning(Warning::new(Problem::Compression(not_kept.clone())));
     }
     if sink.wants_output() {
         let mut rest = decoder.into_rest();

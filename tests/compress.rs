@@ -317,3 +317,103 @@ fn the_held_limit_is_256_mib_by_default() {
     assert_eq!(Options::new().max_held(), 256 << 20);
     assert_eq!(absolve::DEFAULT_MAX_HELD, 256 << 20);
 }
+
+/// RFC 8878 §3.1.2: a skippable frame of magic `0x184D2A50 + nibble` holding `data`.
+fn skippable(nibble: u32, data: &[u8]) -> Vec<u8> {
+    let mut frame = (0x184D_2A50 + nibble).to_le_bytes().to_vec();
+    frame.extend((data.len() as u32).to_le_bytes());
+    frame.extend_from_slice(data);
+    frame
+}
+
+/// A skippable frame's offset in the output, and its content.
+type Skipped = (usize, Vec<u8>);
+
+/// Where each skippable frame of `data` is among its bytes, with its content; the bytes
+/// between them (the data frames) decompressed one run at a time.
+fn split_at_skippable(data: &[u8]) -> (Vec<Skipped>, Vec<Vec<u8>>) {
+    let is_magic = |b: &[u8]| b.len() >= 4 && b[0] & 0xf0 == 0x50 && b[1..4] == [0x2a, 0x4d, 0x18];
+    let (mut frames, mut runs, mut at, mut run_start) = (Vec::new(), Vec::new(), 0, 0);
+    while at < data.len() {
+        if is_magic(&data[at..]) {
+            if at > run_start {
+                let mut text = Vec::new();
+                Decoder::new(Compression::Zstd, &data[run_start..at])
+                    .read_to_end(&mut text)
+                    .unwrap();
+                runs.push(text);
+            }
+            let len = u32::from_le_bytes(data[at + 4..at + 8].try_into().unwrap()) as usize;
+            frames.push((at, data[at + 8..at + 8 + len].to_vec()));
+            at += 8 + len;
+            run_start = at;
+        } else {
+            at += 1;
+        }
+    }
+    if run_start < data.len() {
+        let mut text = Vec::new();
+        Decoder::new(Compression::Zstd, &data[run_start..])
+            .read_to_end(&mut text)
+            .unwrap();
+        runs.push(text);
+    }
+    (frames, runs)
+}
+
+#[test]
+fn zstd_skippable_frames_are_kept_in_place() {
+    use absolve::Collected;
+    use absolve::pipeline::{self, Input};
+    let (one, two): (&[u8], &[u8]) = (
+        b"<a href=http://h/x>one</a>\n",
+        b"<img src=http://h/y.png>\n",
+    );
+    let mut zst = skippable(0, b"HEAD");
+    zst.extend(compressed(Compression::Zstd, one));
+    zst.extend(skippable(5, b"MIDDLE"));
+    zst.extend(compressed(Compression::Zstd, two));
+    zst.extend(skippable(15, b"SEEK TABLE"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("page.html.zst");
+    std::fs::write(&file, &zst).unwrap();
+    let inputs = [Input::Reader(Box::new(&zst[..])), Input::File(&file)];
+    for input in inputs {
+        let mut sink = Collected::default();
+        pipeline::run(input, &Options::new(), &mut sink).unwrap();
+        assert!(sink.warnings.is_empty(), "{:?}", sink.warnings);
+        let (frames, runs) = split_at_skippable(&sink.output);
+        let names: Vec<&[u8]> = frames.iter().map(|(_, f)| &f[..]).collect();
+        assert_eq!(names, [&b"HEAD"[..], b"MIDDLE", b"SEEK TABLE"]);
+        assert_eq!(frames[0].0, 0, "first");
+        assert_eq!(frames[2].0 + 8 + 10, sink.output.len(), "last");
+        assert_eq!(runs, [one, two], "each in its place");
+    }
+    // Listing passes them over, with no warning.
+    let found = document::links(&zst, &Options::new()).unwrap();
+    assert_eq!(found.links.len(), 2);
+    assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+}
+
+#[test]
+fn a_skippable_frame_too_large_to_hold_is_left_out_and_said() {
+    use absolve::compress::MAX_SKIPPABLE_HELD;
+    let mut zst = skippable(1, &vec![7; MAX_SKIPPABLE_HELD as usize]);
+    zst.extend(compressed(Compression::Zstd, b"<p>text"));
+    zst.extend(skippable(2, b"kept"));
+    let done = document::rewrite(&zst, &Options::new()).unwrap();
+    let (frames, runs) = split_at_skippable(&done.output);
+    assert_eq!(frames.len(), 1);
+    assert_eq!(frames[0].1, b"kept");
+    assert_eq!(runs, [b"<p>text"]);
+    let problems: Vec<String> = done.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].contains("1 zstd skippable frame(s)"),
+        "{problems:?}"
+    );
+    assert!(
+        problems[0].ends_with("the first at compressed byte 0"),
+        "{problems:?}"
+    );
+}
