@@ -241,14 +241,16 @@ impl Options {
         self
     }
 
-    /// The most bytes of one MIME message (an `.eml`, an MHTML page) or one stylesheet
+    /// The most bytes of one MIME message (an `.eml`, an MHTML page, a message of an
+    /// mbox) or one stylesheet
     /// held in memory while it is read from a file or a stream (compressed or not): these
     /// are read whole, their parts found in them. One larger is passed through unchanged
     /// by a rewrite and its links are not listed, with a
     /// [`Problem::TooLarge`](crate::Problem::TooLarge) warning, so that memory stays
     /// bounded whatever the input (a small `.eml.bz2` can decompress to gigabytes). An
     /// input given as bytes ([`Input::Bytes`](crate::pipeline::Input::Bytes)) is held
-    /// already: no limit applies to it. The messages of an mbox are read one at a time.
+    /// already: no limit applies to it. Each message of an mbox is held in turn, and
+    /// one larger than the limit is passed through the same way.
     ///
     /// ### Default
     /// [`DEFAULT_MAX_HELD`]: 256 MiB.

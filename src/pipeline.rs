@@ -290,7 +290,7 @@ fn run_source(
             &mut tally,
             |message, sink| one_message(message, 1, &outer, &html, sink),
         )?,
-        Format::Mbox => mbox(source, &outer, &html, &mut tally)?,
+        Format::Mbox => mbox(source, options.max_held, &outer, &html, &mut tally)?,
         Format::Warc | Format::Wacz => unreachable!("archives are read above"),
     }
     let Tally {
@@ -1098,26 +1098,60 @@ pub struct TooLarge {
 }
 
 /// An mbox archive, one message at a time; separator lines are written as they were,
-/// and so are the bytes before the first one, which are no message.
+/// and so are the bytes before the first one, which are no message. A message longer
+/// than `limit` ([`Options::with_max_held`]) is not held: passed through unchanged (its
+/// links not listed), with a warning once its end is found.
 fn mbox(
     source: Source<'_>,
+    limit: u64,
     outer: &Base,
     options: &html::Options,
     sink: &mut dyn Sink,
 ) -> io::Result<()> {
     let archive = io::BufReader::with_capacity(CHUNK, source.reader());
-    for entry in mime::mbox::Messages::new(archive) {
+    // The message too large to hold being passed through: its number, its size so far.
+    let mut too_large: Option<(usize, u64)> = None;
+    for entry in mime::mbox::Messages::new(archive).with_limit(limit) {
         let mut entry = entry?;
+        if !entry.continued
+            && let Some((number, size)) = too_large.take()
+        {
+            warn_too_large_message(number, size, limit, sink);
+        }
         if let (Some(number), Some(warning)) = (entry.number, entry.warning.take()) {
             sink.warning(mime::located(number, warning));
         }
         sink.output(&entry.separator)?;
         match entry.number {
+            Some(number) if entry.too_large => {
+                too_large = Some((number, entry.message.len() as u64));
+                sink.output(&entry.message)?;
+            }
             Some(number) => one_message(&entry.message, number, outer, options, sink)?,
-            None => sink.output(&entry.message)?,
+            None => {
+                if let Some((_, size)) = &mut too_large {
+                    *size += entry.message.len() as u64;
+                }
+                sink.output(&entry.message)?;
+            }
         }
     }
+    if let Some((number, size)) = too_large {
+        warn_too_large_message(number, size, limit, sink);
+    }
     Ok(())
+}
+
+/// Message `number` of an mbox, `size` bytes, was longer than `limit`: passed through.
+fn warn_too_large_message(number: usize, size: u64, limit: u64, sink: &mut dyn Sink) {
+    let mut warning = Warning::new(Problem::TooLarge(TooLarge {
+        what: Held::Message,
+        size,
+        limit,
+        passed_through: sink.wants_output(),
+    }));
+    warning.location.message = Some(number);
+    sink.warning(warning);
 }
 
 /// Message `number`, its links and warnings located by its number and parts. Only a

@@ -417,3 +417,49 @@ fn a_skippable_frame_too_large_to_hold_is_left_out_and_said() {
         "{problems:?}"
     );
 }
+
+#[test]
+fn an_mbox_message_past_the_held_limit_is_streamed_through_and_the_next_read() {
+    use absolve::pipeline::{self, Held, Input, TooLarge};
+    use absolve::{Collected, Problem};
+    let big = big_message(600 << 10);
+    let mut mbox = b"From a@b Mon Jan  1 00:00:00 2024\n".to_vec();
+    mbox.extend(&big);
+    // A long line with no end of line, then the next message.
+    mbox.extend(vec![b'x'; 300 << 10]);
+    mbox.extend(b"\n\nFrom c@d Tue Jan  2 00:00:00 2024\nContent-Type: text/html\n");
+    mbox.extend(b"Content-Location: http://h/2/\n\n<a href=y>y</a>\n");
+    let size = (big.len() + (300 << 10) + 2) as u64;
+    let options = Options::new().with_max_held(256 << 10);
+    let bytes = compressed(Compression::Bzip2, &mbox);
+    let mut sink = Collected::default();
+    pipeline::run(Input::Reader(Box::new(&bytes[..])), &options, &mut sink).unwrap();
+    let mut back = Vec::new();
+    Decoder::new(Compression::Bzip2, &sink.output[..])
+        .read_to_end(&mut back)
+        .unwrap();
+    let mut expected = mbox[..mbox.len() - b"y>y</a>\n".len()].to_vec();
+    expected.extend(b"http://h/2/y>y</a>\n");
+    assert!(
+        back == expected,
+        "the first passed through, the second rewritten"
+    );
+    let resolved: Vec<_> = sink.links.iter().map(|l| l.resolved.to_string()).collect();
+    assert_eq!(resolved, ["http://h/2/y"]);
+    let too_large = TooLarge {
+        what: Held::Message,
+        size,
+        limit: 256 << 10,
+        passed_through: true,
+    };
+    assert_eq!(sink.warnings.len(), 1, "{:?}", sink.warnings);
+    assert_eq!(sink.warnings[0].problem, Problem::TooLarge(too_large));
+    assert_eq!(sink.warnings[0].location.message, Some(1));
+
+    // Listing: the same, the second message's link found.
+    let mut sink = Collected::links_only();
+    pipeline::run(Input::Reader(Box::new(&bytes[..])), &options, &mut sink).unwrap();
+    assert_eq!(sink.links.len(), 1);
+    assert_eq!(sink.links[0].location.message, Some(2));
+    assert!(matches!(&sink.warnings[..], [w] if matches!(w.problem, Problem::TooLarge(_))));
+}
