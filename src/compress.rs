@@ -47,8 +47,10 @@
 
 use flate2::{Crc, Decompress, FlushDecompress, Status as FlateStatus};
 use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
+use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, BufRead, Cursor, Read, Write};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// The size of the decoder's output buffer: 128 KiB, so that a caller's `read` or
 /// `fill_buf` gets large chunks and the per-call overhead stays small.
@@ -240,6 +242,12 @@ pub enum DamageReason {
     /// (`pipeline::MAX_COMPRESSION_LAYERS`): not decompressed.
     #[error("{0} data inside {1} layers of compression already: not decompressed")]
     TooManyLayers(Compression, usize),
+    /// zstd skippable frames (this many) too large to hold ([`MAX_SKIPPABLE_HELD`]): left
+    /// out of the output. Not damage: the content is whole.
+    #[error(
+        "{0} zstd skippable frame(s) (metadata, no content) too large to keep in memory (more than {MAX_SKIPPABLE_HELD} bytes held): left out of the output"
+    )]
+    SkippableNotKept(u64),
     /// A stream that asks for more memory than [`MAX_WINDOW`].
     #[error("the {0} stream needs a window larger than the limit of {MAX_WINDOW} bytes")]
     WindowTooLarge(Compression),
@@ -249,6 +257,13 @@ impl fmt::Display for Damage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let DamageReason::TooManyLayers(..) = self.reason {
             return write!(f, "{}; copied as it is", self.reason);
+        }
+        if let DamageReason::SkippableNotKept(..) = self.reason {
+            return write!(
+                f,
+                "{}, the first at compressed byte {}",
+                self.reason, self.compressed_offset
+            );
         }
         write!(
             f,
@@ -418,6 +433,12 @@ pub struct Decoder<R> {
     members: u64,
     done: bool,
     damage: Option<Damage>,
+    /// Where the zstd skippable frames met go, to be written back ([`SkippableFrames`]).
+    skippable: Option<SkippableFrames>,
+    /// Skippable frames not kept (too large to hold): how many, where the first was.
+    not_kept: Option<Damage>,
+    /// Whether skippable frames were kept whose place is not decided yet.
+    undecided: bool,
 }
 
 impl<R: BufRead> Decoder<R> {
@@ -444,7 +465,26 @@ impl<R: BufRead> Decoder<R> {
             members: 0,
             done: false,
             damage: None,
+            skippable: None,
+            not_kept: None,
+            undecided: false,
         }
+    }
+
+    /// Keeps the zstd skippable frames met (RFC 8878 §3.1.2: no content, but metadata a
+    /// tool put there: a seek table, pzstd's frame sizes) in `frames`, each with where it
+    /// came in the decompressed stream, for an [`Encoder`] given the same `frames` to
+    /// write back in place ([`Encoder::keep_skippable_frames`]). Without it they are
+    /// passed over. At most [`MAX_SKIPPABLE_HELD`] bytes of them are held at once; a
+    /// frame that does not fit is left out, and said ([`Decoder::skippable_not_kept`]).
+    pub fn keep_skippable_frames(&mut self, frames: SkippableFrames) {
+        self.skippable = Some(frames);
+    }
+
+    /// The skippable frames left out of the output for want of room
+    /// ([`DamageReason::SkippableNotKept`]), if any: how many, where the first was.
+    pub fn skippable_not_kept(&self) -> Option<&Damage> {
+        self.not_kept.as_ref()
     }
 
     /// The compression read.
@@ -522,6 +562,7 @@ impl<R: BufRead> Decoder<R> {
                 Codec::Zstd(..) => self.fill_zstd()?,
             }
         }
+        self.decide_skippable();
         Ok(())
     }
 
@@ -743,15 +784,8 @@ impl<R: BufRead> Decoder<R> {
                 self.stop(DamageReason::Truncated(Compression::Zstd));
                 return Ok(());
             }
-            let length = u32::from_le_bytes(head[4..8].try_into().expect("4 bytes"));
-            let skipped = io::copy(
-                &mut (&mut self.input).take(8 + u64::from(length)),
-                &mut io::sink(),
-            )?;
-            if skipped < 8 + u64::from(length) {
-                self.stop(DamageReason::Truncated(Compression::Zstd));
-            }
-            return Ok(());
+            let length = 8 + u64::from(u32::from_le_bytes(head[4..8].try_into().expect("4 bytes")));
+            return self.zstd_skippable_frame(length);
         }
         // §3.1.1.1.1: bit 2 of the Frame_Header_Descriptor, Content_Checksum_flag.
         let checksum = head.get(4).is_some_and(|d| d & 0x04 != 0);
@@ -779,6 +813,67 @@ impl<R: BufRead> Decoder<R> {
             }
         }
         Ok(())
+    }
+
+    /// RFC 8878 §3.1.2: a skippable frame of `length` bytes (its magic number and size
+    /// included) at the input's position: kept whole if a [`SkippableFrames`] was given
+    /// and has room, else passed over (and counted as not kept if it was given).
+    fn zstd_skippable_frame(&mut self, length: u64) -> io::Result<()> {
+        let offset = self.input.consumed;
+        let at = self.delivered + self.out_len as u64;
+        let queue = self.skippable.clone();
+        let kept = match &queue {
+            Some(queue) if queue.has_room(length) => {
+                let mut frame = Vec::with_capacity(length as usize);
+                (&mut self.input).take(length).read_to_end(&mut frame)?;
+                let whole = frame.len() as u64 == length;
+                if whole {
+                    queue.push(at, frame);
+                    self.undecided = true;
+                }
+                whole
+            }
+            _ => {
+                let skipped = io::copy(&mut (&mut self.input).take(length), &mut io::sink())?;
+                if skipped == length && queue.is_some() {
+                    self.count_not_kept(offset, at);
+                }
+                skipped == length
+            }
+        };
+        if !kept {
+            self.stop(DamageReason::Truncated(Compression::Zstd));
+        }
+        Ok(())
+    }
+
+    /// Skippable frames kept since content was last delivered: before content if some
+    /// came now, after the last if the stream ended.
+    fn decide_skippable(&mut self) {
+        if !self.undecided || (self.out_len == 0 && !self.done) {
+            return;
+        }
+        if let Some(queue) = &self.skippable {
+            queue.decide(self.out_len == 0);
+        }
+        self.undecided = false;
+    }
+
+    /// One more skippable frame not kept, at compressed byte `offset`.
+    fn count_not_kept(&mut self, offset: u64, at: u64) {
+        match &mut self.not_kept {
+            Some(Damage {
+                reason: DamageReason::SkippableNotKept(count),
+                ..
+            }) => *count += 1,
+            _ => {
+                self.not_kept = Some(Damage {
+                    compressed_offset: offset,
+                    decompressed_offset: at,
+                    reason: DamageReason::SkippableNotKept(1),
+                })
+            }
+        }
     }
 
     /// One block of a zstd frame (§3.1.1.2), the frame's checksum after the last.
@@ -1157,6 +1252,106 @@ impl<R: BufRead> BufRead for Decoder<R> {
     }
 }
 
+/// The most bytes of zstd skippable frames held at once between a [`Decoder`] and an
+/// [`Encoder`] ([`Decoder::keep_skippable_frames`]): 16 MiB. Real ones are small (a seek
+/// table, a few bytes per frame).
+pub const MAX_SKIPPABLE_HELD: u64 = 16 << 20;
+
+/// The zstd skippable frames (RFC 8878 §3.1.2) a [`Decoder`] met and an [`Encoder`] has
+/// yet to write, each with the decompressed offset it came at: shared, since the decoder
+/// may run on another thread. Bounded by [`MAX_SKIPPABLE_HELD`].
+///
+/// ```
+/// use absolve::compress::{Compression, Decoder, Encoder, SkippableFrames};
+/// use std::io::{Read, Write};
+///
+/// let metadata = [0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, b'a', b'b', b'c'];
+/// let mut zst = metadata.to_vec();
+/// let mut encoder = Encoder::new(Compression::Zstd, Vec::new())?;
+/// encoder.write_all(b"<a href=x>")?;
+/// zst.extend(encoder.finish()?);
+///
+/// let frames = SkippableFrames::default();
+/// let mut decoder = Decoder::new(Compression::Zstd, &zst[..]);
+/// decoder.keep_skippable_frames(frames.clone());
+/// let mut text = Vec::new();
+/// decoder.read_to_end(&mut text)?;
+/// let mut encoder = Encoder::new(Compression::Zstd, Vec::new())?;
+/// encoder.keep_skippable_frames(frames);
+/// encoder.write_all(&text)?;
+/// assert_eq!(encoder.finish()?, zst);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct SkippableFrames(Arc<Mutex<SkippableQueue>>);
+
+#[derive(Debug, Default)]
+struct SkippableQueue {
+    /// Each frame, with where it came: the decompressed offset, decided once the decoder
+    /// has delivered content after it (else it came after the last, and is written at
+    /// the end whatever the content's new length).
+    frames: VecDeque<(Place, Vec<u8>)>,
+    held: u64,
+}
+
+/// Where a skippable frame came in the decompressed stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// At this offset, content after it.
+    At(u64),
+    /// At this offset, and whether content follows is not known yet.
+    Undecided(u64),
+    /// After the last content.
+    End,
+}
+
+impl SkippableFrames {
+    fn lock(&self) -> std::sync::MutexGuard<'_, SkippableQueue> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn has_room(&self, length: u64) -> bool {
+        self.lock().held + length <= MAX_SKIPPABLE_HELD
+    }
+
+    fn push(&self, at: u64, frame: Vec<u8>) {
+        let mut queue = self.lock();
+        queue.held += frame.len() as u64;
+        queue.frames.push_back((Place::Undecided(at), frame));
+    }
+
+    /// The frames whose place was undecided: content follows them (`ended` false), or
+    /// none does.
+    fn decide(&self, ended: bool) {
+        for (place, _) in &mut self.lock().frames {
+            if let Place::Undecided(at) = *place {
+                *place = if ended { Place::End } else { Place::At(at) };
+            }
+        }
+    }
+
+    /// The next frame, if it came at `written` decompressed bytes or before, content
+    /// after it; any frame with `all`.
+    fn pop_due(&self, written: u64, all: bool) -> Option<Vec<u8>> {
+        let mut queue = self.lock();
+        let (place, _) = queue.frames.front()?;
+        if !all && !matches!(place, Place::At(at) if *at <= written) {
+            return None;
+        }
+        let (_, frame) = queue.frames.pop_front()?;
+        queue.held -= frame.len() as u64;
+        Some(frame)
+    }
+
+    /// Where the next frame came, if one waits with content after it.
+    fn next_at(&self) -> Option<u64> {
+        match self.lock().frames.front() {
+            Some((Place::At(at), _)) => Some(*at),
+            _ => None,
+        }
+    }
+}
+
 /// A writer that compresses what it is given, in one of the [`Compression`]s; call
 /// [`Encoder::finish`] at the end.
 ///
@@ -1200,6 +1395,10 @@ struct ZstdFrames<W> {
     compressed: Vec<u8>,
     /// Whether a frame was written: an empty input still gets one (empty) frame.
     wrote: bool,
+    /// How many bytes of input were taken.
+    taken: u64,
+    /// The skippable frames to write back where they came.
+    skippable: Option<SkippableFrames>,
 }
 
 impl<W: Write> ZstdFrames<W> {
@@ -1217,10 +1416,51 @@ impl<W: Write> ZstdFrames<W> {
     }
 }
 
+impl<W: Write> ZstdFrames<W> {
+    /// Writes the skippable frames that came at or before the input taken so far, the
+    /// frame in progress ended first (RFC 8878 §3.1: frames follow one another).
+    fn write_due_skippable(&mut self) -> io::Result<()> {
+        let Some(queue) = self.skippable.clone() else {
+            return Ok(());
+        };
+        while let Some(frame) = queue.pop_due(self.taken, false) {
+            if !self.pending.is_empty() {
+                self.flush_frame()?;
+            }
+            self.inner.write_all(&frame)?;
+        }
+        Ok(())
+    }
+
+    /// Ends the stream: the frame in progress, then every skippable frame left (those
+    /// after the last content, a seek table).
+    fn finish(mut self) -> io::Result<W> {
+        self.write_due_skippable()?;
+        if !self.pending.is_empty() || !self.wrote {
+            self.flush_frame()?;
+        }
+        if let Some(queue) = self.skippable.take() {
+            while let Some(frame) = queue.pop_due(u64::MAX, true) {
+                self.inner.write_all(&frame)?;
+            }
+        }
+        Ok(self.inner)
+    }
+}
+
 impl<W: Write> Write for ZstdFrames<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = buf.len().min(ZSTD_FRAME - self.pending.len());
+        self.write_due_skippable()?;
+        let mut n = buf.len().min(ZSTD_FRAME - self.pending.len());
+        // A skippable frame due inside this input is written at its place.
+        if let Some(at) = self.skippable.as_ref().and_then(SkippableFrames::next_at) {
+            let before = at.saturating_sub(self.taken);
+            if before > 0 {
+                n = n.min(usize::try_from(before).unwrap_or(usize::MAX));
+            }
+        }
         self.pending.extend_from_slice(&buf[..n]);
+        self.taken += n as u64;
         if self.pending.len() == ZSTD_FRAME {
             self.flush_frame()?;
         }
@@ -1253,9 +1493,22 @@ impl<W: Write> Encoder<W> {
                 pending: Vec::new(),
                 compressed: Vec::new(),
                 wrote: false,
+                taken: 0,
+                skippable: None,
             }),
         };
         Ok(Encoder { inner })
+    }
+
+    /// zstd: writes the skippable frames a [`Decoder`] kept in `frames`
+    /// ([`Decoder::keep_skippable_frames`]) unchanged where they came, by decompressed
+    /// offset: between the frames around them, before the first, after the last. Where
+    /// the content changed length, a frame comes at the same offset of the new content.
+    /// Other compressions have no skippable frames: nothing is done.
+    pub fn keep_skippable_frames(&mut self, frames: SkippableFrames) {
+        if let EncoderInner::Zstd(e) = &mut self.inner {
+            e.skippable = Some(frames);
+        }
     }
 
     /// Writes the end of the compressed stream, and gives the writer back.
@@ -1264,12 +1517,7 @@ impl<W: Write> Encoder<W> {
             EncoderInner::Gzip(e) => e.finish(),
             EncoderInner::Bzip2(e) => e.finish(),
             EncoderInner::Xz(e) => e.finish(),
-            EncoderInner::Zstd(mut e) => {
-                if !e.pending.is_empty() || !e.wrote {
-                    e.flush_frame()?;
-                }
-                Ok(e.inner)
-            }
+            EncoderInner::Zstd(e) => e.finish(),
         }
     }
 }

@@ -74,7 +74,7 @@ pub mod warc;
 mod warning;
 
 pub use links::{Link, Location};
-pub use options::{OptionError, Options};
+pub use options::{DEFAULT_MAX_HELD, OptionError, Options};
 pub use pipeline::Error;
 pub use sink::{Collected, Event, LinkBytes, LinkEncoder, Sink};
 pub use url::{Standard, resolve};

@@ -27,7 +27,7 @@ use crate::url::Standard;
 /// assert_eq!(error.to_string(), r#"url: "http://" has no host: http URLs need one"#);
 /// # Ok::<(), absolve::OptionError>(())
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Options {
     /// §3.3: the URL the input was retrieved from, or none (§3.4).
     pub(crate) url: Base,
@@ -39,6 +39,25 @@ pub struct Options {
     pub(crate) http_base_headers: bool,
     /// A reference naming a file beside the document on disk is kept as it is.
     pub(crate) keep_local: bool,
+    /// The most bytes of a message or stylesheet read from a stream held in memory.
+    pub(crate) max_held: u64,
+}
+
+/// The default [`Options::with_max_held`]: 256 MiB, the limit a WARC record's decoded
+/// body has too.
+pub const DEFAULT_MAX_HELD: u64 = 256 << 20;
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            url: Base::default(),
+            html: html::Options::default(),
+            format: None,
+            http_base_headers: false,
+            keep_local: false,
+            max_held: DEFAULT_MAX_HELD,
+        }
+    }
 }
 
 /// A value [`Options`] refuses, with the option it was given for.
@@ -222,6 +241,38 @@ impl Options {
         self
     }
 
+    /// The most bytes of one MIME message (an `.eml`, an MHTML page, a message of an
+    /// mbox) or one stylesheet
+    /// held in memory while it is read from a file or a stream (compressed or not): these
+    /// are read whole, their parts found in them. One larger is passed through unchanged
+    /// by a rewrite and its links are not listed, with a
+    /// [`Problem::TooLarge`](crate::Problem::TooLarge) warning, so that memory stays
+    /// bounded whatever the input (a small `.eml.bz2` can decompress to gigabytes). An
+    /// input given as bytes ([`Input::Bytes`](crate::pipeline::Input::Bytes)) is held
+    /// already: no limit applies to it. Each message of an mbox is held in turn, and
+    /// one larger than the limit is passed through the same way.
+    ///
+    /// ### Default
+    /// [`DEFAULT_MAX_HELD`]: 256 MiB.
+    ///
+    /// ```
+    /// use absolve::pipeline::{self, Input};
+    /// use absolve::{Collected, Options, Problem};
+    ///
+    /// let message: &[u8] = b"Content-Location: http://h/p.html\r\nContent-Type: text/html\r\n\r\n<a href=x>";
+    /// let options = Options::new().with_max_held(16);
+    /// assert_eq!(options.max_held(), 16);
+    /// let mut sink = Collected::default();
+    /// pipeline::run(Input::Reader(Box::new(message)), &options, &mut sink)?;
+    /// assert_eq!(sink.output, message);
+    /// assert!(matches!(sink.warnings[0].problem, Problem::TooLarge(_)));
+    /// # Ok::<(), absolve::Error>(())
+    /// ```
+    pub fn with_max_held(mut self, bytes: u64) -> Self {
+        self.max_held = bytes;
+        self
+    }
+
     /// The HTML and CSS options of every document inside the input (for callers that
     /// need one the builder does not offer, such as
     /// [`html::Options::keep_reference`]).
@@ -275,6 +326,11 @@ impl Options {
     /// Whether local references are kept.
     pub fn keep_local(&self) -> bool {
         self.keep_local
+    }
+
+    /// The most bytes of a message or stylesheet held in memory.
+    pub fn max_held(&self) -> u64 {
+        self.max_held
     }
 
     /// The HTML and CSS options.

@@ -275,10 +275,22 @@ fn run_source(
     };
     match format {
         Format::Html => document(Kind::Html, source.into_body(), &outer, &html, &mut tally)?,
-        Format::Css => document(Kind::Css, source.into_body(), &outer, &html, &mut tally)?,
+        Format::Css => held_whole(
+            source,
+            Held::Stylesheet,
+            options.max_held,
+            &mut tally,
+            |css, sink| document(Kind::Css, Body::Memory(css), &outer, &html, sink),
+        )?,
         Format::Feed => document(Kind::Feed, source.into_body(), &outer, &html, &mut tally)?,
-        Format::Mime => message(source, &outer, &html, &mut tally)?,
-        Format::Mbox => mbox(source, &outer, &html, &mut tally)?,
+        Format::Mime => held_whole(
+            source,
+            Held::Message,
+            options.max_held,
+            &mut tally,
+            |message, sink| one_message(message, 1, &outer, &html, sink),
+        )?,
+        Format::Mbox => mbox(source, options.max_held, &outer, &html, &mut tally)?,
         Format::Warc | Format::Wacz => unreachable!("archives are read above"),
     }
     let Tally {
@@ -316,15 +328,41 @@ fn compressed(
     options: &Options,
     sink: &mut dyn Sink,
 ) -> Result<Summary, Error> {
+    let skippable = kept_skippable_frames(compression, sink);
     if let (false, Some(file)) = (source.whole, source.file) {
-        return compressed_file(compression, file, source.path, options, sink);
+        return compressed_file(compression, file, source.path, skippable, options, sink);
     }
     let path = source.path;
     let input = io::BufReader::with_capacity(CHUNK, source.reader());
     let mut decoder = Decoder::new(compression, input);
-    let summary = decompressed(compression, &mut decoder, path, layers + 1, options, sink)?;
+    if let Some(frames) = &skippable {
+        decoder.keep_skippable_frames(frames.clone());
+    }
+    let inner = Inner {
+        path,
+        layers: layers + 1,
+        skippable,
+    };
+    let summary = decompressed(compression, &mut decoder, inner, options, sink)?;
     after_the_stream(decoder, sink)?;
     Ok(summary)
+}
+
+/// RFC 8878 §3.1.2: a zstd stream's skippable frames are kept for the output, when there
+/// is one (`links` passes them over).
+fn kept_skippable_frames(
+    compression: Compression,
+    sink: &dyn Sink,
+) -> Option<crate::compress::SkippableFrames> {
+    (compression == Compression::Zstd && sink.wants_output()).then(Default::default)
+}
+
+/// Where decompressed bytes are from: the file's path, how many layers of compression
+/// are around them, the skippable frames kept for the encoder.
+struct Inner<'a> {
+    path: Option<&'a Path>,
+    layers: usize,
+    skippable: Option<crate::compress::SkippableFrames>,
 }
 
 /// A compressed file: decompressed on a thread of its own, a few chunks ahead of the
@@ -334,16 +372,26 @@ fn compressed_file(
     compression: Compression,
     file: &Path,
     path: Option<&Path>,
+    skippable: Option<crate::compress::SkippableFrames>,
     options: &Options,
     sink: &mut dyn Sink,
 ) -> Result<Summary, Error> {
     let input = io::BufReader::with_capacity(CHUNK, File::open(file)?);
+    let mut decoder = Decoder::new(compression, input);
+    if let Some(frames) = &skippable {
+        decoder.keep_skippable_frames(frames.clone());
+    }
     std::thread::scope(|scope| {
         let (sender, receiver) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
-        let worker = scope.spawn(move || decode_ahead(Decoder::new(compression, input), sender));
+        let worker = scope.spawn(move || decode_ahead(decoder, sender));
         // The reader (and its receiver) is dropped when this returns: the worker then
         // stops at its next chunk, however this ended.
-        let result = decompressed(compression, Chunks::new(receiver), path, 1, options, sink);
+        let inner = Inner {
+            path,
+            layers: 1,
+            skippable,
+        };
+        let result = decompressed(compression, Chunks::new(receiver), inner, options, sink);
         let decoder = worker
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -423,15 +471,25 @@ impl Read for Chunks {
 fn decompressed(
     compression: Compression,
     mut input: impl Read,
-    path: Option<&Path>,
-    layers: usize,
+    inner: Inner<'_>,
     options: &Options,
     sink: &mut dyn Sink,
 ) -> Result<Summary, Error> {
+    let Inner {
+        path,
+        layers,
+        skippable,
+    } = inner;
     let wants_output = sink.wants_output();
     let shared = RefCell::new(sink);
     let encoder = match wants_output {
-        true => Some(Encoder::new(compression, SinkWriter(&shared))?),
+        true => {
+            let mut encoder = Encoder::new(compression, SinkWriter(&shared))?;
+            if let Some(frames) = skippable {
+                encoder.keep_skippable_frames(frames);
+            }
+            Some(encoder)
+        }
         false => None,
     };
     let mut compressing = Compressing {
@@ -482,6 +540,9 @@ fn too_many_layers(
 fn after_the_stream<R: io::BufRead>(decoder: Decoder<R>, sink: &mut dyn Sink) -> io::Result<()> {
     if let Some(damage) = decoder.damage() {
         sink.warning(Warning::new(Problem::Compression(damage.clone())));
+    }
+    if let Some(not_kept) = decoder.skippable_not_kept() {
+        sink.warning(Warning::new(Problem::Compression(not_kept.clone())));
     }
     if sink.wants_output() {
         let mut rest = decoder.into_rest();
@@ -682,6 +743,24 @@ fn damaged_warc_by_name(head: &[u8], name: Option<&Path>) -> Option<Format> {
     (named_warc && unreadable).then_some(Format::Warc)
 }
 
+/// Reads `reader` onto `bytes` until it ends or `bytes` holds `most` bytes; the buffer
+/// grows by doubling, but never past `most` (no 512 MiB buffer for 256 MiB and a byte).
+fn read_up_to(reader: &mut dyn Read, bytes: &mut Vec<u8>, most: u64) -> io::Result<()> {
+    let most = usize::try_from(most).unwrap_or(usize::MAX);
+    while bytes.len() < most {
+        if bytes.len() == bytes.capacity() {
+            let grow = bytes.len().max(CHUNK).min(most - bytes.len());
+            bytes.reserve_exact(grow);
+        }
+        let room = (bytes.capacity() - bytes.len()).min(most - bytes.len());
+        let n = reader.take(room as u64).read_to_end(bytes)?;
+        if n == 0 {
+            break;
+        }
+    }
+    Ok(())
+}
+
 /// The first bytes of a stream, for telling formats apart.
 fn read_head(reader: &mut dyn Read) -> io::Result<Vec<u8>> {
     let mut head = Vec::with_capacity(CHUNK);
@@ -737,14 +816,23 @@ impl<'a> Source<'a> {
         }
     }
 
-    /// The whole input in memory (a message is read whole: its parts are found in it).
-    fn read_all(mut self) -> io::Result<std::borrow::Cow<'a, [u8]>> {
+    /// The whole input in memory (a message is read whole: its parts are found in it)
+    /// if it is at most `limit` bytes long; else the bytes read (one past the limit) and
+    /// the rest unread. An input given whole is held already: no limit applies.
+    #[allow(clippy::type_complexity)]
+    fn read_at_most(
+        mut self,
+        limit: u64,
+    ) -> io::Result<Result<std::borrow::Cow<'a, [u8]>, (Vec<u8>, Box<dyn Read + 'a>)>> {
         if self.whole {
-            return Ok(std::borrow::Cow::Borrowed(self.head));
+            return Ok(Ok(std::borrow::Cow::Borrowed(self.head)));
         }
         let mut bytes = self.head.to_vec();
-        self.rest.read_to_end(&mut bytes)?;
-        Ok(std::borrow::Cow::Owned(bytes))
+        read_up_to(&mut self.rest, &mut bytes, limit.saturating_add(1))?;
+        if bytes.len() as u64 > limit {
+            return Ok(Err((bytes, self.rest)));
+        }
+        Ok(Ok(std::borrow::Cow::Owned(bytes)))
     }
 
     /// The input as one reader, its first bytes included.
@@ -927,39 +1015,152 @@ fn stylesheet(
     html::emit::write_css(bytes, CssIn::Raw, encoding, base, options, sink)
 }
 
-/// One MIME message (an `.eml`, an MHTML page), read whole and written out part by part:
-/// message number 1. Its headers are the encapsulating base of its parts (§3.2).
-fn message(
+/// An input read whole (a MIME message, an `.eml` or MHTML page, is message number 1,
+/// its headers the encapsulating base of its parts, §3.2; a stylesheet) and given to
+/// `run`, if it is no larger than `limit` ([`Options::with_max_held`]). A larger one is
+/// passed through unchanged when the sink wants output, and not read on when it wants
+/// links only, with a warning either way: memory stays bounded.
+fn held_whole(
     source: Source<'_>,
-    outer: &Base,
-    options: &html::Options,
+    what: Held,
+    limit: u64,
     sink: &mut dyn Sink,
+    run: impl FnOnce(&[u8], &mut dyn Sink) -> io::Result<()>,
 ) -> io::Result<()> {
-    let message = source.read_all()?;
-    one_message(&message, 1, outer, options, sink)
+    let (read, rest) = match source.read_at_most(limit)? {
+        Ok(whole) => return run(&whole, sink),
+        Err(too_large) => too_large,
+    };
+    let mut size = read.len() as u64;
+    let passed_through = sink.wants_output();
+    if passed_through {
+        sink.output(&read)?;
+        drop(read);
+        copy_chunks(rest, |bytes| {
+            size += bytes.len() as u64;
+            sink.output(bytes)
+        })?;
+    }
+    let mut warning = Warning::new(Problem::TooLarge(TooLarge {
+        what,
+        size,
+        limit,
+        passed_through,
+    }));
+    if what == Held::Message {
+        warning.location.message = Some(1);
+    }
+    sink.warning(warning);
+    Ok(())
+}
+
+/// What is held whole in memory to be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Held {
+    /// A MIME message (an `.eml`, an MHTML page).
+    Message,
+    /// A stylesheet.
+    Stylesheet,
+}
+
+impl std::fmt::Display for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Held::Message => "the message",
+            Held::Stylesheet => "the stylesheet",
+        })
+    }
+}
+
+/// A message or stylesheet over the limit of bytes held in memory
+/// ([`Options::with_max_held`]): passed through unchanged by a rewrite (which read all
+/// of it, so `size` is its size), not read on when listing links (`size` is how far it
+/// was read, one byte past the limit).
+///
+/// ```
+/// use absolve::pipeline::{Held, TooLarge};
+///
+/// let rewritten = TooLarge { what: Held::Message, size: 300, limit: 100, passed_through: true };
+/// assert_eq!(rewritten.to_string(), "the message is 300 bytes, over the limit of 100 bytes held in \
+///     memory to read it: passed through unchanged (raise the limit, Options::with_max_held, to rewrite it)");
+/// let listed = TooLarge { passed_through: false, size: 101, ..rewritten };
+/// assert!(listed.to_string().starts_with("the message is over 100 bytes, the limit held in memory"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{what} is {}: {} (raise the limit, Options::with_max_held, to {})",
+    if *passed_through { format!("{size} bytes, over the limit of {limit} bytes held in memory to read it") }
+    else { format!("over {limit} bytes, the limit held in memory to read it") },
+    if *passed_through { "passed through unchanged" } else { "its links are not listed" },
+    if *passed_through { "rewrite it" } else { "list them" }
+)]
+pub struct TooLarge {
+    /// A message or a stylesheet.
+    pub what: Held,
+    /// How many bytes of it were read.
+    pub size: u64,
+    /// The limit.
+    pub limit: u64,
+    /// Whether it was passed through (a rewrite), or left unread (a listing).
+    pub passed_through: bool,
 }
 
 /// An mbox archive, one message at a time; separator lines are written as they were,
-/// and so are the bytes before the first one, which are no message.
+/// and so are the bytes before the first one, which are no message. A message longer
+/// than `limit` ([`Options::with_max_held`]) is not held: passed through unchanged (its
+/// links not listed), with a warning once its end is found.
 fn mbox(
     source: Source<'_>,
+    limit: u64,
     outer: &Base,
     options: &html::Options,
     sink: &mut dyn Sink,
 ) -> io::Result<()> {
     let archive = io::BufReader::with_capacity(CHUNK, source.reader());
-    for entry in mime::mbox::Messages::new(archive) {
+    // The message too large to hold being passed through: its number, its size so far.
+    let mut too_large: Option<(usize, u64)> = None;
+    for entry in mime::mbox::Messages::new(archive).with_limit(limit) {
         let mut entry = entry?;
+        if !entry.continued
+            && let Some((number, size)) = too_large.take()
+        {
+            warn_too_large_message(number, size, limit, sink);
+        }
         if let (Some(number), Some(warning)) = (entry.number, entry.warning.take()) {
             sink.warning(mime::located(number, warning));
         }
         sink.output(&entry.separator)?;
         match entry.number {
+            Some(number) if entry.too_large => {
+                too_large = Some((number, entry.message.len() as u64));
+                sink.output(&entry.message)?;
+            }
             Some(number) => one_message(&entry.message, number, outer, options, sink)?,
-            None => sink.output(&entry.message)?,
+            None => {
+                if let Some((_, size)) = &mut too_large {
+                    *size += entry.message.len() as u64;
+                }
+                sink.output(&entry.message)?;
+            }
         }
     }
+    if let Some((number, size)) = too_large {
+        warn_too_large_message(number, size, limit, sink);
+    }
     Ok(())
+}
+
+/// Message `number` of an mbox, `size` bytes, was longer than `limit`: passed through.
+fn warn_too_large_message(number: usize, size: u64, limit: u64, sink: &mut dyn Sink) {
+    let mut warning = Warning::new(Problem::TooLarge(TooLarge {
+        what: Held::Message,
+        size,
+        limit,
+        passed_through: sink.wants_output(),
+    }));
+    warning.location.message = Some(number);
+    sink.warning(warning);
 }
 
 /// Message `number`, its links and warnings located by its number and parts. Only a

@@ -83,6 +83,10 @@ pub enum Problem {
     /// A member of a WACZ's ZIP that its directory does not list: not read.
     #[error(transparent)]
     WaczUnlisted(crate::wacz::UnlistedMember),
+    /// A message or stylesheet larger than [`Options::with_max_held`](crate::Options::with_max_held)
+    /// lets be held in memory: passed through unchanged, its links not listed.
+    #[error("{0}")]
+    TooLarge(crate::pipeline::TooLarge),
     /// A retrieval URL was given for a WARC file, whose records each carry theirs.
     #[error(
         "the retrieval URL given is not used for a WARC file: each record's WARC-Target-URI is its retrieval URL"

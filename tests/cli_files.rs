@@ -3,7 +3,7 @@
 
 use crate::common::{absolve, arg, stderr};
 use std::fs::{self, File};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -457,6 +457,62 @@ fn in_place_leaves_an_unchanged_file_alone() {
     assert_eq!(after.ino(), before.ino());
     assert_eq!(after.modified().unwrap(), long_ago);
     assert_eq!(fs::read(&changed).unwrap(), b"<a href=http://h/a/x>");
+    assert!(leftovers(dir.path()).is_empty());
+}
+
+#[test]
+fn in_place_leaves_a_compressed_file_whose_content_does_not_change_untouched() {
+    use absolve::compress::{ALL, Compression, Encoder};
+    let compressed = |c: Compression, data: &[u8]| {
+        let mut encoder = Encoder::new(c, Vec::new()).unwrap();
+        encoder.write_all(data).unwrap();
+        encoder.finish().unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let long_ago = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+    let page: &[u8] = b"<a href=\"http://h/a/x\">x</a>\n<img src=http://h/i.png>\n";
+    let mut files = Vec::new();
+    for c in ALL {
+        // Two members (frames, streams), as `cat a.gz b.gz` makes: a rewrite joins them.
+        let mut bytes = compressed(c, &page[..20]);
+        bytes.extend(compressed(c, &page[20..]));
+        files.push((format!("page.html.{}", c.extension()), bytes));
+    }
+    // gzip as gzip(1) writes it: the file's name and time in its header.
+    let mut named = flate2::GzBuilder::new()
+        .filename("page.html")
+        .mtime(1_000_000_000)
+        .write(Vec::new(), flate2::Compression::best());
+    named.write_all(page).unwrap();
+    files.push(("named.html.gz".to_owned(), named.finish().unwrap()));
+    for (name, bytes) in &files {
+        let file = dir.path().join(name);
+        fs::write(&file, bytes).unwrap();
+        File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(long_ago)
+            .unwrap();
+        let before = fs::metadata(&file).unwrap();
+        let out = absolve(&["rewrite", "--url", URL, "-i", arg(&file)], b"");
+        assert!(out.status.success(), "{}", stderr(&out));
+        let after = fs::metadata(&file).unwrap();
+        assert_eq!(fs::read(&file).unwrap(), *bytes, "{name}: the same bytes");
+        assert_eq!(after.ino(), before.ino(), "{name}");
+        assert_eq!(after.modified().unwrap(), long_ago, "{name}");
+    }
+    // A change is written, compressed the same way.
+    let file = dir.path().join("changed.html.gz");
+    fs::write(&file, compressed(Compression::Gzip, b"<a href=x>")).unwrap();
+    let out = absolve(&["rewrite", "--url", URL, "-i", arg(&file)], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut text = Vec::new();
+    let written = fs::read(&file).unwrap();
+    absolve::compress::Decoder::new(Compression::Gzip, &written[..])
+        .read_to_end(&mut text)
+        .unwrap();
+    assert_eq!(text, b"<a href=http://h/a/x>");
     assert!(leftovers(dir.path()).is_empty());
 }
 

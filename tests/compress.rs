@@ -3,6 +3,7 @@
 //! a truncated gzip keeps everything before the damage, and the rest is copied raw.
 
 use absolve::compress::{ALL, Compression, DamageReason, Decoder, Encoder, rewrite};
+use absolve::format::Format;
 use absolve::{Options, document};
 use std::io::{Read, Write};
 
@@ -210,4 +211,255 @@ fn a_zstd_frame_without_its_checksum_delivers_all_it_decoded() {
         done.output
             .ends_with(&whole[whole.len() - 4..whole.len() - 1])
     );
+}
+
+/// A message with a relative link, `size` bytes long.
+fn big_message(size: usize) -> Vec<u8> {
+    let mut message = b"Content-Type: text/html\r\nContent-Location: http://h/d/p.html\r\n\r\n\
+        <a href=x>x</a>\r\n"
+        .to_vec();
+    let line = b"<p>filler filler filler filler filler filler filler filler</p>\r\n";
+    while message.len() < size {
+        message.extend_from_slice(line);
+    }
+    message.truncate(size);
+    message
+}
+
+#[test]
+fn a_message_decompressing_past_the_held_limit_passes_through_unchanged() {
+    use absolve::pipeline::{self, Held, Input, TooLarge};
+    use absolve::{Collected, Problem};
+    // A decompression bomb in small: 2 MiB of message in a few KiB, 1 MiB held at most.
+    let message = big_message(2 << 20);
+    let options = Options::new().with_max_held(1 << 20);
+    for c in ALL {
+        let bytes = compressed(c, &message);
+        assert!(bytes.len() < 64 << 10, "{c}");
+        let mut sink = Collected::default();
+        pipeline::run(Input::Reader(Box::new(&bytes[..])), &options, &mut sink).unwrap();
+        let mut back = Vec::new();
+        Decoder::new(c, &sink.output[..])
+            .read_to_end(&mut back)
+            .unwrap();
+        assert!(back == message, "{c}: passed through unchanged");
+        assert!(sink.links.is_empty(), "{c}");
+        let expected = TooLarge {
+            what: Held::Message,
+            size: message.len() as u64,
+            limit: 1 << 20,
+            passed_through: true,
+        };
+        let problems: Vec<_> = sink.warnings.iter().map(|w| &w.problem).collect();
+        assert_eq!(problems, [&Problem::TooLarge(expected)], "{c}");
+        assert_eq!(sink.warnings[0].location.message, Some(1));
+
+        // Listing: not read past the limit, no link, the same warning.
+        let mut sink = Collected::links_only();
+        pipeline::run(Input::Reader(Box::new(&bytes[..])), &options, &mut sink).unwrap();
+        assert!(sink.links.is_empty(), "{c}");
+        let listed = TooLarge {
+            size: (1 << 20) + 1,
+            passed_through: false,
+            ..expected
+        };
+        assert_eq!(sink.warnings[0].problem, Problem::TooLarge(listed), "{c}");
+        assert!(
+            sink.warnings[0]
+                .to_string()
+                .contains("Options::with_max_held")
+        );
+    }
+}
+
+#[test]
+fn a_message_or_stylesheet_file_past_the_held_limit_is_not_held() {
+    use absolve::pipeline::{self, Held, Input};
+    use absolve::{Collected, Problem};
+    let dir = tempfile::tempdir().unwrap();
+    let eml = dir.path().join("big.eml");
+    std::fs::write(&eml, big_message(300 << 10)).unwrap();
+    let css = dir.path().join("big.css");
+    let mut sheet = b"a{b:url(i.png)}\n".repeat(20_000);
+    sheet.truncate(300 << 10);
+    std::fs::write(&css, &sheet).unwrap();
+    let options = Options::new()
+        .with_url("http://h/")
+        .unwrap()
+        .with_max_held(256 << 10);
+    let formats = [
+        (&eml, Held::Message, None),
+        (&css, Held::Stylesheet, Some(Format::Css)),
+    ];
+    for (path, what, format) in formats {
+        // The CLI tells a stylesheet by its name.
+        let options = options.clone().with_format(format);
+        let mut sink = Collected::default();
+        pipeline::run(Input::File(path), &options, &mut sink).unwrap();
+        assert!(sink.output == std::fs::read(path).unwrap(), "{what}");
+        assert!(sink.links.is_empty(), "{what}");
+        assert!(
+            matches!(&sink.warnings[0].problem, Problem::TooLarge(t) if t.what == what && t.size == 300 << 10),
+            "{:?}",
+            sink.warnings
+        );
+        // Within the limit, it is read as before.
+        let mut sink = Collected::default();
+        let roomy = options.clone().with_max_held(300 << 10);
+        pipeline::run(Input::File(path), &roomy, &mut sink).unwrap();
+        assert!(!sink.links.is_empty(), "{what}");
+        assert!(sink.warnings.is_empty(), "{:?}", sink.warnings);
+    }
+}
+
+#[test]
+fn the_held_limit_is_256_mib_by_default() {
+    assert_eq!(Options::new().max_held(), 256 << 20);
+    assert_eq!(absolve::DEFAULT_MAX_HELD, 256 << 20);
+}
+
+/// RFC 8878 §3.1.2: a skippable frame of magic `0x184D2A50 + nibble` holding `data`.
+fn skippable(nibble: u32, data: &[u8]) -> Vec<u8> {
+    let mut frame = (0x184D_2A50 + nibble).to_le_bytes().to_vec();
+    frame.extend((data.len() as u32).to_le_bytes());
+    frame.extend_from_slice(data);
+    frame
+}
+
+/// A skippable frame's offset in the output, and its content.
+type Skipped = (usize, Vec<u8>);
+
+/// Where each skippable frame of `data` is among its bytes, with its content; the bytes
+/// between them (the data frames) decompressed one run at a time.
+fn split_at_skippable(data: &[u8]) -> (Vec<Skipped>, Vec<Vec<u8>>) {
+    let is_magic = |b: &[u8]| b.len() >= 4 && b[0] & 0xf0 == 0x50 && b[1..4] == [0x2a, 0x4d, 0x18];
+    let (mut frames, mut runs, mut at, mut run_start) = (Vec::new(), Vec::new(), 0, 0);
+    while at < data.len() {
+        if is_magic(&data[at..]) {
+            if at > run_start {
+                let mut text = Vec::new();
+                Decoder::new(Compression::Zstd, &data[run_start..at])
+                    .read_to_end(&mut text)
+                    .unwrap();
+                runs.push(text);
+            }
+            let len = u32::from_le_bytes(data[at + 4..at + 8].try_into().unwrap()) as usize;
+            frames.push((at, data[at + 8..at + 8 + len].to_vec()));
+            at += 8 + len;
+            run_start = at;
+        } else {
+            at += 1;
+        }
+    }
+    if run_start < data.len() {
+        let mut text = Vec::new();
+        Decoder::new(Compression::Zstd, &data[run_start..])
+            .read_to_end(&mut text)
+            .unwrap();
+        runs.push(text);
+    }
+    (frames, runs)
+}
+
+#[test]
+fn zstd_skippable_frames_are_kept_in_place() {
+    use absolve::Collected;
+    use absolve::pipeline::{self, Input};
+    let (one, two): (&[u8], &[u8]) = (
+        b"<a href=http://h/x>one</a>\n",
+        b"<img src=http://h/y.png>\n",
+    );
+    let mut zst = skippable(0, b"HEAD");
+    zst.extend(compressed(Compression::Zstd, one));
+    zst.extend(skippable(5, b"MIDDLE"));
+    zst.extend(compressed(Compression::Zstd, two));
+    zst.extend(skippable(15, b"SEEK TABLE"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("page.html.zst");
+    std::fs::write(&file, &zst).unwrap();
+    let inputs = [Input::Reader(Box::new(&zst[..])), Input::File(&file)];
+    for input in inputs {
+        let mut sink = Collected::default();
+        pipeline::run(input, &Options::new(), &mut sink).unwrap();
+        assert!(sink.warnings.is_empty(), "{:?}", sink.warnings);
+        let (frames, runs) = split_at_skippable(&sink.output);
+        let names: Vec<&[u8]> = frames.iter().map(|(_, f)| &f[..]).collect();
+        assert_eq!(names, [&b"HEAD"[..], b"MIDDLE", b"SEEK TABLE"]);
+        assert_eq!(frames[0].0, 0, "first");
+        assert_eq!(frames[2].0 + 8 + 10, sink.output.len(), "last");
+        assert_eq!(runs, [one, two], "each in its place");
+    }
+    // Listing passes them over, with no warning.
+    let found = document::links(&zst, &Options::new()).unwrap();
+    assert_eq!(found.links.len(), 2);
+    assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+}
+
+#[test]
+fn a_skippable_frame_too_large_to_hold_is_left_out_and_said() {
+    use absolve::compress::MAX_SKIPPABLE_HELD;
+    let mut zst = skippable(1, &vec![7; MAX_SKIPPABLE_HELD as usize]);
+    zst.extend(compressed(Compression::Zstd, b"<p>text"));
+    zst.extend(skippable(2, b"kept"));
+    let done = document::rewrite(&zst, &Options::new()).unwrap();
+    let (frames, runs) = split_at_skippable(&done.output);
+    assert_eq!(frames.len(), 1);
+    assert_eq!(frames[0].1, b"kept");
+    assert_eq!(runs, [b"<p>text"]);
+    let problems: Vec<String> = done.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].contains("1 zstd skippable frame(s)"),
+        "{problems:?}"
+    );
+    assert!(
+        problems[0].ends_with("the first at compressed byte 0"),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn an_mbox_message_past_the_held_limit_is_streamed_through_and_the_next_read() {
+    use absolve::pipeline::{self, Held, Input, TooLarge};
+    use absolve::{Collected, Problem};
+    let big = big_message(600 << 10);
+    let mut mbox = b"From a@b Mon Jan  1 00:00:00 2024\n".to_vec();
+    mbox.extend(&big);
+    // A long line with no end of line, then the next message.
+    mbox.extend(vec![b'x'; 300 << 10]);
+    mbox.extend(b"\n\nFrom c@d Tue Jan  2 00:00:00 2024\nContent-Type: text/html\n");
+    mbox.extend(b"Content-Location: http://h/2/\n\n<a href=y>y</a>\n");
+    let size = (big.len() + (300 << 10) + 2) as u64;
+    let options = Options::new().with_max_held(256 << 10);
+    let bytes = compressed(Compression::Bzip2, &mbox);
+    let mut sink = Collected::default();
+    pipeline::run(Input::Reader(Box::new(&bytes[..])), &options, &mut sink).unwrap();
+    let mut back = Vec::new();
+    Decoder::new(Compression::Bzip2, &sink.output[..])
+        .read_to_end(&mut back)
+        .unwrap();
+    let mut expected = mbox[..mbox.len() - b"y>y</a>\n".len()].to_vec();
+    expected.extend(b"http://h/2/y>y</a>\n");
+    assert!(
+        back == expected,
+        "the first passed through, the second rewritten"
+    );
+    let resolved: Vec<_> = sink.links.iter().map(|l| l.resolved.to_string()).collect();
+    assert_eq!(resolved, ["http://h/2/y"]);
+    let too_large = TooLarge {
+        what: Held::Message,
+        size,
+        limit: 256 << 10,
+        passed_through: true,
+    };
+    assert_eq!(sink.warnings.len(), 1, "{:?}", sink.warnings);
+    assert_eq!(sink.warnings[0].problem, Problem::TooLarge(too_large));
+    assert_eq!(sink.warnings[0].location.message, Some(1));
+
+    // Listing: the same, the second message's link found.
+    let mut sink = Collected::links_only();
+    pipeline::run(Input::Reader(Box::new(&bytes[..])), &options, &mut sink).unwrap();
+    assert_eq!(sink.links.len(), 1);
+    assert_eq!(sink.links[0].location.message, Some(2));
+    assert!(matches!(&sink.warnings[..], [w] if matches!(w.problem, Problem::TooLarge(_))));
 }

@@ -61,6 +61,10 @@ pub fn warn_about(label: &str, warning: &Warning) {
         (Problem::Mime(problem), Some(message)) => {
             warn(&format!("{label} message {message}"), problem)
         }
+        // A message of an mbox too large to hold: which one.
+        (problem @ Problem::TooLarge(_), Some(message)) => {
+            warn(&format!("{label} message {message}"), &worded(problem))
+        }
         (problem, _) => warn(label, &worded(problem)),
     }
 }

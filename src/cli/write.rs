@@ -15,11 +15,13 @@
 //!   the `system.posix_acl_*` attributes), or is refused before any work; a symbolic link
 //!   stays a link and its target is rewritten; a file with several hard links is rewritten
 //!   in its own inode so that every name sees the new content.
-//! - `-i` leaves a file whose content does not change untouched (same inode, same mtime).
+//! - `-i` leaves a file whose content does not change untouched (same inode, same mtime);
+//!   a compressed file's content is its decompressed bytes.
 //!
 //! `ABSOLVE_TEMPORARY=named` makes the temporary file named even where `O_TMPFILE` works:
 //! it is there to test the fallback.
 
+use absolve::compress::Decoder;
 use rustix::fs::{AtFlags, CWD, Mode, OFlags};
 use rustix::io::Errno;
 use std::ffi::OsString;
@@ -227,7 +229,11 @@ impl Replacement {
             .as_deref()
             .and_then(|path| File::open(path).ok())
             .map(Compare::new);
-        let unchanged = write_through(shown, &temp.file, compare, work)?;
+        let mut unchanged = write_through(shown, &temp.file, compare, work)?;
+        if let (false, Some(path)) = (unchanged, &self.compare_with) {
+            // A compressed file is compressed again in other bytes: its content tells.
+            unchanged = same_decompressed(path, &temp.file).unwrap_or(false);
+        }
         if unchanged && self.in_place {
             return Ok(false);
         }
@@ -333,6 +339,40 @@ impl Compare {
     /// Whether everything written is the whole file: nothing differed, nothing is left.
     fn same(&mut self) -> bool {
         self.same_so_far && matches!(self.original.read(&mut [0]), Ok(0))
+    }
+}
+
+/// Whether `new`, just written, holds what the compressed file `original` holds once both
+/// are decompressed: an input whose content did not change comes out compressed again in
+/// other bytes (a gzip header's time and name gone, members or frames joined, another
+/// encoder's choices), and is no change. Both must decompress whole, without damage; an
+/// original that is not compressed is not looked at again (its bytes were compared).
+fn same_decompressed(original: &Path, mut new: &File) -> io::Result<bool> {
+    let mut original = io::BufReader::with_capacity(CHUNK, File::open(original)?);
+    let Some(compression) = absolve::compress::detect_in(&mut original)? else {
+        return Ok(false);
+    };
+    new.rewind()?;
+    let mut before = Decoder::new(compression, original);
+    let mut after = Decoder::new(compression, io::BufReader::with_capacity(CHUNK, new));
+    let same = same_streams(&mut before, &mut after)?;
+    Ok(same && before.damage().is_none() && after.damage().is_none())
+}
+
+/// Whether two readers give the same bytes to their ends, a chunk at a time.
+fn same_streams(a: &mut impl Read, b: &mut impl Read) -> io::Result<bool> {
+    let (mut left, mut right) = (Vec::with_capacity(CHUNK), Vec::with_capacity(CHUNK));
+    loop {
+        left.clear();
+        right.clear();
+        let n = a.by_ref().take(CHUNK as u64).read_to_end(&mut left)?;
+        b.by_ref().take(CHUNK as u64).read_to_end(&mut right)?;
+        if left != right {
+            return Ok(false);
+        }
+        if n == 0 {
+            return Ok(true);
+        }
     }
 }
 

@@ -30,9 +30,15 @@ pub struct Entry {
     /// What went wrong in cutting the message from the archive (a `Content-Length` that
     /// could not be trusted), if anything did.
     pub warning: Option<Warning>,
+    /// The message is longer than the limit ([`Messages::with_limit`]): `message` holds
+    /// its first bytes, and the entries after it with [`Entry::continued`] the rest.
+    pub too_large: bool,
+    /// More bytes of the message before, too large to hold: no separator, no number.
+    pub continued: bool,
 }
 
-/// Reads an archive message by message: memory is bounded by the largest message.
+/// Reads an archive message by message: memory is bounded by the largest message, or
+/// by the limit given ([`Messages::with_limit`]).
 ///
 /// ```
 /// use absolve::mime::mbox::Messages;
@@ -72,6 +78,11 @@ pub struct Messages<R: BufRead> {
     /// The archive's bytes before this were read ahead once for a `Content-Length` that
     /// proved wrong: no count is checked again there, so that reading stays linear.
     checked_until: u64,
+    /// The most bytes of a message held (a longer line is cut there too).
+    limit: u64,
+    /// The rest of a message longer than `limit` is being given in pieces; whether the
+    /// last line read was blank.
+    overflowing: Option<bool>,
 }
 
 /// What a message's `Content-Length` says about a separator-like line inside it.
@@ -98,6 +109,59 @@ impl<R: BufRead> Messages<R> {
             replay_at: 0,
             position: 0,
             checked_until: 0,
+            limit: u64::MAX,
+            overflowing: None,
+        }
+    }
+
+    /// Holds at most about `limit` bytes of a message: a longer one is given as an entry
+    /// with [`Entry::too_large`] holding its first bytes, then entries with
+    /// [`Entry::continued`] of about `limit` bytes each, to the next separator (a From_
+    /// line after a blank line: its `Content-Length` is not looked at). Memory stays
+    /// bounded by the limit whatever the archive.
+    ///
+    /// ```
+    /// use absolve::mime::mbox::Messages;
+    ///
+    /// let archive: &[u8] = b"From a@b 1\nSubject: 1\n\nline\nline\nline\n\nFrom c@d 2\n\nshort\n";
+    /// let entries: Vec<_> = Messages::new(archive).with_limit(16).collect::<Result<_, _>>().unwrap();
+    /// assert!(entries[0].too_large && entries[0].number == Some(1));
+    /// assert!(entries[1..entries.len() - 1].iter().all(|e| e.continued && e.number.is_none()));
+    /// let last = entries.last().unwrap();
+    /// assert_eq!((last.number, &last.message[..]), (Some(2), &b"\nshort\n"[..]));
+    /// let message: Vec<u8> = entries[..entries.len() - 1].iter().flat_map(|e| e.message.clone()).collect();
+    /// assert_eq!(message, b"Subject: 1\n\nline\nline\nline\n\n");
+    /// ```
+    pub fn with_limit(mut self, limit: u64) -> Self {
+        self.limit = limit.max(1);
+        self
+    }
+
+    /// The next piece of a message too large to hold: lines up to about the limit, or to
+    /// the next separator (kept for the next entry).
+    fn next_piece(&mut self, mut previous_blank: bool) -> io::Result<Entry> {
+        let mut entry = Entry {
+            continued: true,
+            ..Entry::default()
+        };
+        loop {
+            let start = entry.message.len();
+            if self.read_line(&mut entry.message)? == 0 {
+                self.done = true;
+                self.overflowing = None;
+                return Ok(entry);
+            }
+            let line = &entry.message[start..];
+            if previous_blank && is_separator(line, false) {
+                self.next_separator = Some(entry.message.split_off(start));
+                self.overflowing = None;
+                return Ok(entry);
+            }
+            previous_blank = is_blank(line);
+            if entry.message.len() as u64 >= self.limit {
+                self.overflowing = Some(previous_blank);
+                return Ok(entry);
+            }
         }
     }
 
@@ -116,7 +180,8 @@ impl<R: BufRead> Messages<R> {
             read = take;
         }
         if read == 0 || !buf.ends_with(b"\n") {
-            read += self.reader.read_until(b'\n', buf)?;
+            // A line longer than the limit is cut there (memory stays bounded).
+            read += io::Read::take(&mut self.reader, self.limit).read_until(b'\n', buf)?;
         }
         self.position += read as u64;
         Ok(read)
@@ -234,6 +299,13 @@ impl<R: BufRead> Iterator for Messages<R> {
         if self.done {
             return None;
         }
+        if let Some(previous_blank) = self.overflowing {
+            let piece = self.next_piece(previous_blank);
+            if matches!(&piece, Ok(e) if e.message.is_empty() && self.done) {
+                return None;
+            }
+            return Some(piece);
+        }
         let mut entry = Entry {
             separator: self.next_separator.take().unwrap_or_default(),
             ..Entry::default()
@@ -263,6 +335,11 @@ impl<R: BufRead> Iterator for Messages<R> {
             let candidate = is_separator(line, at_start) && (at_start || previous_blank);
             previous_blank = blank;
             if counted_end != Some(start) && !candidate {
+                if entry.message.len() as u64 > self.limit {
+                    self.overflowing = Some(blank);
+                    entry.too_large = true;
+                    return Some(Ok(self.numbered(entry)));
+                }
                 continue;
             }
             if candidate && counted_end.is_none() && !entry.separator.is_empty() {
