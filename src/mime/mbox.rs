@@ -94,6 +94,9 @@ enum Count {
     Ends(usize),
     /// The count covers the line but does not end at a separator: not trusted.
     Wrong(u64),
+    /// The count covers the line and ends past the limit on a message held: not read
+    /// ahead to check (that would hold the rest of the archive), not trusted.
+    TooLong(u64),
 }
 
 impl<R: BufRead> Messages<R> {
@@ -217,6 +220,9 @@ impl<R: BufRead> Messages<R> {
         let line_position = self.position - (message.len() - line) as u64;
         if line_position < self.checked_until {
             return Ok(Count::Wrong(length));
+        }
+        if end.is_some_and(|end| end as u64 > self.limit) {
+            return Ok(Count::TooLong(length));
         }
         let consistent = match end {
             Some(end) => self.read_to_counted_end(message, end)?,
@@ -355,6 +361,11 @@ impl<R: BufRead> Iterator for Messages<R> {
                         let read_ahead = entry.message.len() - start;
                         let offset = self.position - read_ahead as u64;
                         entry.warning = Some(Warning::ContentLengthNotTrusted(length, offset));
+                    }
+                    Ok(Count::TooLong(length)) => {
+                        let offset = self.position - (entry.message.len() - start) as u64;
+                        let warning = Warning::ContentLengthTooLong(length, offset, self.limit);
+                        entry.warning = Some(warning);
                     }
                     Err(error) => {
                         self.done = true;
@@ -554,6 +565,50 @@ mod tests {
                 .collect();
             assert_eq!(joined, archive.as_bytes(), "every byte kept, once");
         }
+    }
+
+    /// A count past the limit on a message held is not read ahead to check: a huge
+    /// `Content-Length` covering a From_ line held the rest of the archive (1 MB here,
+    /// any size in the wild) to find out it was wrong. The message is split at the line,
+    /// with a warning; every byte is kept.
+    #[test]
+    fn a_content_length_past_the_limit_is_not_read_ahead() {
+        /// A reader that counts the bytes taken from it.
+        struct Counting<'a>(&'a [u8], std::rc::Rc<std::cell::Cell<usize>>);
+        impl io::Read for Counting<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = self.0.read(buf)?;
+                self.1.set(self.1.get() + n);
+                Ok(n)
+            }
+        }
+        let body = "x\n\nFrom Monday 3 on\ny\n";
+        let mut archive = counted_message("a@b", body, Some(1 << 30), "\n");
+        let later = counted_message("c@d", &"z\n".repeat(100), None, "\n");
+        while archive.len() < 1 << 20 {
+            archive += &later;
+        }
+        let read = std::rc::Rc::new(std::cell::Cell::new(0));
+        let reader = io::BufReader::with_capacity(4096, Counting(archive.as_bytes(), read.clone()));
+        let mut messages = Messages::new(reader).with_limit(64 << 10);
+        let first = messages.next().unwrap().unwrap();
+        assert!(
+            read.get() < 128 << 10,
+            "{} bytes read for the first",
+            read.get()
+        );
+        let offset = archive.find("From Monday").unwrap() as u64;
+        assert_eq!(
+            first.warning,
+            Some(Warning::ContentLengthTooLong(1 << 30, offset, 64 << 10))
+        );
+        let mut joined = [first.separator, first.message].concat();
+        for entry in messages {
+            let entry = entry.unwrap();
+            joined.extend_from_slice(&entry.separator);
+            joined.extend_from_slice(&entry.message);
+        }
+        assert_eq!(joined, archive.as_bytes(), "every byte kept, once");
     }
 
     /// A count read ahead and found wrong is not read ahead again: many messages, each

@@ -104,6 +104,16 @@ pub enum Warning {
          to the body)"
     )]
     ContentLengthNotTrusted(u64, u64),
+    /// An mbox message whose `Content-Length` (its value) covers a separator-like line at
+    /// this byte offset of the archive and counts past the most bytes of a message held
+    /// ([`Options::with_max_held`](crate::Options::with_max_held)): not read ahead to
+    /// check, the message is split at the line.
+    #[error(
+        "its Content-Length ({0}) covers the From_ line at byte {1} of the mbox but counts \
+         past the {2} bytes of a message held in memory: not checked, split at that line \
+         (quote it as >From if it belongs to the body)"
+    )]
+    ContentLengthTooLong(u64, u64, u64),
     /// `--spec whatwg`: a base header of a part (by its number) that the URL Standard
     /// does not parse: passed over as a base, as a `<base href>` is.
     #[error("part {0}: its {1} header: {2}: passed over as a base")]
