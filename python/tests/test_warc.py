@@ -283,7 +283,9 @@ def test_warnings_come_as_they_are_met_not_held_till_the_next_link(function):
         warnings.simplefilter("error", absolve.AbsolveWarning)
         with pytest.raises(absolve.AbsolveWarning, match=r"record 1 <urn:uuid:w-0>"):
             next(getattr(absolve, function)(source))
-    assert source.given < len(archive) / 4, (source.given, len(archive))
+    # Read in 64 KiB pieces: 256 warnings' records (~66 KB) take two or three of them;
+    # held till the link, all 778 KB were read.
+    assert source.given < len(archive) / 2, (source.given, len(archive))
     # Nothing lost: every warning, then the link.
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always", absolve.AbsolveWarning)
