@@ -41,7 +41,7 @@ mod rewriter;
 pub mod vocabulary;
 mod xhtml;
 
-pub use detect::is_feed;
+pub use detect::{SNIFF_LIMIT, ends_in_prolog, is_feed};
 pub use rewriter::Rewriter;
 
 use crate::base::Base;
