@@ -810,3 +810,30 @@ fn a_feed_url_resolves_as_the_same_url_in_its_html() {
         }
     }
 }
+
+/// `base_from` names the innermost base that applied: an `xml:base` whose value resolves
+/// to its parent's base (the same URL, a relative URL naming it, `xml:base=""`) is still
+/// the element's base (XML Base §4.2), and its links say `xml-base`. They said
+/// `retrieval-url`, as if no `xml:base` were there.
+#[test]
+fn an_xml_base_equal_to_the_outer_base_is_reported_as_xml_base() {
+    let feed = format!(
+        r#"<feed xmlns="http://www.w3.org/2005/Atom"><icon>a.png</icon><entry xml:base="{URL}"><icon>b.png</icon></entry><entry xml:base="feed.xml"><icon>c.png</icon></entry><entry xml:base=""><icon>d.png</icon></entry></feed>"#
+    );
+    let done = feed::rewrite(feed.as_bytes(), &base(), &Options::default(), None);
+    let found: Vec<_> = done
+        .links
+        .iter()
+        .map(|l| (l.base.as_deref(), l.base_from))
+        .collect();
+    use absolve::base::BaseSource::{RetrievalUrl, XmlBase};
+    assert_eq!(
+        found,
+        [
+            (Some(URL), RetrievalUrl),
+            (Some(URL), XmlBase),
+            (Some(URL), XmlBase),
+            (Some(URL), XmlBase),
+        ]
+    );
+}

@@ -672,12 +672,10 @@ impl<S: Sink> Machine<S> {
         let parent = self.bases.last().unwrap_or(&self.outer);
         let standard = self.options.standard;
         let mut url = String::with_capacity(parent.url().map_or(0, str::len) + value.len());
+        // `xml:base=""` (or a value naming the parent's base) gives the parent's URL, as
+        // RFC 3986 §5.2 resolves an empty reference; it is the element's base all the
+        // same, and its links say `xml-base` (the innermost base that applied).
         let resolved = parent.try_resolve_into(standard, value.trim(), None, &mut url);
-        if resolved.is_ok() && parent.url() == Some(url.as_str()) {
-            // `xml:base=""` (or a value naming the parent's base): the parent's base, as
-            // RFC 3986 §5.2 resolves an empty reference.
-            return None;
-        }
         // By the URL Standard the base is the URL parser's result (§4.4, "the basic URL
         // parser" with the parent's base): a value it rejects (`http://[bad/`, a port
         // past 65535) gives none, and the parent's base applies (XML Base §4.2: the base
