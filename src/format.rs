@@ -139,7 +139,9 @@ pub fn is_not_a_document(extension: &str) -> bool {
     TYPES.iter().any(|t| t.eq_ignore_ascii_case(extension))
 }
 
-/// What the first bytes of a file of unknown type are, if a document at all: HTML by the
+/// What the first bytes of a file of unknown type are, if a document at all: a feed by
+/// its root element ([`crate::feed::is_feed`], first, since a feed's prolog may start
+/// with `<!--`); HTML by the
 /// MIME Sniffing standard's HTML patterns (§7.1 "rules for identifying an unknown MIME
 /// type": after whitespace, `<!DOCTYPE HTML`, `<HTML`, `<HEAD`, `<SCRIPT`, `<IFRAME`, `<H1`,
 /// `<DIV`, `<FONT`, `<TABLE`, `<A`, `<STYLE`, `<TITLE`, `<B`, `<BODY`, `<BR`, `<P` or
@@ -157,6 +159,11 @@ pub fn is_not_a_document(extension: &str) -> bool {
 /// assert_eq!(sniff(b"body { color: red }"), None);
 /// ```
 pub fn sniff(head: &[u8]) -> Option<Format> {
+    // A feed whose prolog starts with a comment matches the `<!--` pattern: its root
+    // element tells first, as in [`detect`].
+    if crate::feed::is_feed(head) {
+        return Some(Format::Feed);
+    }
     let bom_free = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     if is_html_by_sniffing(bom_free) {
         return Some(Format::Html);
@@ -396,6 +403,12 @@ mod tests {
         assert_eq!(sniff(b"<a\nhref=x>"), None);
         assert_eq!(sniff(b"<?xml version=\"1.0\"?><rss>"), Some(Format::Feed));
         assert_eq!(sniff(b"<?xml version=\"1.0\"?><svg>"), None);
+        // A feed's prolog may start as the `<!--` pattern does: its root tells first.
+        assert_eq!(
+            sniff(b"<!-- generated -->\n<rss version=\"2.0\">"),
+            Some(Format::Feed)
+        );
+        assert_eq!(sniff(b"<!-- generated -->\n<html>"), Some(Format::Html));
         assert_eq!(sniff(b"PK\x03\x04\x14\0"), None);
         assert_eq!(sniff(b"<abbr>x</abbr>"), None);
         assert_eq!(sniff(b""), None);

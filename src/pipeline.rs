@@ -237,6 +237,7 @@ fn run_source(
         return compressed(compression, source, layers, options, sink);
     }
     warn_on_forced_format(options.format, head, sink);
+    warn_on_long_prolog(options.format, format, head, sink);
     let path = source.path;
     match format {
         Format::Warc => {
@@ -721,6 +722,9 @@ impl Sink for InMember<'_> {
     }
 }
 
+// The head holds as much as a feed's root is looked for in (a prolog up to that size).
+const _: () = assert!(CHUNK >= crate::feed::SNIFF_LIMIT);
+
 /// The format of an input none was given for, told by its first bytes.
 fn detect(head: &[u8]) -> Format {
     format::detect(&head[..head.len().min(CHUNK)])
@@ -781,14 +785,26 @@ fn warn_on_forced_format(forced: Option<Format>, head: &[u8], sink: &mut dyn Sin
             found: Format::Html,
         },
         // A document whose root is no feed's: read as XML, no element of it is a feed's
-        // URL or HTML, and nothing changes.
-        (Some(Format::Feed), Format::Html) => Problem::FormatMismatch {
-            given: Format::Feed,
-            found: Format::Html,
-        },
+        // URL or HTML, and nothing changes. A prolog longer than the head does not tell.
+        (Some(Format::Feed), Format::Html) if !crate::feed::ends_in_prolog(head) => {
+            Problem::FormatMismatch {
+                given: Format::Feed,
+                found: Format::Html,
+            }
+        }
         _ => return,
     };
     sink.warning(Warning::new(mismatch));
+}
+
+/// An input told HTML whose head is all an XML prolog, longer than a feed's root is
+/// looked for past ([`crate::feed::SNIFF_LIMIT`]): it may be a feed, said, not silent.
+fn warn_on_long_prolog(forced: Option<Format>, told: Format, head: &[u8], sink: &mut dyn Sink) {
+    let prolog_fills_head =
+        head.len() >= crate::feed::SNIFF_LIMIT && crate::feed::ends_in_prolog(head);
+    if forced.is_none() && told == Format::Html && prolog_fills_head {
+        sink.warning(Warning::new(Problem::LongProlog));
+    }
 }
 
 /// An input once its first bytes are read: those, the rest of the stream, whether the

@@ -102,6 +102,14 @@ pub enum Problem {
         /// The format its first bytes look like.
         found: crate::format::Format,
     },
+    /// No format was given and the input's first [`SNIFF_LIMIT`](crate::feed::SNIFF_LIMIT)
+    /// bytes are all an XML prolog (comments, processing instructions, a DOCTYPE): whether
+    /// its root element is a feed's is not told, and it is read as HTML.
+    #[error(
+        "its first {} KiB are an XML prolog: its root element was not looked for past them, read as HTML",
+        crate::feed::SNIFF_LIMIT >> 10
+    )]
+    LongProlog,
 }
 
 impl Warning {

@@ -338,3 +338,68 @@ fn arc_and_lz4_files_in_a_tree_are_skipped_with_a_warning() {
         assert_eq!(&fs::read(tree.join(name)).unwrap(), bytes, "{name}");
     }
 }
+
+/// About 7 KB of prolog before a feed's root, as some generators write: an XML
+/// declaration, a DOCTYPE with an internal subset, comments, processing instructions,
+/// blank lines; the first line a comment when `comment_first`.
+fn long_prolog(comment_first: bool) -> String {
+    let mut prolog = String::new();
+    if comment_first {
+        prolog.push_str("<!-- generated -->\n");
+    } else {
+        prolog.push_str("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n");
+    }
+    prolog.push_str("<!DOCTYPE rss [\n  <!ENTITY site \"http://x/\">\n  <!-- a note -->\n]>\n");
+    for i in 0..80 {
+        prolog.push_str(&format!(
+            "<!-- build {i}: lorem ipsum dolor sit amet, consectetur adipiscing -->\n\t\n\
+             <?xml-stylesheet type=\"text/xsl\" href=\"s{i}.xsl\"?>\n"
+        ));
+    }
+    assert!(prolog.len() > 7000, "{}", prolog.len());
+    prolog
+}
+
+/// A feed whose root came after more than the 4 KiB `-r` reads to tell a file was not
+/// a feed: `feed.xml` was skipped, `news` (no extension, a comment first) was read as
+/// HTML (the `<!--` pattern of MIME Sniffing) and its `<link>` not found, and
+/// `atom.xml.gz` skipped. The prolog is read past, up to 64 KiB.
+#[test]
+fn feeds_after_a_long_prolog_are_taken() {
+    let dir = tempfile::tempdir().unwrap();
+    let rss = "<rss version=\"2.0\"><channel><link>news/</link></channel></rss>\n";
+    let atom = "<feed xmlns=\"http://www.w3.org/2005/Atom\"><link href=\"a/b\"/></feed>\n";
+    fs::write(dir.path().join("feed.xml"), long_prolog(false) + rss).unwrap();
+    fs::write(dir.path().join("news"), long_prolog(true) + rss).unwrap();
+    let packed = gzipped((long_prolog(false) + atom).as_bytes());
+    fs::write(dir.path().join("atom.xml.gz"), packed).unwrap();
+    let out = absolve(&["links", "-r", "--url", "http://h/", arg(dir.path())], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut found: Vec<_> = crate::common::json_lines(&out.stdout)
+        .iter()
+        .map(|link| {
+            let file = link["file"].as_str().unwrap().to_owned();
+            let name = Path::new(&file)
+                .file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .to_owned();
+            (name, link["element"].clone(), link["resolved"].clone())
+        })
+        .collect();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        found,
+        [
+            ("atom.xml.gz".into(), "link".into(), "http://h/a/b".into()),
+            ("feed.xml".into(), "link".into(), "http://h/news/".into()),
+            ("news".into(), "link".into(), "http://h/news/".into()),
+        ]
+    );
+    assert!(
+        stderr(&out).contains("3 files processed, 3 changed, 0 unchanged, 0 skipped"),
+        "{}",
+        stderr(&out)
+    );
+}

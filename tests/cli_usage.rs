@@ -164,11 +164,58 @@ fn format_feed_on_html_warns() {
         "{}",
         stderr(&out)
     );
+    // One line of words, not runs of spaces where the source's lines were broken.
+    assert!(!stderr(&out).contains("  "), "{}", stderr(&out));
     let feed = absolve(
         &["links", "--format", "feed", "--url", "http://h/"],
         b"<?xml version='1.0'?><rss><channel><link>x</link></channel></rss>",
     );
     assert!(stderr(&feed).is_empty(), "{}", stderr(&feed));
+}
+
+/// A feed after `size` bytes of prolog: an XML declaration, a DOCTYPE with an internal
+/// subset, then comments and processing instructions.
+fn feed_after_prolog(size: usize) -> Vec<u8> {
+    let mut feed =
+        b"<?xml version='1.0'?>\n<!DOCTYPE rss [ <!ENTITY site 'http://x/'> ]>\n".to_vec();
+    while feed.len() < size {
+        feed.extend(b"<!-- lorem ipsum dolor sit amet -->\n<?pi data?>\n\t\n");
+    }
+    feed.extend(b"<rss version='2.0'><channel><link>news/</link></channel></rss>\n");
+    feed
+}
+
+/// `--format feed` on a feed whose prolog runs past the 64 KiB the format is told from
+/// said its root element was not a feed's; and without `--format` such a feed was read
+/// as HTML without a word. Now the first is quiet and the second says why.
+#[test]
+fn a_long_prolog_is_no_format_mismatch() {
+    for size in [7000, 70 * 1024] {
+        let forced = absolve(
+            &["links", "--format", "feed", "--url", "http://h/"],
+            &feed_after_prolog(size),
+        );
+        assert!(forced.status.success());
+        assert!(!stderr(&forced).contains("--format"), "{}", stderr(&forced));
+        let links = crate::common::json_lines(&forced.stdout);
+        assert_eq!(links.len(), 1);
+        assert_eq!(links[0]["resolved"], "http://h/news/");
+    }
+    let told = absolve(&["links", "--url", "http://h/"], &feed_after_prolog(7000));
+    assert_eq!(crate::common::json_lines(&told.stdout).len(), 1);
+    let past = absolve(
+        &["links", "--url", "http://h/"],
+        &feed_after_prolog(70 * 1024),
+    );
+    assert!(past.status.success());
+    assert!(
+        stderr(&past).contains(
+            "its first 64 KiB are an XML prolog: its root element was not looked for past \
+             them, read as HTML (pass --format feed if it is a feed)"
+        ),
+        "{}",
+        stderr(&past)
+    );
 }
 
 /// "From " starting a page is not enough for an mbox.

@@ -756,3 +756,84 @@ fn an_xml_base_the_url_standard_rejects_falls_back_to_the_parents() {
         ]
     );
 }
+
+/// A feed's URL is resolved by the HTML rewriter's own function, so a URL resolves the
+/// same in a feed element and in the HTML inside: whitespace read as the URL parser
+/// reads it (around it and tabs or newlines inside, by every standard), and by the URL
+/// Standard the query in the feed's charset and a URL it rejects warned about. The feed
+/// had its own copy: under `--spec whatwg` a windows-1251 `<link>?q=тест` gave
+/// `?q=%D1%82%D0%B5%D1%81%D1%82` (UTF-8) where the same `<a href>` in its description
+/// gave `?q=%F2%E5%F1%F2`, and `<link>http://[::1</link>` was left without a word.
+#[test]
+fn a_feed_url_resolves_as_the_same_url_in_its_html() {
+    let pairs = [
+        ("\n  http://a/b\t", "http://a/b"),
+        (" x\ty ", "http://feeds.example.com/dir/xy"),
+        ("?q=\u{442}\u{435}\u{441}\u{442}", ""),
+        ("http://[::1", "http://[::1"),
+    ];
+    let mut feed = String::from(
+        "<?xml version=\"1.0\" encoding=\"windows-1251\"?><rss version=\"2.0\"><channel>",
+    );
+    for (url, _) in pairs {
+        feed += &format!(
+            "<item><link>{url}</link><description>&lt;a href=\"{url}\"&gt;x&lt;/a&gt;</description></item>"
+        );
+    }
+    feed += "</channel></rss>";
+    let (feed, _, _) = encoding_rs::WINDOWS_1251.encode(&feed);
+    for standard in [
+        absolve::Standard::Rfc1808,
+        absolve::Standard::Rfc3986,
+        absolve::Standard::Whatwg,
+    ] {
+        let options = Options {
+            standard,
+            ..Options::default()
+        };
+        let done = in_chunks_with(&feed, feed.len(), &options);
+        let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.as_str()).collect();
+        let (in_feed, in_html): (Vec<_>, Vec<_>) = resolved.chunks(2).map(|p| (p[0], p[1])).unzip();
+        assert_eq!(in_feed, in_html, "{standard:?}");
+        assert_eq!(in_feed[..2], [pairs[0].1, pairs[1].1], "{standard:?}");
+        if standard == absolve::Standard::Whatwg {
+            assert_eq!(
+                in_feed[2],
+                "http://feeds.example.com/dir/feed.xml?q=%F2%E5%F1%F2"
+            );
+            let rejected = feed_warnings(&done.warnings);
+            assert!(
+                matches!(&rejected[..], [Warning::Unparsable { reference, .. }] if reference == "http://[::1"),
+                "{rejected:?}"
+            );
+            assert_eq!(html_warnings(&done.warnings).len(), 1);
+        }
+    }
+}
+
+/// `base_from` names the innermost base that applied: an `xml:base` whose value resolves
+/// to its parent's base (the same URL, a relative URL naming it, `xml:base=""`) is still
+/// the element's base (XML Base §4.2), and its links say `xml-base`. They said
+/// `retrieval-url`, as if no `xml:base` were there.
+#[test]
+fn an_xml_base_equal_to_the_outer_base_is_reported_as_xml_base() {
+    let feed = format!(
+        r#"<feed xmlns="http://www.w3.org/2005/Atom"><icon>a.png</icon><entry xml:base="{URL}"><icon>b.png</icon></entry><entry xml:base="feed.xml"><icon>c.png</icon></entry><entry xml:base=""><icon>d.png</icon></entry></feed>"#
+    );
+    let done = feed::rewrite(feed.as_bytes(), &base(), &Options::default(), None);
+    let found: Vec<_> = done
+        .links
+        .iter()
+        .map(|l| (l.base.as_deref(), l.base_from))
+        .collect();
+    use absolve::base::BaseSource::{RetrievalUrl, XmlBase};
+    assert_eq!(
+        found,
+        [
+            (Some(URL), RetrievalUrl),
+            (Some(URL), XmlBase),
+            (Some(URL), XmlBase),
+            (Some(URL), XmlBase),
+        ]
+    );
+}

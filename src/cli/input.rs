@@ -429,21 +429,32 @@ fn matches_wanted_name(path: &Path, wanted: Format) -> bool {
 }
 
 /// The first bytes of a file, decompressed when it is compressed (gzip, bzip2, xz,
-/// zstd), for telling what it is.
+/// zstd), for telling what it is: [`SNIFF_BYTES`], or up to
+/// [`absolve::feed::SNIFF_LIMIT`] when those end inside an XML prolog (a feed's root
+/// may come after kilobytes of comments, processing instructions and a DOCTYPE).
 fn read_head(path: &Path) -> Result<Vec<u8>, Problem> {
+    let head = read_first(path, SNIFF_BYTES)?;
+    if head.len() as u64 == SNIFF_BYTES && absolve::feed::ends_in_prolog(&head) {
+        return read_first(path, absolve::feed::SNIFF_LIMIT as u64);
+    }
+    Ok(head)
+}
+
+/// The first `limit` bytes of a file, decompressed when it is compressed.
+fn read_first(path: &Path, limit: u64) -> Result<Vec<u8>, Problem> {
     let failure = |e: std::io::Error| Problem::Failure(format!("{}: {e}", path.display()));
-    let mut raw = Vec::with_capacity(SNIFF_BYTES as usize);
+    let mut raw = Vec::with_capacity(limit as usize);
     File::open(path)
-        .and_then(|f| f.take(SNIFF_BYTES).read_to_end(&mut raw))
+        .and_then(|f| f.take(limit).read_to_end(&mut raw))
         .map_err(failure)?;
     let Some(compression) = absolve::compress::Compression::detect(&raw) else {
         return Ok(raw);
     };
     let file = File::open(path).map_err(failure)?;
     let decoder = absolve::compress::Decoder::new(compression, std::io::BufReader::new(file));
-    let mut head = Vec::with_capacity(SNIFF_BYTES as usize);
+    let mut head = Vec::with_capacity(limit as usize);
     // Damage in the first bytes: what was decoded tells, or nothing does.
-    let _ = decoder.take(SNIFF_BYTES).read_to_end(&mut head);
+    let _ = decoder.take(limit).read_to_end(&mut head);
     Ok(head)
 }
 

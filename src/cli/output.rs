@@ -100,8 +100,11 @@ fn worded(problem: &Problem) -> String {
         Problem::FormatMismatch {
             given: Format::Feed,
             ..
-        } => "--format feed: its root element is not a feed's (Atom feed, RSS rss, RDF              rdf:RDF; it looks like HTML): read as XML, none of its links are found (try              --format auto)"
+        } => "--format feed: its root element is not a feed's (Atom feed, RSS rss, RDF \
+             rdf:RDF; it looks like HTML): read as XML, none of its links are found (try \
+             --format auto)"
             .to_owned(),
+        Problem::LongProlog => format!("{problem} (pass --format feed if it is a feed)"),
         other => other.to_string(),
     }
 }

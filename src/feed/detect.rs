@@ -6,11 +6,18 @@ use quick_xml::errors::{Error, SyntaxError};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::{NamespaceResolver, ResolveResult};
 
-/// Whether `head` (the first bytes of a document, a few KiB are enough) starts an Atom 1.0
-/// or 0.3 `feed`, an RSS 0.9x/2.0 `rss` or an RSS 1.0/0.90 `rdf:RDF`: after an optional
-/// BOM, XML declaration, comments, processing instructions and DOCTYPE, the root
-/// element, told by its namespace URI (not its prefix). An `rdf:RDF` is a feed when it
-/// binds the RSS 1.0 or 0.90 namespace.
+/// How far into a document its root element is looked for: 64 KiB, so a prolog (an
+/// XML declaration, comments, processing instructions, a DOCTYPE with its internal
+/// subset, whitespace) up to that size is read past. A root that starts later is not told
+/// ([`ends_in_prolog`] says so). It is also the size of the head the pipeline reads
+/// before telling an input's format.
+pub const SNIFF_LIMIT: usize = 64 * 1024;
+
+/// Whether `head` (the first bytes of a document; bytes past [`SNIFF_LIMIT`] are not
+/// read) starts an Atom 1.0 or 0.3 `feed`, an RSS 0.9x/2.0 `rss` or an RSS 1.0/0.90
+/// `rdf:RDF`: after an optional BOM, XML declaration, comments, processing instructions
+/// and DOCTYPE (XML 1.0 §2.8, the prolog), the root element, told by its namespace URI
+/// (not its prefix). An `rdf:RDF` is a feed when it binds the RSS 1.0 or 0.90 namespace.
 ///
 /// ```
 /// use absolve::feed::is_feed;
@@ -23,6 +30,41 @@ use quick_xml::name::{NamespaceResolver, ResolveResult};
 /// assert!(!is_feed(b"text <rss>"));
 /// ```
 pub fn is_feed(head: &[u8]) -> bool {
+    root(head) == Root::Feed
+}
+
+/// Whether `head` (bytes past [`SNIFF_LIMIT`] not read) ends inside a well-formed XML
+/// prolog, before the root element's name: more of the document would tell whether it
+/// is a feed. A caller that read less than [`SNIFF_LIMIT`] may read more and ask
+/// [`is_feed`] again.
+///
+/// ```
+/// use absolve::feed::{ends_in_prolog, is_feed};
+///
+/// let cut = b"<?xml version='1.0'?>\n<!-- a long comment, cut";
+/// assert!(ends_in_prolog(cut) && !is_feed(cut));
+/// assert!(!ends_in_prolog(b"<?xml version='1.0'?><rss>"));
+/// assert!(!ends_in_prolog(b"<html><!-- cut"));
+/// ```
+pub fn ends_in_prolog(head: &[u8]) -> bool {
+    root(head) == Root::Cut
+}
+
+/// What the root element of a document's head is.
+#[derive(Debug, PartialEq, Eq)]
+enum Root {
+    /// A feed's.
+    Feed,
+    /// Another's, or the head is not an XML prolog.
+    Other,
+    /// The head ends before the root's name does.
+    Cut,
+}
+
+/// The root element of `head`, read as XML events by quick-xml up to [`SNIFF_LIMIT`]:
+/// the prolog's markup and whitespace are passed over (XML 1.0 §2.8).
+fn root(head: &[u8]) -> Root {
+    let head = &head[..head.len().min(SNIFF_LIMIT)];
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     let mut reader = Reader::from_reader(head);
     reader.config_mut().allow_dangling_amp = true;
@@ -31,15 +73,37 @@ pub fn is_feed(head: &[u8]) -> bool {
         match reader.read_event() {
             Ok(Event::Decl(_) | Event::Comment(_) | Event::PI(_) | Event::DocType(_)) => {}
             Ok(Event::Text(text)) if text.iter().all(u8::is_ascii_whitespace) => {}
-            Ok(Event::Start(root) | Event::Empty(root)) => return is_feed_root(&root),
+            Ok(Event::Start(root) | Event::Empty(root)) => return told(is_feed_root(&root)),
             // The root's start tag goes on past `head` (thousands of namespace
             // declarations): told by its name and the attributes `head` holds whole.
             Err(Error::Syntax(SyntaxError::UnclosedTag)) => {
-                return cut_root(&head[before..]).is_some_and(|root| is_feed_root(&root));
+                return match cut_root(&head[before..]) {
+                    Some(root) => told(is_feed_root(&root)),
+                    None => Root::Cut,
+                };
             }
-            _ => return false,
+            Ok(Event::Eof) => return Root::Cut,
+            Err(Error::Syntax(error)) if is_cut_markup(&error) => return Root::Cut,
+            _ => return Root::Other,
         }
     }
+}
+
+/// Whether a syntax error is the end of the input cutting markup of the prolog: `<!`
+/// alone, a processing instruction or XML declaration, a comment, a DOCTYPE.
+fn is_cut_markup(error: &SyntaxError) -> bool {
+    matches!(
+        error,
+        SyntaxError::InvalidBangMarkup
+            | SyntaxError::UnclosedPIOrXmlDecl
+            | SyntaxError::UnclosedComment
+            | SyntaxError::UnclosedDoctype
+    )
+}
+
+/// [`Root::Feed`] or [`Root::Other`].
+fn told(feed: bool) -> Root {
+    if feed { Root::Feed } else { Root::Other }
 }
 
 /// Whether the root element's start tag is a feed's.
@@ -85,7 +149,7 @@ fn binds_rss(root: &quick_xml::events::BytesStart) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::is_feed;
+    use super::{SNIFF_LIMIT, ends_in_prolog, is_feed};
 
     #[test]
     fn every_flavour_is_told() {
@@ -109,6 +173,44 @@ mod tests {
         assert!(!is_feed(b"<x:rss xmlns:x=\"urn:x\">"));
         assert!(!is_feed(b""));
         assert!(!is_feed(b"\xFF\xFE<\0r\0s\0s\0>\0"));
+    }
+
+    /// A prolog of kilobytes before the root: an XML declaration, a DOCTYPE whose
+    /// internal subset holds declarations and a comment, comments, processing
+    /// instructions and blank lines, as some feed generators write. (quick-xml ends a
+    /// DOCTYPE where its `<` and `>` balance, tafia/quick-xml#258: a lone `>` in a
+    /// comment or literal of the subset ends it early, and such a prolog is not told.)
+    fn long_prolog(size: usize) -> Vec<u8> {
+        let mut prolog = b"<?xml version='1.0'?>\n<!DOCTYPE rss [\n  <!ENTITY site 'http://x/'>\n  <!-- the <channel> entity -->\n  <!ELEMENT rss ANY>\n]>\n".to_vec();
+        while prolog.len() < size {
+            prolog.extend(b"<!-- generated by some tool, lorem ipsum dolor sit amet -->\n\t\n");
+            prolog.extend(b"<?xml-stylesheet type='text/xsl' href='s.xsl'?>\n");
+        }
+        prolog
+    }
+
+    /// A root after a 7 KB prolog was not looked for past the 4 KiB `-r` read (nor, past
+    /// 64 KiB, anywhere): read up to `SNIFF_LIMIT`, and a head cut inside the prolog says
+    /// so, that more may be read.
+    #[test]
+    fn a_long_prolog_is_read_past_up_to_the_limit() {
+        let mut rss = long_prolog(7000);
+        rss.extend(b"<rss version='2.0'><channel><link>x</link></channel></rss>");
+        assert!(is_feed(&rss));
+        assert!(!is_feed(&rss[..4096]) && ends_in_prolog(&rss[..4096]));
+        let mut atom = long_prolog(SNIFF_LIMIT - 100);
+        atom.extend(b"<feed xmlns='http://www.w3.org/2005/Atom'/>");
+        assert!(is_feed(&atom) && !ends_in_prolog(&atom));
+        let mut html = long_prolog(7000);
+        html.extend(b"<html><body>");
+        assert!(!is_feed(&html) && !ends_in_prolog(&html));
+        // Past the limit the root is not looked for: not told a feed, but said to be cut.
+        let mut past = long_prolog(SNIFF_LIMIT + 10);
+        past.extend(b"<rss version='2.0'/>");
+        assert!(!is_feed(&past) && ends_in_prolog(&past));
+        assert!(ends_in_prolog(b"<?xml version='1.0'?><!"));
+        assert!(ends_in_prolog(b"\xEF\xBB\xBF \n"));
+        assert!(!ends_in_prolog(b"text <rss>"));
     }
 
     /// A root whose start tag does not end within the bytes sniffed (the CLI reads 64 KiB)

@@ -41,7 +41,7 @@ mod rewriter;
 pub mod vocabulary;
 mod xhtml;
 
-pub use detect::is_feed;
+pub use detect::{SNIFF_LIMIT, ends_in_prolog, is_feed};
 pub use rewriter::Rewriter;
 
 use crate::base::Base;
@@ -191,6 +191,19 @@ pub enum Warning {
         /// The element whose text is the URL.
         element: String,
     },
+    /// A URL the URL Standard rejects (`--spec whatwg`): left as written, as in HTML
+    /// ([`crate::html::Warning::Unparsable`]).
+    #[error(
+        "the URL {reference:?} at byte {offset} is not a URL by the URL Standard ({reason}): left as it is"
+    )]
+    Unparsable {
+        /// The URL's offset.
+        offset: u64,
+        /// The URL as written (its character references decoded).
+        reference: String,
+        /// What the URL parser said.
+        reason: String,
+    },
     /// An element inside one whose text is a URL or HTML (`<description>` with a raw
     /// `<a>` in it, a `<br/>` in `type="html"` content): the content is not text, and
     /// passes through unchanged, its links not read.
@@ -229,6 +242,7 @@ impl Warning {
             | Warning::TokenTooLarge { offset, .. }
             | Warning::ContentTooLarge { offset, .. }
             | Warning::MarkupInContent { offset, .. }
+            | Warning::Unparsable { offset, .. }
             | Warning::MarkupInUrl { offset, .. } => *offset,
         }
     }

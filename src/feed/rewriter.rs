@@ -9,6 +9,7 @@ use super::vocabulary::{Ns, TextType, Value, text_type, values};
 use super::{MAX_DEPTH, MAX_HELD, MAX_SCOPE_BYTES, Warning, xhtml};
 use crate::base::{Base, BaseSource};
 use crate::html::attributes::Namespace;
+use crate::html::emit::{self, FragmentRule};
 use crate::html::{Collected, Options, Sink};
 use crate::links::{Kept, Link};
 use arrayvec::ArrayVec;
@@ -671,12 +672,10 @@ impl<S: Sink> Machine<S> {
         let parent = self.bases.last().unwrap_or(&self.outer);
         let standard = self.options.standard;
         let mut url = String::with_capacity(parent.url().map_or(0, str::len) + value.len());
+        // `xml:base=""` (or a value naming the parent's base) gives the parent's URL, as
+        // RFC 3986 §5.2 resolves an empty reference; it is the element's base all the
+        // same, and its links say `xml-base` (the innermost base that applied).
         let resolved = parent.try_resolve_into(standard, value.trim(), None, &mut url);
-        if resolved.is_ok() && parent.url() == Some(url.as_str()) {
-            // `xml:base=""` (or a value naming the parent's base): the parent's base, as
-            // RFC 3986 §5.2 resolves an empty reference.
-            return None;
-        }
         // By the URL Standard the base is the URL parser's result (§4.4, "the basic URL
         // parser" with the parent's base): a value it rejects (`http://[bad/`, a port
         // past 65535) gives none, and the parent's base applies (XML Base §4.2: the base
@@ -716,7 +715,7 @@ impl<S: Sink> Machine<S> {
             Ok(value) => value,
             Err(unreadable) => return self.unreadable(unreadable, offset),
         };
-        let (resolved, kept) = resolve(&original, base, &self.options);
+        let (resolved, kept) = self.resolve(&original, base, offset);
         if resolved != original && self.wants_output {
             let written = escape::encode(&escape::attribute(&resolved, attr.quote), self.encoding);
             self.splice(offset..offset + raw.len() as u64, &written, pending);
@@ -873,7 +872,7 @@ impl<S: Sink> Machine<S> {
             Some(text) => text.into_owned(),
             None => return self.unreadable(Unreadable::Undecodable, offset),
         };
-        let (mut resolved, kept) = resolve(&original, &held.base, &self.options);
+        let (mut resolved, kept) = self.resolve(&original, &held.base, offset);
         if resolved != original
             && let Some(markup) = held.markup.iter().find(|m| range.contains(&m.start))
         {
@@ -973,6 +972,28 @@ impl<S: Sink> Machine<S> {
         for warning in done.feed_warnings {
             self.warn(warning);
         }
+    }
+
+    /// The resolved form of the feed URL at `offset`, and why it was kept if it was: as
+    /// the HTML rewriter resolves one, by the same function (the same reading of
+    /// whitespace, the same references left alone, the query in the feed's charset by the
+    /// URL Standard); one the URL Standard rejects is left as written, with a warning.
+    fn resolve<'a>(
+        &mut self,
+        reference: &'a str,
+        base: &Base,
+        offset: u64,
+    ) -> (Cow<'a, str>, Option<Kept>) {
+        let fragments = FragmentRule::by_options(&self.options);
+        let resolved = emit::resolve(reference, base, &self.options, fragments, self.encoding);
+        if let Some(reason) = resolved.failure {
+            self.warn(Warning::Unparsable {
+                offset,
+                reference: reference.to_owned(),
+                reason,
+            });
+        }
+        (resolved.text, resolved.kept)
     }
 
     /// Reports a feed URL.
@@ -1129,42 +1150,6 @@ fn declared_encoding(bytes: &[u8]) -> Option<&'static Encoding> {
     }
 }
 
-/// The resolved form of a reference, as the HTML rewriter resolves one (WHATWG URL
-/// parser's trimming; an empty or fragment-only reference, or no base, leaves it as it
-/// is, and so does a scheme by RFC 1808), and why it was kept if the caller's test kept it.
-fn resolve<'a>(reference: &'a str, base: &Base, options: &Options) -> (Cow<'a, str>, Option<Kept>) {
-    let trimmed = reference.trim_matches(|c: char| c <= ' ');
-    let cleaned: Cow<str> = if trimmed.contains(['\t', '\n', '\r']) {
-        Cow::Owned(trimmed.replace(['\t', '\n', '\r'], ""))
-    } else {
-        Cow::Borrowed(trimmed)
-    };
-    // As in HTML.
-    let keep = cleaned.is_empty()
-        || (!options.resolve_fragments && cleaned.starts_with('#'))
-        || crate::url::returned_as_written(options.standard, &cleaned, base.url().is_some());
-    if keep {
-        return (Cow::Borrowed(reference), None);
-    }
-    if options
-        .keep_reference
-        .as_ref()
-        .is_some_and(|keep| keep(&cleaned))
-    {
-        return (Cow::Borrowed(reference), Some(Kept::Local));
-    }
-    let mut out = String::with_capacity(cleaned.len() + 64);
-    base.resolve_into(options.standard, &cleaned, &mut out);
-    if out.bytes().any(|b| b.is_ascii_whitespace()) {
-        // RFC 1738 §2.2: a space is unsafe; tabs and newlines are dropped by URL parsers.
-        out = out
-            .replace(' ', "%20")
-            .replace('\x0C', "%0C")
-            .replace(['\t', '\n', '\r'], "");
-    }
-    (Cow::Owned(out), None)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1187,18 +1172,21 @@ mod tests {
 
     #[test]
     fn references_are_resolved_as_the_html_rewriter_resolves_them() {
+        let feed = b"<feed xmlns='http://www.w3.org/2005/Atom'><icon> c\n</icon><icon>#f</icon><icon>mailto:x@y</icon><logo>a b</logo></feed>";
+        let resolved = |base: &Base, options: &Options| -> Vec<String> {
+            let (_, links, _) = run(feed, base, options);
+            links.into_iter().map(|l| l.resolved).collect()
+        };
         let base = Base::retrieval_url("http://h/a/b").unwrap();
         let options = Options::default();
-        assert_eq!(resolve(" c\n", &base, &options).0, "http://h/a/c");
-        assert_eq!(resolve("#f", &base, &options).0, "#f");
-        assert_eq!(resolve("mailto:x@y", &base, &options).0, "mailto:x@y");
-        assert_eq!(resolve("a b", &base, &options).0, "http://h/a/a%20b");
+        let expected = ["http://h/a/c", "#f", "mailto:x@y", "http://h/a/a%20b"];
+        assert_eq!(resolved(&base, &options), expected);
         let fragments = Options {
             resolve_fragments: true,
             ..Options::default()
         };
-        assert_eq!(resolve("#f", &base, &fragments).0, "http://h/a/b#f");
-        assert_eq!(resolve("c", &Base::none(), &options).0, "c");
+        assert_eq!(resolved(&base, &fragments)[1], "http://h/a/b#f");
+        assert_eq!(resolved(&Base::none(), &options)[0], "c");
     }
 
     #[test]

@@ -540,7 +540,16 @@ pub(crate) enum FragmentRule {
 impl FragmentRule {
     /// SVG/MathML references point inside the document: they are always kept.
     fn for_value(value: &AttributeValue, options: &Options) -> Self {
-        if options.resolve_fragments && !value.foreign {
+        if value.foreign {
+            FragmentRule::Keep
+        } else {
+            FragmentRule::by_options(options)
+        }
+    }
+
+    /// As [`Options::resolve_fragments`] says.
+    pub(crate) fn by_options(options: &Options) -> Self {
+        if options.resolve_fragments {
             FragmentRule::Resolve
         } else {
             FragmentRule::Keep
@@ -553,7 +562,10 @@ impl FragmentRule {
 ///
 /// The reference is read as the URL parser reads it (WHATWG URL "basic URL parser"):
 /// leading and trailing C0 controls and spaces, and every tab and newline inside, are
-/// not part of it, so a changed value is the absolute URL alone.
+/// not part of it, so a changed value is the absolute URL alone. This reading holds by
+/// every standard (RFC 1808 and 3986 say nothing of whitespace around a reference: a
+/// browser's reading is taken), and for feeds too: their URLs and the HTML inside them
+/// are resolved here, so a URL resolves the same in a feed element and in its content.
 pub(crate) fn resolve<'a>(
     reference: &'a str,
     base: &Base,
