@@ -5,7 +5,8 @@
 //! messages and RFC 2231 boundaries are rewritten; a heading with no blank line after it
 //! ends at its first line that is no header field, with a warning; an mbox message's
 //! consistent Content-Length keeps an unquoted From_ line in its body; a base header the
-//! URL Standard rejects is passed over with a warning naming the part.
+//! URL Standard rejects is passed over with a warning naming the part; a `text/xml` part
+//! is read as a feed when its root element, past any prolog, is a feed's.
 
 use crate::common::{absolve, alternating, stderr};
 
@@ -344,4 +345,25 @@ fn a_base_header_the_url_standard_rejects_is_warned_about() {
             .contains(r#""base_from":"content-location""#)
     );
     assert!(!stderr(&out).contains("passed over"), "{}", stderr(&out));
+}
+
+/// A `text/xml` part that is an RSS feed after an 8 KB prolog (a DOCTYPE with an internal
+/// subset, comments) is read as a feed: only its first 4 KiB were sniffed (0 links).
+#[test]
+fn a_text_xml_feed_after_a_long_prolog_is_read() {
+    let prolog = format!(
+        "<?xml version=\"1.0\"?>\r\n<!DOCTYPE rss [<!ENTITY site \"x\">]>\r\n{}",
+        "<!-- a comment that goes on and on -->\r\n".repeat(200)
+    );
+    let feed = format!(
+        "{prolog}<rss version=\"2.0\"><channel><link>a/</link><item><link>b.html</link></item></channel></rss>\r\n"
+    );
+    let message = format!(
+        "MIME-Version: 1.0\r\nContent-Type: text/xml\r\nContent-Location: http://h/d/feed.xml\r\n\r\n{feed}"
+    );
+    let out = absolve(&["links"], message.as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(r#""resolved":"http://h/d/a/""#), "{text}");
+    assert!(text.contains(r#""resolved":"http://h/d/b.html""#), "{text}");
 }

@@ -311,7 +311,8 @@ fn kind_of(part: &Part, message: &[u8]) -> Option<Kind> {
         "text/xml" | "application/xml" => {
             // Sniffed on its encoded bytes: a base64 body is not looked into.
             let body = &message[part.body.clone()];
-            crate::feed::is_feed(&body[..body.len().min(4096)]).then_some(Kind::Feed)
+            // Past a long prolog too (comments, a DOCTYPE): up to feed::SNIFF_LIMIT.
+            crate::feed::is_feed(body).then_some(Kind::Feed)
         }
         _ => None,
     }
