@@ -1050,6 +1050,61 @@ fn overlong_non_document_records_end_at_the_next_record() {
     assert!(contains(&out, b"<a href=http://h2/dir/rel2>"));
 }
 
+/// The same in a gzip file of one member per record: the image's member was copied as
+/// it was read, without watching its block, so the records after it were taken into it
+/// (none rewritten, one warning saying the file was truncated). Now they are found and
+/// rewritten, the image's member copied byte for byte, and the warning says where its
+/// block was taken to end.
+#[test]
+fn overlong_non_document_member_ends_at_the_next_record() {
+    let http = "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n\u{1}PNG....";
+    let image = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:png>\r\n\
+         WARC-Target-URI: http://h/i.png\r\nContent-Type: application/http\r\n\
+         Content-Length: 1000000000000\r\n\r\n{http}\r\n\r\n"
+    );
+    let first = relative(1);
+    let file = [
+        gz(&first),
+        gz(image.as_bytes()),
+        gz(&relative(2)),
+        gz(&relative(3)),
+    ]
+    .concat();
+    let (out, warnings) = rewritten(&file);
+    let overlong = format!(
+        "record 2 <urn:uuid:png> (at byte {}): Content-Length 1000000000000 runs past the end of the file, but a record starts at byte {}",
+        first.len(),
+        first.len() + image.len()
+    );
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains(&overlong), "{warnings:?}");
+    assert!(
+        contains(&out, &gz(image.as_bytes())),
+        "the image's member is copied as it is"
+    );
+    let (found, _) = links(&out);
+    assert_eq!(
+        found,
+        [
+            "http://h1/dir/rel1",
+            "http://h2/dir/rel2",
+            "http://h3/dir/rel3"
+        ]
+    );
+    let mut text = Vec::new();
+    flate2::read::MultiGzDecoder::new(&out[..])
+        .read_to_end(&mut text)
+        .unwrap();
+    assert!(
+        contains(&text, b"<a href=http://h3/dir/rel3>"),
+        "record 4 is rewritten"
+    );
+    // Records with absolute links only come out byte for byte.
+    let file = [gz(&absolute(1)), gz(image.as_bytes()), gz(&absolute(2))].concat();
+    assert_eq!(rewritten(&file).0, file);
+}
+
 /// An HTTP head with no blank line after it: the body's lines are taken as (invalid,
 /// ignored) header fields and nothing of them is read; that is said (it was silent: 0
 /// links, status 0). A head that merely ends with the block, all its lines fields, is

@@ -511,24 +511,21 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             Plan::Hold => payload::copy_block(&mut self.framing, analysis, &mut |_| Ok(()), warn),
             Plan::Forward => {
                 // The member's compressed bytes go out as they are read, a chunk at a time.
+                // Its block is watched for a record start as any other's (a block that
+                // runs past the end of the file ends there): the compressed bytes of the
+                // members after its own are kept meanwhile, not passed on.
                 let start = self.framing.start;
                 self.forward(Some(start + 1))?;
-                let mut remaining = analysis.head.length - analysis.prefix.len() as u64;
-                let mut buf = vec![0; super::stream::CHUNK];
-                while remaining > 0 {
-                    let n = read_some(&mut self.framing, &mut buf, remaining)?;
-                    if n == 0 {
-                        warn(Warning::Truncated {
-                            record: analysis.head.record.clone(),
-                            length: analysis.head.length,
-                            missing: remaining,
-                        });
-                        break;
-                    }
-                    remaining -= n as u64;
-                    forward_kept(&mut self.framing, &mut self.out, Some(start + 1))?;
-                }
-                Ok(())
+                let out = &mut self.out;
+                let mut forward =
+                    |framing: &mut Framing<R>| forward_kept(framing, out, Some(start + 1));
+                payload::copy_block_with(
+                    &mut self.framing,
+                    analysis,
+                    &mut |_| Ok(()),
+                    &mut forward,
+                    warn,
+                )
             }
             Plan::Recompress => {
                 self.member_write(&analysis.head.raw)?;
@@ -780,22 +777,6 @@ fn forward_kept<R: Read, W: Write>(
     let to = tee.kept_from + n as u64;
     tee.drop_kept_before(to);
     Ok(())
-}
-
-/// Reads at most `remaining` bytes of a block into `buf`.
-fn read_some<R: Read>(
-    framing: &mut Framing<R>,
-    buf: &mut [u8],
-    remaining: u64,
-) -> Result<usize, Error> {
-    let want = buf.len().min(remaining as usize);
-    loop {
-        match framing.block(remaining).read(&mut buf[..want]) {
-            Ok(n) => return Ok(n),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(super::framing::stream_error(e)),
-        }
-    }
 }
 
 /// The new block of a record whose document changed, or `None` when it is unchanged
