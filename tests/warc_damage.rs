@@ -1105,6 +1105,41 @@ fn overlong_non_document_member_ends_at_the_next_record() {
     assert_eq!(rewritten(&file).0, file);
 }
 
+/// In a whole-file gzip WARC, the records after an overlong one are read again from the
+/// bytes given back; the last of them were taken for the end of the file once the stream
+/// had given them all to the framing's buffer (the stream at its end, the framing not),
+/// and the records after that one were copied, "sharing their gzip member with bytes
+/// copied as they are", not rewritten. Now every one is rewritten.
+#[test]
+fn whole_file_gzip_records_after_an_overlong_one_are_all_rewritten() {
+    let swallowing = with_length(&relative(2), "10000000000").into_bytes();
+    let file = gz(&[
+        relative(1),
+        swallowing,
+        relative(3),
+        relative(4),
+        relative(5),
+    ]
+    .concat());
+    let (out, warnings) = rewritten(&file);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("runs past the end of the file"),
+        "{warnings:?}"
+    );
+    let mut text = Vec::new();
+    flate2::read::MultiGzDecoder::new(&out[..])
+        .read_to_end(&mut text)
+        .unwrap();
+    for id in [1, 3, 4, 5] {
+        let link = format!("<a href=http://h{id}/dir/rel{id}>");
+        assert!(
+            contains(&text, link.as_bytes()),
+            "record {id} is not rewritten"
+        );
+    }
+}
+
 /// An HTTP head with no blank line after it: the body's lines are taken as (invalid,
 /// ignored) header fields and nothing of them is read; that is said (it was silent: 0
 /// links, status 0). A head that merely ends with the block, all its lines fields, is

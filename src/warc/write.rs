@@ -587,10 +587,12 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             }
             return Ok(());
         }
-        let stream = self.framing.input.get_mut();
+        let stream = self.framing.input.get_ref();
         let member_ends_here = stream.member_at(end).is_some()
             || stream.at_member_end(end)
-            || (stream.member_after(start).is_none() && stream.at_end()?);
+            // The file's end: the framing's, not only the stream's (bytes given back and
+            // read again may all be in the framing's buffer, records still to come).
+            || (stream.member_after(start).is_none() && self.framing.at_end()?);
         if self.aligned_file.is_none() {
             self.aligned_file = Some(member_ends_here);
         }
