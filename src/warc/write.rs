@@ -698,10 +698,10 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         if self.member_mode == MemberMode::Recompressing && self.lead.is_none() {
             tee.drop_kept_before(found_at);
         }
-        let n = (limit.saturating_sub(tee.kept_from) as usize).min(tee.kept.len());
-        self.out.write_all(&tee.kept[..n])?;
-        let to = tee.kept_from + n as u64;
-        tee.drop_kept_before(to);
+        let n = limit.saturating_sub(tee.kept_from).min(tee.kept.len());
+        tee.kept.write_front(n, &mut self.out)?;
+        tee.kept_from += n;
+        tee.drop_kept_before(tee.kept_from);
         Ok(())
     }
 
@@ -774,10 +774,10 @@ fn forward_kept<R: Read, W: Write>(
         .and_then(|at| stream.members.iter().find(|m| m.decompressed >= at))
         .map_or(u64::MAX, |member| member.compressed);
     let tee = stream.tee();
-    let n = (limit.saturating_sub(tee.kept_from) as usize).min(tee.kept.len());
-    out.write_all(&tee.kept[..n])?;
-    let to = tee.kept_from + n as u64;
-    tee.drop_kept_before(to);
+    let n = limit.saturating_sub(tee.kept_from).min(tee.kept.len());
+    tee.kept.write_front(n, out)?;
+    tee.kept_from += n;
+    tee.drop_kept_before(tee.kept_from);
     Ok(())
 }
 
