@@ -1140,6 +1140,40 @@ fn whole_file_gzip_records_after_an_overlong_one_are_all_rewritten() {
     }
 }
 
+/// A whole-file gzip WARC whose CRC-32 is wrong: the damage is found at the stream's end,
+/// after its last record, which is written as it was decoded (its links not rewritten)
+/// into a new gzip member. The warning said it was "copied unchanged"; it says what was
+/// done. (The records before it are rewritten: the stream is not held to its end.)
+#[test]
+fn whole_file_gzip_with_a_wrong_crc_says_what_it_wrote() {
+    let mut file = gz(&[relative(1), relative(2)].concat());
+    let at = file.len() - 6;
+    file[at] ^= 1;
+    let (out, warnings) = rewritten(&file);
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].contains("does not have a matching checksum"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[1].contains(&format!(
+            "record 2 <urn:uuid:2> (at byte {}): its gzip member is damaged (found at byte {})",
+            relative(1).len(),
+            file.len()
+        )) && warnings[1].contains("written into a new gzip member")
+            && !warnings[1].contains("copied unchanged"),
+        "{warnings:?}"
+    );
+    let mut text = Vec::new();
+    flate2::read::MultiGzDecoder::new(&out[..])
+        .read_to_end(&mut text)
+        .unwrap();
+    assert!(
+        text.ends_with(&relative(2)),
+        "record 2 is written as decoded"
+    );
+}
+
 /// An HTTP head with no blank line after it: the body's lines are taken as (invalid,
 /// ignored) header fields and nothing of them is read; that is said (it was silent: 0
 /// links, status 0). A head that merely ends with the block, all its lines fields, is

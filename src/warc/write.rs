@@ -429,10 +429,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         if changed.is_some() && damaged {
             // GUIDE, Compressed files: damaged gzip data is copied as it is, never
             // re-encoded (what it decodes to is not the record).
-            warn(Warning::NotRewritten {
-                record: record.clone(),
-                reason: "its gzip member is damaged".to_owned(),
-            });
+            warn(damaged_not_rewritten(&record, plan, damage_found_at));
         }
         let new_record = match changed.filter(|_| !damaged) {
             Some(mut block) => match converted_head(&analysis, &mut block)? {
@@ -713,6 +710,22 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             None => stream.tee().consumed,
         };
         stream.tee().drop_kept_before(limit);
+    }
+}
+
+/// The warning for a changed record whose gzip member is damaged: copied as it is, or,
+/// in a member being recompressed (a whole-file gzip stream whose CRC-32 fails at its
+/// end, after every record), written as it was decoded into a new member.
+fn damaged_not_rewritten(record: &RecordRef, plan: Plan, found_at: Option<u64>) -> Warning {
+    match (plan, found_at) {
+        (Plan::Recompress, Some(found_at)) => Warning::RecompressedDamaged {
+            record: record.clone(),
+            found_at,
+        },
+        _ => Warning::NotRewritten {
+            record: record.clone(),
+            reason: "its gzip member is damaged".to_owned(),
+        },
     }
 }
 
