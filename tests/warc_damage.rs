@@ -1050,6 +1050,130 @@ fn overlong_non_document_records_end_at_the_next_record() {
     assert!(contains(&out, b"<a href=http://h2/dir/rel2>"));
 }
 
+/// The same in a gzip file of one member per record: the image's member was copied as
+/// it was read, without watching its block, so the records after it were taken into it
+/// (none rewritten, one warning saying the file was truncated). Now they are found and
+/// rewritten, the image's member copied byte for byte, and the warning says where its
+/// block was taken to end.
+#[test]
+fn overlong_non_document_member_ends_at_the_next_record() {
+    let http = "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n\u{1}PNG....";
+    let image = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:png>\r\n\
+         WARC-Target-URI: http://h/i.png\r\nContent-Type: application/http\r\n\
+         Content-Length: 1000000000000\r\n\r\n{http}\r\n\r\n"
+    );
+    let first = relative(1);
+    let file = [
+        gz(&first),
+        gz(image.as_bytes()),
+        gz(&relative(2)),
+        gz(&relative(3)),
+    ]
+    .concat();
+    let (out, warnings) = rewritten(&file);
+    let overlong = format!(
+        "record 2 <urn:uuid:png> (at byte {}): Content-Length 1000000000000 runs past the end of the file, but a record starts at byte {}",
+        first.len(),
+        first.len() + image.len()
+    );
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains(&overlong), "{warnings:?}");
+    assert!(
+        contains(&out, &gz(image.as_bytes())),
+        "the image's member is copied as it is"
+    );
+    let (found, _) = links(&out);
+    assert_eq!(
+        found,
+        [
+            "http://h1/dir/rel1",
+            "http://h2/dir/rel2",
+            "http://h3/dir/rel3"
+        ]
+    );
+    let mut text = Vec::new();
+    flate2::read::MultiGzDecoder::new(&out[..])
+        .read_to_end(&mut text)
+        .unwrap();
+    assert!(
+        contains(&text, b"<a href=http://h3/dir/rel3>"),
+        "record 4 is rewritten"
+    );
+    // Records with absolute links only come out byte for byte.
+    let file = [gz(&absolute(1)), gz(image.as_bytes()), gz(&absolute(2))].concat();
+    assert_eq!(rewritten(&file).0, file);
+}
+
+/// In a whole-file gzip WARC, the records after an overlong one are read again from the
+/// bytes given back; the last of them were taken for the end of the file once the stream
+/// had given them all to the framing's buffer (the stream at its end, the framing not),
+/// and the records after that one were copied, "sharing their gzip member with bytes
+/// copied as they are", not rewritten. Now every one is rewritten.
+#[test]
+fn whole_file_gzip_records_after_an_overlong_one_are_all_rewritten() {
+    let swallowing = with_length(&relative(2), "10000000000").into_bytes();
+    let file = gz(&[
+        relative(1),
+        swallowing,
+        relative(3),
+        relative(4),
+        relative(5),
+    ]
+    .concat());
+    let (out, warnings) = rewritten(&file);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("runs past the end of the file"),
+        "{warnings:?}"
+    );
+    let mut text = Vec::new();
+    flate2::read::MultiGzDecoder::new(&out[..])
+        .read_to_end(&mut text)
+        .unwrap();
+    for id in [1, 3, 4, 5] {
+        let link = format!("<a href=http://h{id}/dir/rel{id}>");
+        assert!(
+            contains(&text, link.as_bytes()),
+            "record {id} is not rewritten"
+        );
+    }
+}
+
+/// A whole-file gzip WARC whose CRC-32 is wrong: the damage is found at the stream's end,
+/// after its last record, which is written as it was decoded (its links not rewritten)
+/// into a new gzip member. The warning said it was "copied unchanged"; it says what was
+/// done. (The records before it are rewritten: the stream is not held to its end.)
+#[test]
+fn whole_file_gzip_with_a_wrong_crc_says_what_it_wrote() {
+    let mut file = gz(&[relative(1), relative(2)].concat());
+    let at = file.len() - 6;
+    file[at] ^= 1;
+    let (out, warnings) = rewritten(&file);
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].contains("does not have a matching checksum"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[1].contains(&format!(
+            "record 2 <urn:uuid:2> (at byte {}): its gzip member is damaged (found at byte {})",
+            relative(1).len(),
+            file.len()
+        )) && warnings[1].contains("written into a new gzip member")
+            && !warnings[1].contains("copied unchanged"),
+        "{warnings:?}"
+    );
+    let mut text = Vec::new();
+    flate2::read::MultiGzDecoder::new(&out[..])
+        .read_to_end(&mut text)
+        .unwrap();
+    assert!(
+        text.ends_with(&relative(2)),
+        "record 2 is written as decoded"
+    );
+}
+
 /// An HTTP head with no blank line after it: the body's lines are taken as (invalid,
 /// ignored) header fields and nothing of them is read; that is said (it was silent: 0
 /// links, status 0). A head that merely ends with the block, all its lines fields, is

@@ -486,3 +486,53 @@ fn an_overlong_block_is_not_held_in_memory() {
         assert!(peak < 12 * MIB, "rewrite: peak {} MiB", peak / MIB);
     });
 }
+
+/// The same in a gzip file of one member per record, the overlong record HTML or an
+/// image: the compressed bytes of the members after it are kept until its block's end
+/// tells which records they hold, in a temporary file past 1 MiB, not in memory (they
+/// were all held: a peak above the 40 MiB member after it). The records after it are
+/// rewritten, or copied member and all.
+#[test]
+fn an_overlong_record_does_not_hold_the_compressed_rest() {
+    alone(
+        "an_overlong_record_does_not_hold_the_compressed_rest",
+        || {
+            let _serial = SERIAL.lock().unwrap();
+            let member = |record: &[u8]| {
+                // Stored, not compressed: the member is as large as the record.
+                let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none());
+                gz.write_all(record).unwrap();
+                gz.finish().unwrap()
+            };
+            let record = |content_type: &str, body: &[u8], length: Option<u64>| {
+                let http = format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n\r\n");
+                let length = length.unwrap_or((http.len() + body.len()) as u64);
+                let head = format!(
+                    "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/\r\n\
+                 Content-Type: application/http\r\nContent-Length: {length}\r\n\r\n{http}"
+                );
+                [head.as_bytes(), body, b"\r\n\r\n"].concat()
+            };
+            let image = member(&record("image/png", &vec![b'x'; 40 * MIB], None));
+            let last = member(&record("text/html", b"<a href=p1>", None));
+            for overlong_type in ["text/html", "image/png"] {
+                let overlong = record(overlong_type, b"<a href=p0>", Some(10_000_000_000));
+                let input = [&member(&overlong)[..], &image, &last].concat();
+                let mut written = 0u64;
+                let peak = peak_during(|| {
+                    let mut out = CountingWarnings(&mut written, Vec::new());
+                    let summary = rewrite(&input[..], &Options::default(), &mut out).unwrap();
+                    assert_eq!(
+                        (summary.rewritten, summary.copied),
+                        (1, 2),
+                        "{overlong_type}"
+                    );
+                    assert_eq!(out.1.len(), 1, "{overlong_type}: {:?}", out.1);
+                    assert!(out.1[0].contains("runs past the end"), "{:?}", out.1);
+                });
+                assert!(written > input.len() as u64 - 100, "{overlong_type}");
+                assert!(peak < 12 * MIB, "{overlong_type}: peak {} MiB", peak / MIB);
+            }
+        },
+    );
+}

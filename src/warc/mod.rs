@@ -307,6 +307,21 @@ pub enum Warning {
         /// Why.
         reason: String,
     },
+    /// A record whose links changed, in a gzip member holding other records too that is
+    /// damaged after the record's start (RFC 1952 §2.3.1: a member's CRC-32 and length
+    /// are checked at its end, after its last record): its links are not rewritten, and
+    /// its bytes, as far as they were decoded, are written into a new gzip member (the
+    /// records before it in the damaged member were recompressed too); the compressed
+    /// bytes from where the damage was found are copied as they are.
+    #[error(
+        "{record}: its gzip member is damaged (found at byte {found_at}): its links are not rewritten; its bytes as they were decoded are written into a new gzip member, the compressed bytes from byte {found_at} on copied as they are"
+    )]
+    RecompressedDamaged {
+        /// The record.
+        record: RecordRef,
+        /// Where the damage was found in the (compressed) file.
+        found_at: u64,
+    },
 }
 
 fn after_record(after: &Option<RecordRef>) -> String {

@@ -303,10 +303,16 @@ pub(crate) fn read_block<R: Read>(
     let read = analysis.prefix.split_off(from);
     let remaining = remaining + read.len() as u64;
     let prefix = &mut analysis.prefix;
-    let rest = read_rest(framing, &read, remaining, &mut |bytes| {
-        prefix.extend_from_slice(bytes);
-        Ok(())
-    })?;
+    let rest = read_rest(
+        framing,
+        &read,
+        remaining,
+        &mut |bytes| {
+            prefix.extend_from_slice(bytes);
+            Ok(())
+        },
+        &mut |_| Ok(()),
+    )?;
     match rest {
         Rest::Whole => {}
         Rest::Overlong { held, ahead } => {
@@ -322,6 +328,10 @@ pub(crate) fn read_block<R: Read>(
     }
     Ok(())
 }
+
+/// What is done after each read of a block's bytes, with the framing (`rewrite`: the
+/// compressed bytes of a gzip member copied as they are, passed on as they are read).
+pub(crate) type AfterRead<'a, R> = &'a mut dyn FnMut(&mut Framing<R>) -> Result<(), Error>;
 
 /// How the rest of a block was read ([`read_rest`]).
 enum Rest {
@@ -345,14 +355,15 @@ fn read_rest<R: Read>(
     read: &[u8],
     remaining: u64,
     out: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    after_read: AfterRead<'_, R>,
 ) -> Result<Rest, Error> {
     let mut lookout = Lookout::default();
     lookout.take(read, out)?;
     let remaining = remaining - read.len() as u64;
-    let mut block = framing.block(remaining);
     let mut n = 0;
     // Straight from the reader's buffer: no buffer of its own to fill (or zero).
     loop {
+        let mut block = framing.block(remaining - n);
         let len = match block.fill_buf() {
             Ok([]) => break,
             Ok(bytes) => {
@@ -364,6 +375,7 @@ fn read_rest<R: Read>(
         };
         block.consume(len);
         n += len as u64;
+        after_read(framing)?;
     }
     let whole = n == remaining;
     Ok(match lookout.finish(whole, out)? {
@@ -534,6 +546,17 @@ pub(crate) fn copy_block<R: Read>(
     out: &mut dyn FnMut(&[u8]) -> io::Result<()>,
     warn: &mut dyn FnMut(Warning),
 ) -> Result<(), Error> {
+    copy_block_with(framing, analysis, out, &mut |_| Ok(()), warn)
+}
+
+/// [`copy_block`], calling `after_read` after each read of the block's bytes.
+pub(crate) fn copy_block_with<R: Read>(
+    framing: &mut Framing<R>,
+    analysis: &Analysis,
+    out: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    after_read: AfterRead<'_, R>,
+    warn: &mut dyn FnMut(Warning),
+) -> Result<(), Error> {
     let remaining = analysis.head.length - analysis.prefix.len() as u64;
     // A record may start from the end of the HTTP head on (in the bytes read with it).
     let prefix = &analysis.prefix;
@@ -543,7 +566,7 @@ pub(crate) fn copy_block<R: Read>(
         .map_or(0, |http| http.len.min(prefix.len()));
     out(&prefix[..from])?;
     let remaining = remaining + (prefix.len() - from) as u64;
-    match read_rest(framing, &prefix[from..], remaining, out)? {
+    match read_rest(framing, &prefix[from..], remaining, out, after_read)? {
         Rest::Whole => {}
         Rest::Overlong { held, ahead } => {
             framing.give_back_spool(held)?;

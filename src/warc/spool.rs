@@ -6,6 +6,10 @@
 //! The bytes of a block from a record start found in it are held in one too, while it is
 //! not known whether the block runs past the end of the file ([`Spool::into_reader`]: then
 //! they are read again as the records they are).
+//!
+//! The compressed bytes of a gzip input kept to be copied as they are ([`Kept`]) go the
+//! same way: those of the members after an overlong block are all kept until the block's
+//! end tells which records they hold.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -157,6 +161,122 @@ impl Write for Spool<'_> {
     }
 }
 
+/// The most kept bytes ([`Kept`]) held in memory: beyond, the older ones go to a
+/// temporary file. Less than [`IN_MEMORY`]: they are kept beside the input buffer and a
+/// block's held bytes, and a member of its own this large is rare.
+const KEPT_IN_MEMORY: usize = 1 << 20;
+
+/// Bytes queued to be written out later, oldest first: the newest in memory, the older
+/// ones (past [`KEPT_IN_MEMORY`], once [`Kept::spill`] is called) in an anonymous temporary
+/// file. Bytes are added at the back, and taken off the front (written out or dropped) or
+/// the back (given back to the input).
+#[derive(Default)]
+pub(crate) struct Kept {
+    /// The older bytes: `file[file_from..file_to]`.
+    file: Option<File>,
+    file_from: u64,
+    file_to: u64,
+    /// The newer bytes: `memory[memory_from..]`.
+    memory: Vec<u8>,
+    memory_from: usize,
+}
+
+impl Kept {
+    /// How many bytes are kept.
+    pub fn len(&self) -> u64 {
+        self.file_len() + (self.memory.len() - self.memory_from) as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn file_len(&self) -> u64 {
+        self.file_to - self.file_from
+    }
+
+    /// Adds `bytes` at the back (in memory: see [`Kept::spill`]).
+    pub fn extend_from_slice(&mut self, bytes: &[u8]) {
+        self.memory.extend_from_slice(bytes);
+    }
+
+    /// Moves the bytes in memory to the temporary file when they are more than
+    /// [`KEPT_IN_MEMORY`]: called where an error can be returned, so that memory stays bounded.
+    pub fn spill(&mut self) -> io::Result<()> {
+        if self.memory.len() - self.memory_from <= KEPT_IN_MEMORY {
+            return Ok(());
+        }
+        let file = match &mut self.file {
+            Some(file) => file,
+            None => self.file.insert(tempfile::tempfile()?),
+        };
+        file.seek(SeekFrom::Start(self.file_to))?;
+        file.write_all(&self.memory[self.memory_from..])?;
+        self.file_to += (self.memory.len() - self.memory_from) as u64;
+        self.memory.clear();
+        self.memory.shrink_to(KEPT_IN_MEMORY);
+        self.memory_from = 0;
+        Ok(())
+    }
+
+    /// Drops the first `n` bytes.
+    pub fn drop_front(&mut self, n: u64) {
+        let from_file = n.min(self.file_len());
+        self.file_from += from_file;
+        if self.file_from == self.file_to {
+            // The file is empty: written again from its start.
+            (self.file_from, self.file_to) = (0, 0);
+        }
+        let from_memory = (n - from_file).min((self.memory.len() - self.memory_from) as u64);
+        self.memory_from += from_memory as usize;
+        if self.memory_from == self.memory.len() {
+            self.memory.clear();
+            self.memory_from = 0;
+        } else if self.memory_from > self.memory.len() / 2 {
+            self.memory.drain(..self.memory_from);
+            self.memory_from = 0;
+        }
+    }
+
+    /// Keeps the first `n` bytes only.
+    pub fn truncate(&mut self, n: u64) {
+        let file_len = self.file_len();
+        if n >= file_len {
+            let keep = self.memory_from + (n - file_len) as usize;
+            self.memory.truncate(keep);
+        } else {
+            self.file_to = self.file_from + n;
+            self.memory.truncate(self.memory_from);
+        }
+    }
+
+    /// Drops every byte.
+    pub fn clear(&mut self) {
+        self.truncate(0);
+        self.drop_front(0);
+    }
+
+    /// Writes the first `n` bytes to `out` and drops them.
+    pub fn write_front(&mut self, n: u64, out: &mut dyn Write) -> io::Result<()> {
+        let n = n.min(self.len());
+        let from_file = n.min(self.file_len());
+        if let Some(file) = self.file.as_mut().filter(|_| from_file > 0) {
+            file.seek(SeekFrom::Start(self.file_from))?;
+            let copied = io::copy(&mut file.take(from_file), out)?;
+            if copied < from_file {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the temporary file of kept gzip bytes is shorter than written",
+                ));
+            }
+        }
+        let from_memory = (n - from_file) as usize;
+        out.write_all(&self.memory[self.memory_from..self.memory_from + from_memory])?;
+        self.drop_front(n);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,5 +330,34 @@ mod tests {
             assert_eq!(back, &original[..size]);
             assert_eq!(reader.left(), 0);
         }
+    }
+
+    /// Kept bytes come out in order, whatever part of them is in the temporary file,
+    /// taken off either end.
+    #[test]
+    fn kept_bytes_come_out_in_order() {
+        let data: Vec<u8> = (0..3 * IN_MEMORY + 999).map(|i| (i % 249) as u8).collect();
+        let mut kept = Kept::default();
+        let mut at = 0;
+        let mut out = Vec::new();
+        for piece in data.chunks(1 << 20) {
+            kept.extend_from_slice(piece);
+            kept.spill().unwrap();
+            assert!(kept.memory.len() <= KEPT_IN_MEMORY + (1 << 20));
+            kept.write_front(300_000, &mut out).unwrap();
+            kept.drop_front(7);
+            out.extend_from_slice(&data[at + 300_000..at + 300_007]);
+            at += 300_007;
+        }
+        assert!(kept.file.is_some());
+        assert_eq!(kept.len(), (data.len() - at) as u64);
+        kept.truncate(kept.len() - 5);
+        kept.write_front(u64::MAX, &mut out).unwrap();
+        assert!(out == data[..data.len() - 5], "the bytes differ");
+        assert!(kept.is_empty());
+        kept.extend_from_slice(b"again");
+        kept.write_front(2, &mut out).unwrap();
+        kept.clear();
+        assert!(out.ends_with(b"ag") && kept.is_empty());
     }
 }

@@ -5,7 +5,7 @@
 //! start is remembered in both offsets, so that a record that is a member of its own can
 //! be copied byte for byte, member and all.
 
-use super::spool::{Spool, SpoolReader};
+use super::spool::{Kept, Spool, SpoolReader};
 use flate2::bufread::GzDecoder;
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Read, Write};
@@ -60,8 +60,9 @@ pub(crate) struct Tee<R> {
     replayed: usize,
     /// Bytes consumed from the input since it began.
     pub consumed: u64,
-    /// Bytes kept, the first of them at input offset `kept_from`.
-    pub kept: Vec<u8>,
+    /// Bytes kept, the first of them at input offset `kept_from` (past 4 MiB, the older
+    /// ones in a temporary file).
+    pub kept: Kept,
     pub kept_from: u64,
     pub keeping: bool,
     /// The bytes of the current gzip member consumed so far (at most [`LOOKBACK`]).
@@ -80,7 +81,7 @@ impl<R: Read> Tee<R> {
             replay: Vec::new(),
             replayed: 0,
             consumed: 0,
-            kept: Vec::new(),
+            kept: Kept::default(),
             kept_from: 0,
             keeping: false,
             member: Vec::new(),
@@ -92,9 +93,9 @@ impl<R: Read> Tee<R> {
 
     /// Drops the kept bytes before input offset `to`.
     pub fn drop_kept_before(&mut self, to: u64) {
-        let n = (to.saturating_sub(self.kept_from) as usize).min(self.kept.len());
-        self.kept.drain(..n);
-        self.kept_from += n as u64;
+        let n = to.saturating_sub(self.kept_from).min(self.kept.len());
+        self.kept.drop_front(n);
+        self.kept_from += n;
         if self.kept.is_empty() {
             self.kept_from = self.consumed;
         }
@@ -109,9 +110,9 @@ impl<R: Read> Tee<R> {
     fn unread(&mut self, bytes: &[u8]) {
         let n = bytes.len() as u64;
         self.consumed -= n;
-        let kept_end = self.kept_from + self.kept.len() as u64;
+        let kept_end = self.kept_from + self.kept.len();
         if kept_end > self.consumed {
-            let keep = self.consumed.saturating_sub(self.kept_from) as usize;
+            let keep = self.consumed.saturating_sub(self.kept_from);
             self.kept.truncate(keep);
         }
         if self.kept.is_empty() {
@@ -126,6 +127,7 @@ impl<R: Read> Tee<R> {
     /// The input's next bytes, at least `wanted` of them if it has them; `None` while
     /// bytes given back are read again.
     fn fill_at_least(&mut self, wanted: usize) -> io::Result<Option<&[u8]>> {
+        self.kept.spill()?;
         if self.replayed < self.replay.len() {
             return Ok(None);
         }
@@ -171,7 +173,7 @@ impl<R: Read> Tee<R> {
     fn skip_to_member(&mut self) -> io::Result<Skip> {
         let mut tail: Vec<u8> = std::mem::take(&mut self.skip_tail);
         loop {
-            if self.keeping && self.kept.len() >= KEPT_LIMIT {
+            if self.keeping && self.kept.len() >= KEPT_LIMIT as u64 {
                 self.skip_tail = tail;
                 return Ok(Skip::Paused);
             }
@@ -310,6 +312,8 @@ pub(crate) fn find_gzip_start(bytes: &[u8]) -> Option<usize> {
 
 impl<R: Read> BufRead for Tee<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        // Bytes kept beyond memory's share go to a file before more are read.
+        self.kept.spill()?;
         if self.replayed < self.replay.len() {
             return Ok(&self.replay[self.replayed..]);
         }
@@ -739,7 +743,7 @@ impl<R: Read> Stream<R> {
 
     /// Whether a paused search holds [`KEPT_LIMIT`] kept bytes: they are to be passed on.
     pub fn kept_full(&mut self) -> bool {
-        self.skipping.is_some() && self.tee().kept.len() >= KEPT_LIMIT
+        self.skipping.is_some() && self.tee().kept.len() >= KEPT_LIMIT as u64
     }
 
     /// Whether every byte produced has been read, a member ended whole, and bytes that

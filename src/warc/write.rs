@@ -429,10 +429,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         if changed.is_some() && damaged {
             // GUIDE, Compressed files: damaged gzip data is copied as it is, never
             // re-encoded (what it decodes to is not the record).
-            warn(Warning::NotRewritten {
-                record: record.clone(),
-                reason: "its gzip member is damaged".to_owned(),
-            });
+            warn(damaged_not_rewritten(&record, plan, damage_found_at));
         }
         let new_record = match changed.filter(|_| !damaged) {
             Some(mut block) => match converted_head(&analysis, &mut block)? {
@@ -511,24 +508,21 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             Plan::Hold => payload::copy_block(&mut self.framing, analysis, &mut |_| Ok(()), warn),
             Plan::Forward => {
                 // The member's compressed bytes go out as they are read, a chunk at a time.
+                // Its block is watched for a record start as any other's (a block that
+                // runs past the end of the file ends there): the compressed bytes of the
+                // members after its own are kept meanwhile, not passed on.
                 let start = self.framing.start;
                 self.forward(Some(start + 1))?;
-                let mut remaining = analysis.head.length - analysis.prefix.len() as u64;
-                let mut buf = vec![0; super::stream::CHUNK];
-                while remaining > 0 {
-                    let n = read_some(&mut self.framing, &mut buf, remaining)?;
-                    if n == 0 {
-                        warn(Warning::Truncated {
-                            record: analysis.head.record.clone(),
-                            length: analysis.head.length,
-                            missing: remaining,
-                        });
-                        break;
-                    }
-                    remaining -= n as u64;
-                    forward_kept(&mut self.framing, &mut self.out, Some(start + 1))?;
-                }
-                Ok(())
+                let out = &mut self.out;
+                let mut forward =
+                    |framing: &mut Framing<R>| forward_kept(framing, out, Some(start + 1));
+                payload::copy_block_with(
+                    &mut self.framing,
+                    analysis,
+                    &mut |_| Ok(()),
+                    &mut forward,
+                    warn,
+                )
             }
             Plan::Recompress => {
                 self.member_write(&analysis.head.raw)?;
@@ -590,10 +584,12 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             }
             return Ok(());
         }
-        let stream = self.framing.input.get_mut();
+        let stream = self.framing.input.get_ref();
         let member_ends_here = stream.member_at(end).is_some()
             || stream.at_member_end(end)
-            || (stream.member_after(start).is_none() && stream.at_end()?);
+            // The file's end: the framing's, not only the stream's (bytes given back and
+            // read again may all be in the framing's buffer, records still to come).
+            || (stream.member_after(start).is_none() && self.framing.at_end()?);
         if self.aligned_file.is_none() {
             self.aligned_file = Some(member_ends_here);
         }
@@ -699,10 +695,10 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         if self.member_mode == MemberMode::Recompressing && self.lead.is_none() {
             tee.drop_kept_before(found_at);
         }
-        let n = (limit.saturating_sub(tee.kept_from) as usize).min(tee.kept.len());
-        self.out.write_all(&tee.kept[..n])?;
-        let to = tee.kept_from + n as u64;
-        tee.drop_kept_before(to);
+        let n = limit.saturating_sub(tee.kept_from).min(tee.kept.len());
+        tee.kept.write_front(n, &mut self.out)?;
+        tee.kept_from += n;
+        tee.drop_kept_before(tee.kept_from);
         Ok(())
     }
 
@@ -714,6 +710,22 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             None => stream.tee().consumed,
         };
         stream.tee().drop_kept_before(limit);
+    }
+}
+
+/// The warning for a changed record whose gzip member is damaged: copied as it is, or,
+/// in a member being recompressed (a whole-file gzip stream whose CRC-32 fails at its
+/// end, after every record), written as it was decoded into a new member.
+fn damaged_not_rewritten(record: &RecordRef, plan: Plan, found_at: Option<u64>) -> Warning {
+    match (plan, found_at) {
+        (Plan::Recompress, Some(found_at)) => Warning::RecompressedDamaged {
+            record: record.clone(),
+            found_at,
+        },
+        _ => Warning::NotRewritten {
+            record: record.clone(),
+            reason: "its gzip member is damaged".to_owned(),
+        },
     }
 }
 
@@ -775,27 +787,11 @@ fn forward_kept<R: Read, W: Write>(
         .and_then(|at| stream.members.iter().find(|m| m.decompressed >= at))
         .map_or(u64::MAX, |member| member.compressed);
     let tee = stream.tee();
-    let n = (limit.saturating_sub(tee.kept_from) as usize).min(tee.kept.len());
-    out.write_all(&tee.kept[..n])?;
-    let to = tee.kept_from + n as u64;
-    tee.drop_kept_before(to);
+    let n = limit.saturating_sub(tee.kept_from).min(tee.kept.len());
+    tee.kept.write_front(n, out)?;
+    tee.kept_from += n;
+    tee.drop_kept_before(tee.kept_from);
     Ok(())
-}
-
-/// Reads at most `remaining` bytes of a block into `buf`.
-fn read_some<R: Read>(
-    framing: &mut Framing<R>,
-    buf: &mut [u8],
-    remaining: u64,
-) -> Result<usize, Error> {
-    let want = buf.len().min(remaining as usize);
-    loop {
-        match framing.block(remaining).read(&mut buf[..want]) {
-            Ok(n) => return Ok(n),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(super::framing::stream_error(e)),
-        }
-    }
 }
 
 /// The new block of a record whose document changed, or `None` when it is unchanged
