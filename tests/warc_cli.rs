@@ -591,3 +591,29 @@ fn header_bytes_that_are_not_utf8_are_kept() {
     assert!(kept(b"\r\nAbsolve-Original-Record-ID: <urn:uuid:1>\r\n"));
     assert!(!kept("\u{FFFD}".as_bytes()));
 }
+
+/// A `text/xml` response that is an RSS feed after an 8 KB prolog (a DOCTYPE with an
+/// internal subset, comments) is read as a feed: only its first 5,780 bytes were sniffed
+/// (0 links).
+#[test]
+fn a_text_xml_feed_after_a_long_prolog_is_read() {
+    let body = format!(
+        "<?xml version=\"1.0\"?>\r\n<!DOCTYPE rss [<!ENTITY site \"x\">]>\r\n{}<rss version=\"2.0\"><channel><link>a/</link><item><link>b.html</link></item></channel></rss>\r\n",
+        "<!-- a comment that goes on and on -->\r\n".repeat(200)
+    );
+    let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\n\r\n{body}");
+    let warc = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\nWARC-Target-URI: http://h/d/feed.xml\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n",
+        http.len()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("feed.warc");
+    std::fs::write(&input, warc).unwrap();
+    let out = run(&["links", arg(&input)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let resolved: Vec<String> = json_lines(&out.stdout)
+        .iter()
+        .map(|l| l["resolved"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(resolved, ["http://h/d/a/", "http://h/d/b.html"]);
+}

@@ -677,7 +677,8 @@ pub(crate) struct Payload<'a> {
 pub(crate) fn is_document(kind: DocKind, body: &[u8]) -> bool {
     match kind {
         DocKind::Untyped => sniffs_as_html(body),
-        DocKind::Xml => crate::feed::is_feed(&body[..body.len().min(SNIFF_LEN * 4)]),
+        // Past a long prolog too (comments, a DOCTYPE): up to feed::SNIFF_LIMIT.
+        DocKind::Xml => crate::feed::is_feed(body),
         DocKind::Html | DocKind::Css | DocKind::Feed => true,
     }
 }
