@@ -11,18 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-need_debs=()
-[ -x /usr/bin/chromium ] || need_debs+=(chromium)
-[ -x /usr/bin/strace ] || need_debs+=(strace)
-if [ ${#need_debs[@]} -gt 0 ]; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "== apt-get install ${need_debs[*]}"
-        apt-get update -qq >/dev/null
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_debs[@]}" >/dev/null
-    else
-        echo "== not root: ${need_debs[*]} not installed; the tests needing them are reported as ignored"
-    fi
-fi
+bash tests/install-debs.sh
 
 echo "== Python virtual environment (target/venv)"
 bash python/test.sh --setup-only

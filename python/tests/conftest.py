@@ -3,6 +3,7 @@
 import json
 import os
 import pathlib
+import signal
 import subprocess
 
 import pytest
@@ -23,6 +24,18 @@ def cli_binary():
         if candidate.exists():
             return candidate
     return None
+
+
+@pytest.fixture
+def ctrl_c():
+    """SIGINT raises KeyboardInterrupt, as in an interactive Python, for a test of Ctrl-C.
+
+    A process started in the background by a script (`cmd &`, `setsid nohup`) inherits
+    SIGINT ignored, and Python then installs no handler: Ctrl-C would not be heard there
+    at all, in absolve or in Python's own open()."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture(scope="session")

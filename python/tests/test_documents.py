@@ -281,7 +281,7 @@ def test_a_str_document_is_a_type_error():
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 @pytest.mark.parametrize("function", ["links", "rewrite", "links_table"])
-def test_a_fifo_path_is_read_and_ctrl_c_stops_the_wait_for_its_writer(tmp_path, function):
+def test_a_fifo_path_is_read_and_ctrl_c_stops_the_wait_for_its_writer(tmp_path, function, ctrl_c):
     if function == "links_table":
         pytest.importorskip("pyarrow", reason="needs pyarrow (python/requirements-test.txt)")
     call = getattr(absolve, function)

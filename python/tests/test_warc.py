@@ -225,7 +225,7 @@ def test_a_child_forked_after_use_lists_links(tmp_path):
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
-def test_waiting_for_a_fifo_holds_no_gil_and_ctrl_c_stops_it(tmp_path):
+def test_waiting_for_a_fifo_holds_no_gil_and_ctrl_c_stops_it(tmp_path, ctrl_c):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     source = tmp_path / "crawl.warc"
