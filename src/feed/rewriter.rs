@@ -923,8 +923,27 @@ impl<S: Sink> Machine<S> {
         );
     }
 
-    /// An element whose text is HTML.
+    /// An element whose text is HTML: its links are placed at the content's start.
     fn html_text(&mut self, held: &Held, raw: &[u8], end: u64, pending: &[u8]) {
+        self.content_text(held, raw, end, pending, content::rewrite, true);
+    }
+
+    /// The text of a `<style>` in inline XHTML: CSS, each link at its own offset.
+    fn css_text(&mut self, held: &Held, raw: &[u8], end: u64, pending: &[u8]) {
+        self.content_text(held, raw, end, pending, content::rewrite_css, false);
+    }
+
+    /// Text content rewritten by `rewrite`: spliced in if it changed, its links and
+    /// warnings handed on (its links placed at the content's start if `at_start`).
+    fn content_text(
+        &mut self,
+        held: &Held,
+        raw: &[u8],
+        end: u64,
+        pending: &[u8],
+        rewrite: fn(&[u8], &[content::Piece], &content::Context) -> content::Done,
+        at_start: bool,
+    ) {
         let context = content::Context {
             base: &held.base,
             options: &self.options,
@@ -933,37 +952,14 @@ impl<S: Sink> Machine<S> {
             wants_links: self.wants_links,
             offset: held.content_start,
         };
-        let done = content::rewrite(raw, &held.pieces, &context);
+        let done = rewrite(raw, &held.pieces, &context);
         if let Some(content) = done.content {
             self.splice(held.content_start..end, &content, pending);
         }
         for mut link in done.links {
-            link.offset = held.content_start;
-            self.sink.link(link);
-        }
-        for warning in done.warnings {
-            self.sink.warning(warning.into());
-        }
-        for warning in done.feed_warnings {
-            self.warn(warning);
-        }
-    }
-
-    /// The text of a `<style>` in inline XHTML: CSS.
-    fn css_text(&mut self, held: &Held, raw: &[u8], end: u64, pending: &[u8]) {
-        let context = content::Context {
-            base: &held.base,
-            options: &self.options,
-            encoding: self.encoding,
-            wants_output: self.wants_output,
-            wants_links: self.wants_links,
-            offset: held.content_start,
-        };
-        let done = content::rewrite_css(raw, &held.pieces, &context);
-        if let Some(content) = done.content {
-            self.splice(held.content_start..end, &content, pending);
-        }
-        for link in done.links {
+            if at_start {
+                link.offset = held.content_start;
+            }
             self.sink.link(link);
         }
         for warning in done.warnings {
