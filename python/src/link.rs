@@ -14,7 +14,9 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 /// - ``resolved``: the URL resolved against its base (RFC 1808 §4), what ``rewrite`` writes;
 /// - ``base``: the effective base (``None`` when there is none, RFC 1808 §3.4);
 /// - ``base_from``: where that base came from: ``base-element``, ``base-header``,
-///   ``content-base``, ``content-location``, ``encapsulating``, ``retrieval-url``, ``none``;
+///   ``content-base``, ``content-location``, ``xml-base``, ``encapsulating``,
+///   ``retrieval-url``, ``saved-from``, ``singlefile``, ``httrack``, ``origin-xattr``,
+///   ``none``;
 /// - ``offset``: the byte offset of the value in the (decoded) document;
 /// - ``message``, ``part``: the message number and MIME part (messages and mbox only);
 /// - ``record``, ``target_uri``: the WARC record ID and target URI (WARC only);
@@ -93,7 +95,9 @@ impl Link {
     }
 
     /// Where the base came from: ``base-element``, ``base-header``, ``content-base``,
-    /// ``content-location``, ``encapsulating``, ``retrieval-url`` or ``none``.
+    /// ``content-location``, ``xml-base``, ``encapsulating``, ``retrieval-url``,
+    /// ``saved-from``, ``singlefile``, ``httrack``, ``origin-xattr`` or ``none``
+    /// (the Rust library's ``absolve::base::BaseSource``).
     #[getter]
     fn base_from(&self) -> &'static str {
         self.link.base_from.as_str()
