@@ -108,6 +108,22 @@ fn stored_wacz(members: &[(&str, Vec<u8>)], damage: impl Fn(&mut Vec<u8>)) -> Ve
     bytes
 }
 
+/// Writes `bytes` as `dir/name` and runs `absolve links` on it: the path and the run.
+fn links_of_written(
+    dir: &std::path::Path,
+    name: &str,
+    bytes: Vec<u8>,
+) -> (std::path::PathBuf, std::process::Output) {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_absolve"))
+        .arg("links")
+        .arg(&path)
+        .output()
+        .unwrap();
+    (path, out)
+}
+
 /// Sets the "encrypted" flag (bit 0 of the general purpose flags) of the member named
 /// `name`, in its local header and its central directory header (APPNOTE 4.3.7, 4.3.12).
 fn flag_encrypted(bytes: &mut [u8], name: &[u8]) {
@@ -156,13 +172,7 @@ fn a_damaged_member_is_warned_about_and_the_others_are_listed() {
     ];
     let dir = tempfile::tempdir().unwrap();
     for (name, bytes, reason) in cases {
-        let path = dir.path().join(format!("{name}.wacz"));
-        std::fs::write(&path, bytes).unwrap();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_absolve"))
-            .arg("links")
-            .arg(&path)
-            .output()
-            .unwrap();
+        let (_, out) = links_of_written(dir.path(), &format!("{name}.wacz"), bytes);
         let warnings = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{name}: {warnings}");
         let files: Vec<String> = crate::common::json_lines(&out.stdout)
@@ -212,13 +222,7 @@ fn a_second_member_of_a_name_is_warned_about() {
         .unwrap()
         .0;
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("twice.wacz");
-    std::fs::write(&path, bytes).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_absolve"))
-        .arg("links")
-        .arg(&path)
-        .output()
-        .unwrap();
+    let (path, out) = links_of_written(dir.path(), "twice.wacz", bytes);
     let warnings = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{warnings}");
     let links = crate::common::json_lines(&out.stdout);

@@ -63,6 +63,15 @@ fn rewritten(input: &[u8]) -> (Vec<u8>, Vec<String>) {
     (out.output, warnings)
 }
 
+/// Every gzip member of `file`, decompressed, in order.
+fn gunzip(file: &[u8]) -> Vec<u8> {
+    let mut text = Vec::new();
+    flate2::read::MultiGzDecoder::new(file)
+        .read_to_end(&mut text)
+        .unwrap();
+    text
+}
+
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
@@ -1092,10 +1101,7 @@ fn overlong_non_document_member_ends_at_the_next_record() {
             "http://h3/dir/rel3"
         ]
     );
-    let mut text = Vec::new();
-    flate2::read::MultiGzDecoder::new(&out[..])
-        .read_to_end(&mut text)
-        .unwrap();
+    let text = gunzip(&out);
     assert!(
         contains(&text, b"<a href=http://h3/dir/rel3>"),
         "record 4 is rewritten"
@@ -1127,10 +1133,7 @@ fn whole_file_gzip_records_after_an_overlong_one_are_all_rewritten() {
         warnings[0].contains("runs past the end of the file"),
         "{warnings:?}"
     );
-    let mut text = Vec::new();
-    flate2::read::MultiGzDecoder::new(&out[..])
-        .read_to_end(&mut text)
-        .unwrap();
+    let text = gunzip(&out);
     for id in [1, 3, 4, 5] {
         let link = format!("<a href=http://h{id}/dir/rel{id}>");
         assert!(
@@ -1164,10 +1167,7 @@ fn whole_file_gzip_with_a_wrong_crc_says_what_it_wrote() {
             && !warnings[1].contains("copied unchanged"),
         "{warnings:?}"
     );
-    let mut text = Vec::new();
-    flate2::read::MultiGzDecoder::new(&out[..])
-        .read_to_end(&mut text)
-        .unwrap();
+    let text = gunzip(&out);
     assert!(
         text.ends_with(&relative(2)),
         "record 2 is written as decoded"
