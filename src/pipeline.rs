@@ -1104,13 +1104,7 @@ impl std::fmt::Display for Held {
 /// assert!(listed.to_string().starts_with("the message is over 100 bytes, the limit held in memory"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{what} is {}: {} (raise the limit, Options::with_max_held, to {})",
-    if *passed_through { format!("{size} bytes, over the limit of {limit} bytes held in memory to read it") }
-    else { format!("over {limit} bytes, the limit held in memory to read it") },
-    if *passed_through { "passed through unchanged" } else { "its links are not listed" },
-    if *passed_through { "rewrite it" } else { "list them" }
-)]
+#[error("{}", self.worded("Options::with_max_held"))]
 pub struct TooLarge {
     /// A message or a stylesheet.
     pub what: Held,
@@ -1120,6 +1114,39 @@ pub struct TooLarge {
     pub limit: u64,
     /// Whether it was passed through (a rewrite), or left unread (a listing).
     pub passed_through: bool,
+}
+
+impl TooLarge {
+    /// What happened, naming `knob` as the way to raise the limit (the CLI names its
+    /// `--max-held` flag, the Python binding its `max_held=` argument; `Display` names
+    /// [`Options::with_max_held`]).
+    ///
+    /// ```
+    /// use absolve::pipeline::{Held, TooLarge};
+    ///
+    /// let listed = TooLarge { what: Held::Stylesheet, size: 101, limit: 100, passed_through: false };
+    /// assert_eq!(listed.worded("--max-held"), "the stylesheet is over 100 bytes, the limit held in \
+    ///     memory to read it: its links are not listed (raise the limit, --max-held, to list them)");
+    /// ```
+    pub fn worded(&self, knob: &str) -> String {
+        let Self {
+            what,
+            size,
+            limit,
+            passed_through,
+        } = self;
+        if *passed_through {
+            format!(
+                "{what} is {size} bytes, over the limit of {limit} bytes held in memory to read \
+                 it: passed through unchanged (raise the limit, {knob}, to rewrite it)"
+            )
+        } else {
+            format!(
+                "{what} is over {limit} bytes, the limit held in memory to read it: its links \
+                 are not listed (raise the limit, {knob}, to list them)"
+            )
+        }
+    }
 }
 
 /// An mbox archive, one message at a time; separator lines are written as they were,

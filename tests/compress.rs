@@ -313,6 +313,50 @@ fn a_message_or_stylesheet_file_past_the_held_limit_is_not_held() {
 }
 
 #[test]
+fn the_cli_max_held_flag_sets_the_held_limit() {
+    use crate::common::{absolve, stderr};
+    let dir = tempfile::tempdir().unwrap();
+    let eml = dir.path().join("big.eml");
+    let message = big_message(300 << 10);
+    std::fs::write(&eml, &message).unwrap();
+    let path = eml.to_str().unwrap();
+
+    let out = absolve(
+        &["rewrite", "--url", "http://r/", "--max-held", "256K", path],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(out.stdout == message, "passed through unchanged");
+    let said = stderr(&out);
+    assert!(
+        said.contains("over the limit of 262144 bytes") && said.contains("--max-held"),
+        "{said}"
+    );
+    assert!(!said.contains("Options::with_max_held"), "{said}");
+
+    // Within a limit given with a unit, and by default, the message is read.
+    for limit in [&["--max-held", "0.5MiB"][..], &[]] {
+        let out = absolve(&[&["links"][..], limit, &[path]].concat(), b"");
+        assert_eq!(out.status.code(), Some(0), "{limit:?}: {}", stderr(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("http://h/d/x"),
+            "{limit:?}"
+        );
+    }
+
+    // A size that is none, or 0, is a usage error naming the flag.
+    for bad in ["0", "12Q", "-1"] {
+        let out = absolve(&["links", &format!("--max-held={bad}"), path], b"");
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(
+            stderr(&out).contains("--max-held"),
+            "{bad}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
 fn the_held_limit_is_256_mib_by_default() {
     assert_eq!(Options::new().max_held(), 256 << 20);
     assert_eq!(absolve::DEFAULT_MAX_HELD, 256 << 20);

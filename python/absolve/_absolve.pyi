@@ -105,6 +105,7 @@ def rewrite(
     spec: _Spec = "rfc1808",
     http_base_headers: bool = False,
     keep_local: bool = False,
+    max_held: Optional[int] = None,
 ) -> bytes:
     """The document with every link absolute; every other byte unchanged."""
 
@@ -120,6 +121,7 @@ def links(
     spec: _Spec = "rfc1808",
     http_base_headers: bool = False,
     keep_local: bool = False,
+    max_held: Optional[int] = None,
 ) -> List[Link]:
     """Every URL of the document, in order, resolved."""
 
@@ -161,6 +163,7 @@ def links_table(
     spec: _Spec = "rfc1808",
     http_base_headers: bool = False,
     keep_local: bool = False,
+    max_held: Optional[int] = None,
 ) -> "pyarrow.Table":
     """Every link of the document as a pyarrow.Table with the keys of an ``absolve links`` line
     (its columns in chunks of at most 32 MiB of text)."""

@@ -67,6 +67,19 @@ pub fn check(
     Ok(options)
 }
 
+/// `max_held=`: the most bytes of one message or stylesheet read from a file or stream
+/// held in memory ([`Options::with_max_held`]); `None` keeps the default (256 MiB).
+/// `ValueError` for 0, which would hold nothing.
+pub fn max_held(options: Options, max_held: Option<u64>) -> PyResult<Options> {
+    match max_held {
+        None => Ok(options),
+        Some(0) => Err(PyValueError::new_err(
+            "max_held: 0 bytes would hold nothing: give a size such as 512 * 2**20",
+        )),
+        Some(bytes) => Ok(options.with_max_held(bytes)),
+    }
+}
+
 /// `spec=` (`"rfc1808"`, `"rfc3986"`, `"whatwg"`, any case) or its older spelling `rfc=`
 /// (1808 or 3986), as the CLI's `--spec` and `--rfc`; not both.
 pub fn standard_of(rfc: Option<&Bound<'_, PyAny>>, spec: Option<&str>) -> PyResult<Standard> {

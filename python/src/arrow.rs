@@ -579,8 +579,8 @@ impl WarcLinkBatches {
 /// ['http://h/x']
 #[pyfunction]
 #[pyo3(
-    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, spec = None, http_base_headers = false, keep_local = false),
-    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, spec='rfc1808', http_base_headers=False, keep_local=False)"
+    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, spec = None, http_base_headers = false, keep_local = false, max_held = None),
+    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, spec='rfc1808', http_base_headers=False, keep_local=False, max_held=268435456)"
 )]
 #[allow(clippy::too_many_arguments)]
 fn links_table<'py>(
@@ -595,10 +595,12 @@ fn links_table<'py>(
     spec: Option<&str>,
     http_base_headers: bool,
     keep_local: bool,
+    max_held: Option<u64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let options = crate::check(format, url, charset, headers, resolve_fragments, rfc, spec)?
         .with_http_base_headers(http_base_headers)
         .with_keep_local(keep_local);
+    let options = args::max_held(options, max_held)?;
     let document = args::document("document", document)?;
     let (batches, warnings) = crate::detached(py, || {
         document::process(&document, &options, Want::Links)

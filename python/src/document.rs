@@ -57,6 +57,10 @@ pub fn worded(warning: &Warning) -> String {
         Problem::UrlUnused => "url= is not used for a WARC file: each record's \
              WARC-Target-URI is its retrieval URL"
             .to_owned(),
+        Problem::TooLarge(too_large) => match warning.location.message {
+            Some(message) => format!("message {message}: {}", too_large.worded("max_held=")),
+            None => too_large.worded("max_held="),
+        },
         _ => warning.to_string(),
     }
 }

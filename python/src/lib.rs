@@ -67,7 +67,10 @@ fn resolve(
 /// ``element.href`` gives; a reference it rejects is left as it is, with a warning). For a WARC,
 /// ``http_base_headers=True`` takes the HTTP ``Content-Base``/``Content-Location`` fields
 /// as bases too (see ``warc_links``); a WARC's pages take their URL from their records,
-/// so ``url`` is not used for them.
+/// so ``url`` is not used for them. A message (``.eml``, MHTML, one of an mbox) or a
+/// stylesheet read from a path or a file is held in memory whole to be read: one larger
+/// than ``max_held`` bytes (default 256 MiB) is passed through unchanged and its links are
+/// not listed, with a warning (``bytes`` given are held already: no limit applies).
 ///
 /// Raises ``ValueError`` for a bad argument (a ``url`` without a scheme, an unknown
 /// charset, ``rfc`` neither 1808 nor 3986) and ``TypeError`` for a ``str`` document.
@@ -77,8 +80,8 @@ fn resolve(
 /// b'<a href="http://h/x">x</a>'
 #[pyfunction]
 #[pyo3(
-    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, spec = None, http_base_headers = false, keep_local = false),
-    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, spec='rfc1808', http_base_headers=False, keep_local=False)"
+    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, spec = None, http_base_headers = false, keep_local = false, max_held = None),
+    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, spec='rfc1808', http_base_headers=False, keep_local=False, max_held=268435456)"
 )]
 #[allow(clippy::too_many_arguments)]
 fn rewrite<'py>(
@@ -93,10 +96,12 @@ fn rewrite<'py>(
     spec: Option<&str>,
     http_base_headers: bool,
     keep_local: bool,
+    max_held: Option<u64>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let options = check(format, url, charset, headers, resolve_fragments, rfc, spec)?
         .with_http_base_headers(http_base_headers)
         .with_keep_local(keep_local);
+    let options = args::max_held(options, max_held)?;
     let document = args::document("document", document)?;
     let outcome = run(py, &document, &options, Want::Output)?;
     warn_all(py, &outcome.warnings)?;
@@ -115,8 +120,8 @@ fn rewrite<'py>(
 /// ['http://h/s/', 'http://h/s/a.png', 'http://h/s/b.png']
 #[pyfunction]
 #[pyo3(
-    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, spec = None, http_base_headers = false, keep_local = false),
-    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, spec='rfc1808', http_base_headers=False, keep_local=False)"
+    signature = (document, url = None, *, format = "auto", charset = None, headers = None, resolve_fragments = false, rfc = None, spec = None, http_base_headers = false, keep_local = false, max_held = None),
+    text_signature = "(document, url=None, *, format='auto', charset=None, headers=None, resolve_fragments=False, rfc=1808, spec='rfc1808', http_base_headers=False, keep_local=False, max_held=268435456)"
 )]
 #[allow(clippy::too_many_arguments)]
 fn links<'py>(
@@ -131,10 +136,12 @@ fn links<'py>(
     spec: Option<&str>,
     http_base_headers: bool,
     keep_local: bool,
+    max_held: Option<u64>,
 ) -> PyResult<Bound<'py, PyList>> {
     let options = check(format, url, charset, headers, resolve_fragments, rfc, spec)?
         .with_http_base_headers(http_base_headers)
         .with_keep_local(keep_local);
+    let options = args::max_held(options, max_held)?;
     let document = args::document("document", document)?;
     let outcome = run(py, &document, &options, Want::Links)?;
     warn_all(py, &outcome.warnings)?;

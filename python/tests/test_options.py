@@ -91,6 +91,29 @@ def test_a_path_is_read_as_the_cli_reads_the_file(tmp_path):
         absolve.links(tmp_path / "missing.html")
 
 
+def test_max_held_limits_a_message_read_from_a_file(tmp_path):
+    message = (
+        b"Content-Type: text/html\r\nContent-Location: http://h/d/p.html\r\n\r\n<a href=x>x</a>\r\n"
+        + b"<p>filler</p>\r\n" * 4000
+    )
+    eml = tmp_path / "big.eml"
+    eml.write_bytes(message)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert absolve.rewrite(eml, max_held=1024) == message
+        assert absolve.links(eml, max_held=1024) == []
+        assert absolve.links_table(eml, max_held=1024).num_rows == 0
+    said = [str(w.message) for w in caught]
+    assert len(said) == 3 and all("max_held=" in s and "1024 bytes" in s for s in said), said
+    assert not any("Options::with_max_held" in s for s in said), said
+    # Within the limit (and by default), it is read; bytes given are held already.
+    for kwargs in ({"max_held": len(message)}, {}):
+        assert [l.resolved for l in absolve.links(eml, **kwargs)] == ["http://h/d/x"]
+    assert [l.resolved for l in absolve.links(message, max_held=1024)] == ["http://h/d/x"]
+    with pytest.raises(ValueError, match="max_held"):
+        absolve.rewrite(eml, max_held=0)
+
+
 def test_version_is_the_packages():
     assert absolve.__version__ == "0.1.0"
     assert isinstance(os.fspath(absolve.__file__), str)

@@ -124,9 +124,28 @@ pub struct InputArgs {
     /// parallel. Default: one per core (or RAYON_NUM_THREADS); at most four per core.
     #[arg(short = 'j', long = "threads", value_name = "N")]
     pub threads: Option<std::num::NonZeroUsize>,
+    /// The most bytes of one message (an .eml, an MHTML page, a message of an mbox) or
+    /// one stylesheet held in memory to read it: one larger is passed through unchanged
+    /// (its links not listed), with a warning. SIZE is bytes, or a number with K, M, G or
+    /// T (powers of 1024: 512M, 2G). Default: 256M.
+    #[arg(long, value_name = "SIZE", value_parser = parse_held_size)]
+    pub max_held: Option<u64>,
     /// Files (with -r, directories) to read; none, or `-`, reads standard input.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
+}
+
+/// `--max-held`'s SIZE: bytes, or with a binary multiple's letter (`512M`, `2G`, `1.5GiB`),
+/// as `sort -S` reads one; at least one byte.
+fn parse_held_size(value: &str) -> Result<u64, String> {
+    let bytes = parse_size::Config::new()
+        .with_binary()
+        .parse_size(value)
+        .map_err(|e| format!("{e} (a size such as 512M, 2G or 1048576)"))?;
+    if bytes == 0 {
+        return Err("0 bytes would hold nothing: give a size such as 512M".to_owned());
+    }
+    Ok(bytes)
 }
 
 /// What went wrong before any work: a usage error (status 2) or a failure (status 1).
@@ -214,6 +233,9 @@ impl InputArgs {
             .with_resolve_fragments(self.resolve_fragments)
             .with_http_base_headers(self.http_base_headers)
             .with_keep_local(self.keep_local);
+        if let Some(bytes) = self.max_held {
+            options = options.with_max_held(bytes);
+        }
         if let Some(url) = &self.url {
             options = options.with_url(url).map_err(flagged)?;
         }

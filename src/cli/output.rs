@@ -105,6 +105,7 @@ fn worded(problem: &Problem) -> String {
              --format auto)"
             .to_owned(),
         Problem::LongProlog => format!("{problem} (pass --format feed if it is a feed)"),
+        Problem::TooLarge(too_large) => too_large.worded("--max-held"),
         other => other.to_string(),
     }
 }
