@@ -78,8 +78,9 @@ fn root(head: &[u8]) -> Root {
             // declarations): told by its name and the attributes `head` holds whole.
             Err(Error::Syntax(SyntaxError::UnclosedTag)) => {
                 return match cut_root(&head[before..]) {
-                    Some(root) => told(is_feed_root(&root)),
-                    None => Root::Cut,
+                    CutRoot::Named(root) => told(is_feed_root(&root)),
+                    CutRoot::NotUtf8 => Root::Other,
+                    CutRoot::NameCut => Root::Cut,
                 };
             }
             Ok(Event::Eof) => return Root::Cut,
@@ -126,17 +127,39 @@ fn is_feed_root(root: &BytesStart) -> bool {
     }
 }
 
+/// A root start tag cut at the end of the head, as [`cut_root`] reads it.
+enum CutRoot<'a> {
+    /// Its name and the attributes the head holds whole.
+    Named(BytesStart<'a>),
+    /// Its name holds a byte that is not UTF-8: no feed's name.
+    NotUtf8,
+    /// The head ends inside its name.
+    NameCut,
+}
+
 /// The start of a start tag cut at the end of the head (`<name attributes...`), as a
-/// start tag of its name and whole attributes; `None` if its name is cut too. (The
+/// start tag of its name and the attributes up to the first byte that is not UTF-8. (The
 /// namespace resolver reads attributes up to the first one that is cut.)
-fn cut_root(cut: &[u8]) -> Option<BytesStart<'_>> {
-    let content = cut.strip_prefix(b"<")?;
-    let name_len = content.iter().position(|b| b.is_ascii_whitespace())?;
+fn cut_root(cut: &[u8]) -> CutRoot<'_> {
+    let Some(content) = cut.strip_prefix(b"<") else {
+        return CutRoot::NameCut;
+    };
+    let Some(name_len) = content.iter().position(|b| b.is_ascii_whitespace()) else {
+        return CutRoot::NameCut;
+    };
     let valid = match std::str::from_utf8(content) {
         Ok(all) => all,
-        Err(error) => std::str::from_utf8(&content[..error.valid_up_to()]).ok()?,
+        Err(error) => match std::str::from_utf8(&content[..error.valid_up_to()]) {
+            Ok(valid) => valid,
+            Err(_) => return CutRoot::NotUtf8,
+        },
     };
-    Some(BytesStart::from_content(valid, name_len))
+    // quick-xml's attribute reader slices the content from `name_len` on: it must be
+    // within what is kept.
+    if valid.len() < name_len {
+        return CutRoot::NotUtf8;
+    }
+    CutRoot::Named(BytesStart::from_content(valid, name_len))
 }
 
 /// Whether a start tag binds the RSS 1.0 or RSS 0.90 namespace.
@@ -173,6 +196,11 @@ mod tests {
         assert!(!is_feed(b"<x:rss xmlns:x=\"urn:x\">"));
         assert!(!is_feed(b""));
         assert!(!is_feed(b"\xFF\xFE<\0r\0s\0s\0>\0"));
+        // A cut root whose name is not UTF-8 (found by fuzzing: quick-xml was given a
+        // name longer than the content and panicked).
+        for cut in [&b"<\xB2xmo "[..], b"<rs\xCF ve\xC3\r\n\x9Airs\xCF\x01i ve?"] {
+            assert!(!is_feed(cut));
+        }
     }
 
     /// A prolog of kilobytes before the root: an XML declaration, a DOCTYPE whose
