@@ -837,3 +837,83 @@ fn an_xml_base_equal_to_the_outer_base_is_reported_as_xml_base() {
         ]
     );
 }
+
+/// A comment or processing instruction inside HTML content is no part of the HTML, and is
+/// kept where a changed value falls around it: between the bytes of the new value that
+/// match those it stood between (it was deleted with the old bytes: in a URL whose
+/// percent-encoding changes, between two CSS rules or two `srcset` candidates whose URLs
+/// change, escaped or in an XHTML `<style>`), and once only where bytes are inserted
+/// right after it (it was written twice).
+#[test]
+fn comments_inside_changed_html_values_are_kept_in_place() {
+    let dir = "http://feeds.example.com/dir/";
+    let atom = |content: &str| {
+        format!(r#"<feed xmlns="http://www.w3.org/2005/Atom"><entry>{content}</entry></feed>"#)
+    };
+    for (content, expected) in [
+        (
+            r#"<content type="html">&lt;a href="a b<!-- c -->c d.html"&gt;x&lt;/a&gt;</content>"#,
+            format!(
+                r#"<content type="html">&lt;a href="{dir}a%20b<!-- c -->c%20d.html"&gt;x&lt;/a&gt;</content>"#
+            ),
+        ),
+        (
+            r#"<content type="html">&lt;style&gt;a{b:url(x.png)}<!-- c -->p{c:url(y.png)}&lt;/style&gt;</content>"#,
+            format!(
+                r#"<content type="html">&lt;style&gt;a{{b:url({dir}x.png)}}<!-- c -->p{{c:url({dir}y.png)}}&lt;/style&gt;</content>"#
+            ),
+        ),
+        (
+            r#"<content type="html">&lt;img srcset="a.png 1x,<?pi x?> b.png 2x"&gt;</content>"#,
+            format!(
+                r#"<content type="html">&lt;img srcset="{dir}a.png 1x,<?pi x?> {dir}b.png 2x"&gt;</content>"#
+            ),
+        ),
+        (
+            r#"<content type="html">&lt;a href="<!-- c -->a.png"&gt;</content>"#,
+            format!(r#"<content type="html">&lt;a href="<!-- c -->{dir}a.png"&gt;</content>"#),
+        ),
+        (
+            r#"<content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><style>a{b:url(x.png)}<!-- c -->p{c:url(y.png)}</style></div></content>"#,
+            format!(
+                r#"<content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><style>a{{b:url({dir}x.png)}}<!-- c -->p{{c:url({dir}y.png)}}</style></div></content>"#
+            ),
+        ),
+    ] {
+        let feed = atom(content);
+        let done = feed::rewrite(feed.as_bytes(), &base(), &Options::default(), None);
+        assert_eq!(
+            String::from_utf8(done.output.clone()).unwrap(),
+            atom(&expected)
+        );
+        assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+        let again = feed::rewrite(&done.output, &base(), &Options::default(), None);
+        assert_eq!(again.output, done.output);
+    }
+}
+
+/// In a multi-byte charset other than UTF-8 (Shift_JIS), where a character's second byte
+/// may be ASCII, no place in a new value can be told for a comment: the value is left as
+/// written and listed so, with a warning (the comment was deleted).
+#[test]
+fn a_comment_without_a_place_leaves_its_value_as_written() {
+    let feed = br#"<?xml version="1.0" encoding="Shift_JIS"?><rss version="2.0"><channel><item><description>&lt;a href="a b<!-- c -->c d.html"&gt;x&lt;/a&gt;&lt;img src="i.png"&gt;</description></item></channel></rss>"#;
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let expected = String::from_utf8(feed.to_vec())
+        .unwrap()
+        .replace("\"i.png\"", "\"http://feeds.example.com/dir/i.png\"");
+    assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+    let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.as_str()).collect();
+    assert_eq!(
+        resolved,
+        ["a bc d.html", "http://feeds.example.com/dir/i.png"]
+    );
+    let comment = feed.windows(4).position(|w| w == b"<!--").unwrap() as u64;
+    assert_eq!(
+        feed_warnings(&done.warnings),
+        [Warning::MarkupInHtmlValue {
+            offset: comment,
+            element: "description".into()
+        }]
+    );
+}

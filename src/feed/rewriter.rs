@@ -951,6 +951,8 @@ impl<S: Sink> Machine<S> {
             wants_output: self.wants_output,
             wants_links: self.wants_links,
             offset: held.content_start,
+            markup: &held.markup,
+            element: &held.element,
         };
         let done = rewrite(raw, &held.pieces, &context);
         if let Some(content) = done.content {
