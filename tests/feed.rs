@@ -917,3 +917,29 @@ fn a_comment_without_a_place_leaves_its_value_as_written() {
         }]
     );
 }
+
+/// A reference to an entity that is not expanded (`&nbsp;`, which no DOCTYPE declares) in
+/// an XHTML `<style>` is kept as written, and only a URL that holds one is left as
+/// written: the `url()`s around it are rewritten and listed (the whole `<style>` was left
+/// as written, none of its links listed).
+#[test]
+fn an_entity_in_an_xhtml_style_leaves_the_urls_around_it_rewritten() {
+    let feed = br#"<feed xmlns="http://www.w3.org/2005/Atom"><entry><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><style>a{b:url(x.png)} p::before{content:"&nbsp;"} q{c:url(y&nbsp;.png)} r{d:url(z.png)}</style></div></content></entry></feed>"#;
+    let dir = "http://feeds.example.com/dir/";
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let expected = String::from_utf8(feed.to_vec())
+        .unwrap()
+        .replace("url(x.png)", &format!("url({dir}x.png)"))
+        .replace("url(z.png)", &format!("url({dir}z.png)"));
+    assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+    let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.clone()).collect();
+    assert_eq!(resolved, [format!("{dir}x.png"), format!("{dir}z.png")]);
+    let nbsp = feed.windows(10).position(|w| w == b"y&nbsp;.pn").unwrap() as u64 + 1;
+    assert_eq!(
+        feed_warnings(&done.warnings),
+        [Warning::Entity {
+            offset: nbsp,
+            reason: "nbsp".into()
+        }]
+    );
+}

@@ -201,7 +201,7 @@ impl Unexpanded<'_> {
             })
     }
 
-    /// Drops each change to a value (an attribute value, a `<style>`'s text) that holds
+    /// Drops each change to a value (an attribute value, a URL of a `<style>`) that holds
     /// a reference to an entity not expanded: what it stands for is not known, so the
     /// value is left as written and its links not listed (HTML offsets in `range`), with
     /// a warning naming the entity, as a feed URL or an XHTML value that uses one.
@@ -300,7 +300,9 @@ pub(crate) fn rewrite_css(raw: &[u8], pieces: &[Piece], context: &Context) -> Do
     let to_feed = |at: u64| context.offset + raw_offset(&mapped, at as usize, raw.len()) as u64;
     let mut links = Vec::new();
     let mut warnings = Vec::new();
-    let new = html::emit::rewrite_css_reporting(
+    // One change a URL token: a reference or a comment outside a token that changes does
+    // not keep the other tokens from being rewritten.
+    let changes = html::emit::css_changes_reporting(
         &css,
         context.encoding,
         context.base,
@@ -312,7 +314,6 @@ pub(crate) fn rewrite_css(raw: &[u8], pieces: &[Piece], context: &Context) -> Do
         },
         |warning| warnings.push(shifted(warning, &to_feed)),
     );
-    let changes: Vec<Change> = new.into_iter().map(|new| (0..css.len(), new)).collect();
     let (changes, feed_warnings) = settled(raw, &mapped, &css, changes, &mut links, context);
     for link in &mut links {
         link.offset = to_feed(link.offset);
