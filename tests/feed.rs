@@ -943,3 +943,47 @@ fn an_entity_in_an_xhtml_style_leaves_the_urls_around_it_rewritten() {
         }]
     );
 }
+
+/// quick-xml ends a DOCTYPE where its `<` and `>` balance (tafia/quick-xml#258): a `>` in
+/// a comment or a quoted entity value of the internal subset ended it early, and the
+/// rest of the subset was read as the document (malformed: the feed passed through, none
+/// of its links found; as a file it was not even told to be a feed), a `<` in one kept it
+/// open to the end. The DOCTYPE now ends where XML 1.0 §2.8 says, at every chunk size;
+/// one the feed ends inside is a warning, every byte kept.
+#[test]
+fn a_doctype_ends_at_its_own_end_whatever_its_subset_holds() {
+    let dir = "http://feeds.example.com/dir/";
+    for prolog in [
+        r#"<?xml version="1.0"?><!DOCTYPE rss [ <!-- a > b --> <!ENTITY x "a>b"> ]>"#,
+        r#"<!DOCTYPE rss [ <!ENTITY x "a<b"> <?pi <?> ]>"#,
+        r#"<!DOCTYPE rss PUBLIC "-//x//DTD y>//EN" 'http://h/r.dtd' [ <!ATTLIST a b CDATA '>]'> ]>"#,
+    ] {
+        let feed = format!(
+            r#"{prolog}<rss version="2.0"><channel><link>home.html</link></channel></rss>"#
+        );
+        assert!(feed::is_feed(feed.as_bytes()), "{prolog}");
+        let expected = feed.replace(">home.html<", &format!(">{dir}home.html<"));
+        for chunk in [1, 7, feed.len()] {
+            let done = in_chunks_with(feed.as_bytes(), chunk, &Options::default());
+            assert_eq!(
+                String::from_utf8(done.output).unwrap(),
+                expected,
+                "{prolog}"
+            );
+            assert!(
+                feed_warnings(&done.warnings)
+                    .iter()
+                    .all(|w| matches!(w, Warning::EntityDeclarations { .. })),
+                "{:?}",
+                done.warnings
+            );
+        }
+    }
+    let cut = br#"<!DOCTYPE rss [ <!-- a > b --> <rss version="2.0"><channel><link>a</link>"#;
+    let (output, warnings) = in_chunks(cut, 5);
+    assert_eq!(output, cut);
+    assert!(
+        matches!(&warnings[..], [Warning::Malformed { offset: 0, reason }] if reason.contains("DOCTYPE")),
+        "{warnings:?}"
+    );
+}

@@ -35,6 +35,7 @@
 
 mod content;
 mod detect;
+mod doctype;
 mod escape;
 mod namespaces;
 mod rewriter;
