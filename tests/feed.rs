@@ -987,3 +987,38 @@ fn a_doctype_ends_at_its_own_end_whatever_its_subset_holds() {
         "{warnings:?}"
     );
 }
+
+/// An `xml:base` is stripped of XML's whitespace around it (XML 1.0 §2.3 S: space, tab,
+/// carriage return, line feed), as an HTML `<base href>` of ASCII whitespace; a no-break
+/// space or an ideographic space is part of the value, by every standard (it was trimmed
+/// as Unicode whitespace, so `xml:base="&#xA0;sub/"` was read as `sub/`).
+#[test]
+fn xml_base_is_trimmed_of_xml_whitespace_only() {
+    let feed = "<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry xml:base=\" &#9;&#10;&#13;http://x/d/ \n\"><icon>i.png</icon></entry><entry xml:base=\"\u{a0}sub/\"><icon>j.png</icon></entry><entry xml:base=\"\u{3000}http://y/\"><icon>k.png</icon></entry></feed>";
+    for (standard, expected) in [
+        (
+            absolve::Standard::Rfc1808,
+            [
+                "http://x/d/i.png",
+                "http://feeds.example.com/dir/\u{a0}sub/j.png",
+                "http://feeds.example.com/dir/\u{3000}http://y/k.png",
+            ],
+        ),
+        (
+            absolve::Standard::Whatwg,
+            [
+                "http://x/d/i.png",
+                "http://feeds.example.com/dir/%C2%A0sub/j.png",
+                "http://feeds.example.com/dir/%E3%80%80http://y/k.png",
+            ],
+        ),
+    ] {
+        let options = Options {
+            standard,
+            ..Options::default()
+        };
+        let done = feed::rewrite(feed.as_bytes(), &base(), &options, None);
+        let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.as_str()).collect();
+        assert_eq!(resolved, expected, "{standard:?}");
+    }
+}

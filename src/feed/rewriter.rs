@@ -691,7 +691,7 @@ impl<S: Sink> Machine<S> {
         // `xml:base=""` (or a value naming the parent's base) gives the parent's URL, as
         // RFC 3986 §5.2 resolves an empty reference; it is the element's base all the
         // same, and its links say `xml-base` (the innermost base that applied).
-        let resolved = parent.try_resolve_into(standard, value.trim(), None, &mut url);
+        let resolved = parent.try_resolve_into(standard, xml_trimmed(&value), None, &mut url);
         // By the URL Standard the base is the URL parser's result (§4.4, "the basic URL
         // parser" with the parent's base): a value it rejects (`http://[bad/`, a port
         // past 65535) gives none, and the parent's base applies (XML Base §4.2: the base
@@ -1123,6 +1123,15 @@ impl<'a> UniqueNames<'a> {
 /// MathML's.
 fn is_style(ns: Ns, local: &[u8]) -> bool {
     local == b"style" && ns != Ns::MathMl
+}
+
+/// An `xml:base` value without the whitespace around it: XML's (1.0 §2.3 \[3\] S: space,
+/// tab, carriage return, line feed), as an HTML `<base href>` is stripped of ASCII
+/// whitespace (which adds only form feed, no XML character), not Unicode's (`U+00A0`,
+/// `U+3000` are part of the value: by the URL Standard they are percent-encoded, as its
+/// parser trims only C0 controls and space, which it does itself).
+fn xml_trimmed(value: &str) -> &str {
+    value.trim_matches(|c: char| c.is_ascii_whitespace())
 }
 
 /// A tokenizer of `input` (a feed, or the rest of a window), and how many bytes of a
