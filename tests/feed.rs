@@ -837,3 +837,188 @@ fn an_xml_base_equal_to_the_outer_base_is_reported_as_xml_base() {
         ]
     );
 }
+
+/// A comment or processing instruction inside HTML content is no part of the HTML, and is
+/// kept where a changed value falls around it: between the bytes of the new value that
+/// match those it stood between (it was deleted with the old bytes: in a URL whose
+/// percent-encoding changes, between two CSS rules or two `srcset` candidates whose URLs
+/// change, escaped or in an XHTML `<style>`), and once only where bytes are inserted
+/// right after it (it was written twice).
+#[test]
+fn comments_inside_changed_html_values_are_kept_in_place() {
+    let dir = "http://feeds.example.com/dir/";
+    let atom = |content: &str| {
+        format!(r#"<feed xmlns="http://www.w3.org/2005/Atom"><entry>{content}</entry></feed>"#)
+    };
+    for (content, expected) in [
+        (
+            r#"<content type="html">&lt;a href="a b<!-- c -->c d.html"&gt;x&lt;/a&gt;</content>"#,
+            format!(
+                r#"<content type="html">&lt;a href="{dir}a%20b<!-- c -->c%20d.html"&gt;x&lt;/a&gt;</content>"#
+            ),
+        ),
+        (
+            r#"<content type="html">&lt;style&gt;a{b:url(x.png)}<!-- c -->p{c:url(y.png)}&lt;/style&gt;</content>"#,
+            format!(
+                r#"<content type="html">&lt;style&gt;a{{b:url({dir}x.png)}}<!-- c -->p{{c:url({dir}y.png)}}&lt;/style&gt;</content>"#
+            ),
+        ),
+        (
+            r#"<content type="html">&lt;img srcset="a.png 1x,<?pi x?> b.png 2x"&gt;</content>"#,
+            format!(
+                r#"<content type="html">&lt;img srcset="{dir}a.png 1x,<?pi x?> {dir}b.png 2x"&gt;</content>"#
+            ),
+        ),
+        (
+            r#"<content type="html">&lt;a href="<!-- c -->a.png"&gt;</content>"#,
+            format!(r#"<content type="html">&lt;a href="<!-- c -->{dir}a.png"&gt;</content>"#),
+        ),
+        (
+            r#"<content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><style>a{b:url(x.png)}<!-- c -->p{c:url(y.png)}</style></div></content>"#,
+            format!(
+                r#"<content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><style>a{{b:url({dir}x.png)}}<!-- c -->p{{c:url({dir}y.png)}}</style></div></content>"#
+            ),
+        ),
+    ] {
+        let feed = atom(content);
+        let done = feed::rewrite(feed.as_bytes(), &base(), &Options::default(), None);
+        assert_eq!(
+            String::from_utf8(done.output.clone()).unwrap(),
+            atom(&expected)
+        );
+        assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+        let again = feed::rewrite(&done.output, &base(), &Options::default(), None);
+        assert_eq!(again.output, done.output);
+    }
+}
+
+/// In a multi-byte charset other than UTF-8 (Shift_JIS), where a character's second byte
+/// may be ASCII, no place in a new value can be told for a comment: the value is left as
+/// written and listed so, with a warning (the comment was deleted).
+#[test]
+fn a_comment_without_a_place_leaves_its_value_as_written() {
+    let feed = br#"<?xml version="1.0" encoding="Shift_JIS"?><rss version="2.0"><channel><item><description>&lt;a href="a b<!-- c -->c d.html"&gt;x&lt;/a&gt;&lt;img src="i.png"&gt;</description></item></channel></rss>"#;
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let expected = String::from_utf8(feed.to_vec())
+        .unwrap()
+        .replace("\"i.png\"", "\"http://feeds.example.com/dir/i.png\"");
+    assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+    let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.as_str()).collect();
+    assert_eq!(
+        resolved,
+        ["a bc d.html", "http://feeds.example.com/dir/i.png"]
+    );
+    let comment = feed.windows(4).position(|w| w == b"<!--").unwrap() as u64;
+    assert_eq!(
+        feed_warnings(&done.warnings),
+        [Warning::MarkupInHtmlValue {
+            offset: comment,
+            element: "description".into()
+        }]
+    );
+}
+
+/// A reference to an entity that is not expanded (`&nbsp;`, which no DOCTYPE declares) in
+/// an XHTML `<style>` is kept as written, and only a URL that holds one is left as
+/// written: the `url()`s around it are rewritten and listed (the whole `<style>` was left
+/// as written, none of its links listed).
+#[test]
+fn an_entity_in_an_xhtml_style_leaves_the_urls_around_it_rewritten() {
+    let feed = br#"<feed xmlns="http://www.w3.org/2005/Atom"><entry><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><style>a{b:url(x.png)} p::before{content:"&nbsp;"} q{c:url(y&nbsp;.png)} r{d:url(z.png)}</style></div></content></entry></feed>"#;
+    let dir = "http://feeds.example.com/dir/";
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let expected = String::from_utf8(feed.to_vec())
+        .unwrap()
+        .replace("url(x.png)", &format!("url({dir}x.png)"))
+        .replace("url(z.png)", &format!("url({dir}z.png)"));
+    assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+    let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.clone()).collect();
+    assert_eq!(resolved, [format!("{dir}x.png"), format!("{dir}z.png")]);
+    let nbsp = feed.windows(10).position(|w| w == b"y&nbsp;.pn").unwrap() as u64 + 1;
+    assert_eq!(
+        feed_warnings(&done.warnings),
+        [Warning::Entity {
+            offset: nbsp,
+            reason: "nbsp".into()
+        }]
+    );
+}
+
+/// quick-xml ends a DOCTYPE where its `<` and `>` balance (tafia/quick-xml#258): a `>` in
+/// a comment or a quoted entity value of the internal subset ended it early, and the
+/// rest of the subset was read as the document (malformed: the feed passed through, none
+/// of its links found; as a file it was not even told to be a feed), a `<` in one kept it
+/// open to the end. The DOCTYPE now ends where XML 1.0 §2.8 says, at every chunk size;
+/// one the feed ends inside is a warning, every byte kept.
+#[test]
+fn a_doctype_ends_at_its_own_end_whatever_its_subset_holds() {
+    let dir = "http://feeds.example.com/dir/";
+    for prolog in [
+        r#"<?xml version="1.0"?><!DOCTYPE rss [ <!-- a > b --> <!ENTITY x "a>b"> ]>"#,
+        r#"<!DOCTYPE rss [ <!ENTITY x "a<b"> <?pi <?> ]>"#,
+        r#"<!DOCTYPE rss PUBLIC "-//x//DTD y>//EN" 'http://h/r.dtd' [ <!ATTLIST a b CDATA '>]'> ]>"#,
+    ] {
+        let feed = format!(
+            r#"{prolog}<rss version="2.0"><channel><link>home.html</link></channel></rss>"#
+        );
+        assert!(feed::is_feed(feed.as_bytes()), "{prolog}");
+        let expected = feed.replace(">home.html<", &format!(">{dir}home.html<"));
+        for chunk in [1, 7, feed.len()] {
+            let done = in_chunks_with(feed.as_bytes(), chunk, &Options::default());
+            assert_eq!(
+                String::from_utf8(done.output).unwrap(),
+                expected,
+                "{prolog}"
+            );
+            assert!(
+                feed_warnings(&done.warnings)
+                    .iter()
+                    .all(|w| matches!(w, Warning::EntityDeclarations { .. })),
+                "{:?}",
+                done.warnings
+            );
+        }
+    }
+    let cut = br#"<!DOCTYPE rss [ <!-- a > b --> <rss version="2.0"><channel><link>a</link>"#;
+    let (output, warnings) = in_chunks(cut, 5);
+    assert_eq!(output, cut);
+    assert!(
+        matches!(&warnings[..], [Warning::Malformed { offset: 0, reason }] if reason.contains("DOCTYPE")),
+        "{warnings:?}"
+    );
+}
+
+/// An `xml:base` is stripped of XML's whitespace around it (XML 1.0 §2.3 S: space, tab,
+/// carriage return, line feed), as an HTML `<base href>` of ASCII whitespace; a no-break
+/// space or an ideographic space is part of the value, by every standard (it was trimmed
+/// as Unicode whitespace, so `xml:base="&#xA0;sub/"` was read as `sub/`).
+#[test]
+fn xml_base_is_trimmed_of_xml_whitespace_only() {
+    let feed = "<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry xml:base=\" &#9;&#10;&#13;http://x/d/ \n\"><icon>i.png</icon></entry><entry xml:base=\"\u{a0}sub/\"><icon>j.png</icon></entry><entry xml:base=\"\u{3000}http://y/\"><icon>k.png</icon></entry></feed>";
+    for (standard, expected) in [
+        (
+            absolve::Standard::Rfc1808,
+            [
+                "http://x/d/i.png",
+                "http://feeds.example.com/dir/\u{a0}sub/j.png",
+                "http://feeds.example.com/dir/\u{3000}http://y/k.png",
+            ],
+        ),
+        (
+            absolve::Standard::Whatwg,
+            [
+                "http://x/d/i.png",
+                "http://feeds.example.com/dir/%C2%A0sub/j.png",
+                "http://feeds.example.com/dir/%E3%80%80http://y/k.png",
+            ],
+        ),
+    ] {
+        let options = Options {
+            standard,
+            ..Options::default()
+        };
+        let done = feed::rewrite(feed.as_bytes(), &base(), &options, None);
+        let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.as_str()).collect();
+        assert_eq!(resolved, expected, "{standard:?}");
+    }
+}

@@ -9,6 +9,8 @@
 //! as CDATA where they lie in one CDATA section (a `]]>` split so that it never ends the
 //! section). The text between two changed URLs is copied from the feed's own bytes.
 
+mod markup;
+
 use super::Warning;
 use super::escape::{self, TextEscapes};
 use crate::base::Base;
@@ -63,6 +65,10 @@ pub(crate) struct Context<'a> {
     pub wants_links: bool,
     /// The content's offset in the feed.
     pub offset: u64,
+    /// The comments and processing instructions in the content (ranges in it).
+    pub markup: &'a [Range<usize>],
+    /// The feed element whose content it is.
+    pub element: &'a str,
 }
 
 /// Rewrites the HTML that `pieces` of `raw` (an element's content) stand for.
@@ -103,13 +109,15 @@ pub(crate) fn rewrite(raw: &[u8], pieces: &[Piece], context: &Context) -> Done {
         new: Vec::new(),
         found: Vec::new(),
     });
-    let (mut collected, mut changed) = changes.finish(&html_bytes);
-    let unexpanded = Unexpanded {
+    let (mut collected, changed) = changes.finish(&html_bytes);
+    let (changed, feed_warnings) = settled(
         raw,
-        mapped: &mapped,
+        &mapped,
+        &html_bytes,
+        changed,
+        &mut collected.links,
         context,
-    };
-    let feed_warnings = unexpanded.drop_changes(&mut changed, &mut collected.links);
+    );
     let to_feed = |at: u64| context.offset + raw_offset(&mapped, at as usize, raw.len()) as u64;
     let warnings = collected
         .warnings
@@ -131,6 +139,40 @@ pub(crate) fn rewrite(raw: &[u8], pieces: &[Piece], context: &Context) -> Done {
         warnings,
         feed_warnings,
     }
+}
+
+/// The changes that can be written back into the content, and the warnings about those
+/// that cannot: a change to a value holding a reference to an entity not expanded is
+/// dropped ([`Unexpanded::drop_changes`]), and one whose altered bytes hold a comment or
+/// processing instruction is split around it ([`markup::split`]), or dropped if it
+/// cannot be.
+fn settled(
+    raw: &[u8],
+    mapped: &[Mapped],
+    old: &[u8],
+    mut changes: Vec<Change>,
+    links: &mut Vec<Link>,
+    context: &Context,
+) -> (Vec<Change>, Vec<Warning>) {
+    let unexpanded = Unexpanded {
+        raw,
+        mapped,
+        context,
+    };
+    let mut warnings = unexpanded.drop_changes(&mut changes, links);
+    if context.markup.is_empty() {
+        return (changes, warnings);
+    }
+    let points = markup::points(mapped, context.markup);
+    let (changes, unplaced) = markup::split(old, changes, &points, context.encoding);
+    for (range, at) in unplaced {
+        warnings.push(Warning::MarkupInHtmlValue {
+            offset: context.offset + at as u64,
+            element: context.element.to_owned(),
+        });
+        markup::listed_as_written(&range, links);
+    }
+    (changes, warnings)
 }
 
 /// The references of a content to entities that are not expanded (XML 1.0 §4.1: one a
@@ -159,7 +201,7 @@ impl Unexpanded<'_> {
             })
     }
 
-    /// Drops each change to a value (an attribute value, a `<style>`'s text) that holds
+    /// Drops each change to a value (an attribute value, a URL of a `<style>`) that holds
     /// a reference to an entity not expanded: what it stands for is not known, so the
     /// value is left as written and its links not listed (HTML offsets in `range`), with
     /// a warning naming the entity, as a feed URL or an XHTML value that uses one.
@@ -258,7 +300,9 @@ pub(crate) fn rewrite_css(raw: &[u8], pieces: &[Piece], context: &Context) -> Do
     let to_feed = |at: u64| context.offset + raw_offset(&mapped, at as usize, raw.len()) as u64;
     let mut links = Vec::new();
     let mut warnings = Vec::new();
-    let new = html::emit::rewrite_css_reporting(
+    // One change a URL token: a reference or a comment outside a token that changes does
+    // not keep the other tokens from being rewritten.
+    let changes = html::emit::css_changes_reporting(
         &css,
         context.encoding,
         context.base,
@@ -270,13 +314,7 @@ pub(crate) fn rewrite_css(raw: &[u8], pieces: &[Piece], context: &Context) -> Do
         },
         |warning| warnings.push(shifted(warning, &to_feed)),
     );
-    let mut changes: Vec<Change> = new.into_iter().map(|new| (0..css.len(), new)).collect();
-    let unexpanded = Unexpanded {
-        raw,
-        mapped: &mapped,
-        context,
-    };
-    let feed_warnings = unexpanded.drop_changes(&mut changes, &mut links);
+    let (changes, feed_warnings) = settled(raw, &mapped, &css, changes, &mut links, context);
     for link in &mut links {
         link.offset = to_feed(link.offset);
     }
@@ -449,7 +487,12 @@ fn spans(mapped: &[Mapped], old: &[u8], changes: Vec<Change>) -> Vec<Span> {
             (range, new) = (previous.start..range.end, joined);
         }
         let (start, start_piece) = change_start(mapped, range.start);
-        let (end, end_piece) = change_end(mapped, range.end);
+        let (end, end_piece) = match change_end(mapped, range.end) {
+            // Bytes inserted where a comment or processing instruction stands between two
+            // pieces: after it (were they written before it too, it would be copied twice).
+            (end, _) if end.raw < start.raw => (start, start_piece),
+            end => end,
+        };
         let mut middle = Vec::with_capacity(new.len() + end.html - start.html - range.len());
         middle.extend_from_slice(&old[start.html..range.start]);
         middle.extend_from_slice(&new);
@@ -631,6 +674,8 @@ mod tests {
             wants_output: true,
             wants_links: true,
             offset: 100,
+            markup: &[],
+            element: "content",
         }
     }
 

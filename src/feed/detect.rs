@@ -1,5 +1,6 @@
 //! Telling a feed apart: an XML document whose root element is a feed's.
 
+use super::doctype::Scan;
 use super::vocabulary::Ns;
 use quick_xml::Reader;
 use quick_xml::errors::{Error, SyntaxError};
@@ -66,10 +67,21 @@ enum Root {
 fn root(head: &[u8]) -> Root {
     let head = &head[..head.len().min(SNIFF_LIMIT)];
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    let mut reader = Reader::from_reader(head);
-    reader.config_mut().allow_dangling_amp = true;
+    // Where in `head` the reader's input starts (past a DOCTYPE read here).
+    let mut start = 0;
+    let mut reader = reader_of(head);
     loop {
-        let before = reader.buffer_position() as usize;
+        let before = start + reader.buffer_position() as usize;
+        // quick-xml ends a DOCTYPE where its `<` and `>` balance, not where it ends.
+        match super::doctype::end(&head[before..]) {
+            Scan::NotDoctype => {}
+            Scan::Ends(len) => {
+                start = before + len;
+                reader = reader_of(&head[start..]);
+                continue;
+            }
+            Scan::Cut => return Root::Cut,
+        }
         match reader.read_event() {
             Ok(Event::Decl(_) | Event::Comment(_) | Event::PI(_) | Event::DocType(_)) => {}
             Ok(Event::Text(text)) if text.iter().all(u8::is_ascii_whitespace) => {}
@@ -88,6 +100,13 @@ fn root(head: &[u8]) -> Root {
             _ => return Root::Other,
         }
     }
+}
+
+/// A tokenizer of the prolog from `input` on.
+fn reader_of(input: &[u8]) -> Reader<&[u8]> {
+    let mut reader = Reader::from_reader(input);
+    reader.config_mut().allow_dangling_amp = true;
+    reader
 }
 
 /// Whether a syntax error is the end of the input cutting markup of the prolog: `<!`

@@ -35,6 +35,7 @@
 
 mod content;
 mod detect;
+mod doctype;
 mod escape;
 mod namespaces;
 mod rewriter;
@@ -191,6 +192,20 @@ pub enum Warning {
         /// The element whose text is the URL.
         element: String,
     },
+    /// A comment or processing instruction inside the bytes a changed value of HTML
+    /// content alters, where no place for it in the new value can be told (the feed's
+    /// charset is a multi-byte one other than UTF-8, whose characters cannot be told
+    /// apart byte by byte, or too many in one value): the value is left as written, and
+    /// its links listed so.
+    #[error(
+        "a value in the HTML of <{element}> holds a comment or processing instruction at byte {offset} where it changes: left unchanged"
+    )]
+    MarkupInHtmlValue {
+        /// The comment's or processing instruction's offset.
+        offset: u64,
+        /// The feed element whose content holds the HTML.
+        element: String,
+    },
     /// A URL the URL Standard rejects (`--spec whatwg`): left as written, as in HTML
     /// ([`crate::html::Warning::Unparsable`]).
     #[error(
@@ -243,7 +258,8 @@ impl Warning {
             | Warning::ContentTooLarge { offset, .. }
             | Warning::MarkupInContent { offset, .. }
             | Warning::Unparsable { offset, .. }
-            | Warning::MarkupInUrl { offset, .. } => *offset,
+            | Warning::MarkupInUrl { offset, .. }
+            | Warning::MarkupInHtmlValue { offset, .. } => *offset,
         }
     }
 }

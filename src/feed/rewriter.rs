@@ -6,7 +6,7 @@ use super::content::{self, Piece, PieceKind};
 use super::escape::{self, Unreadable};
 use super::namespaces::Namespaces;
 use super::vocabulary::{Ns, TextType, Value, text_type, values};
-use super::{MAX_DEPTH, MAX_HELD, MAX_SCOPE_BYTES, Warning, xhtml};
+use super::{MAX_DEPTH, MAX_HELD, MAX_SCOPE_BYTES, Warning, doctype, xhtml};
 use crate::base::{Base, BaseSource};
 use crate::html::attributes::Namespace;
 use crate::html::emit::{self, FragmentRule};
@@ -330,28 +330,36 @@ impl<S: Sink> Machine<S> {
     fn tokens(&mut self, pending: &[u8], ending: bool) {
         let from = (self.processed - self.pending_start) as usize;
         let window = &pending[from..];
-        let mut reader = Reader::from_reader(window);
-        // quick-xml drops a UTF-8 BOM that starts its input without counting it in its
-        // positions: one in the middle of a feed (where a chunk's window may start) must
-        // not shift the offsets of what follows it. (Its bytes stay in the output.)
-        let skipped = if window.starts_with(b"\xEF\xBB\xBF") {
-            3
-        } else {
-            0
-        };
-        let config = reader.config_mut();
-        config.allow_dangling_amp = true;
-        config.allow_unmatched_ends = true;
-        config.check_end_names = false;
-        config.expand_empty_elements = false;
-        config.trim_text(false);
+        // Where in the window the reader's input starts (past a DOCTYPE read here).
+        let mut start = 0;
+        let (mut reader, mut skipped) = reader_of(window);
         while self.state == State::Running {
-            let before = reader.buffer_position() as usize + skipped;
+            let before = start + reader.buffer_position() as usize + skipped;
             if before == window.len() {
                 break;
             }
+            match doctype::end(&window[before..]) {
+                doctype::Scan::NotDoctype => {}
+                doctype::Scan::Ends(len) => {
+                    let at = window_start(self.pending_start, pending, window) + before as u64;
+                    self.doctype(&window[before..before + len], at);
+                    start = before + len;
+                    self.processed = self.pending_start + (from + start) as u64;
+                    (reader, skipped) = reader_of(&window[start..]);
+                    continue;
+                }
+                doctype::Scan::Cut if !ending => break,
+                doctype::Scan::Cut => {
+                    self.warn(Warning::Malformed {
+                        offset: self.processed,
+                        reason: "the DOCTYPE is not closed".to_owned(),
+                    });
+                    self.pass_through();
+                    break;
+                }
+            }
             let event = reader.read_event();
-            let after = reader.buffer_position() as usize + skipped;
+            let after = start + reader.buffer_position() as usize + skipped;
             match event {
                 Ok(Event::Eof) => break,
                 // Text at the end of the window may go on in the next chunk.
@@ -362,18 +370,20 @@ impl<S: Sink> Machine<S> {
                     break;
                 }
                 Ok(event) => {
-                    if skipped > 0 && before == skipped {
+                    if skipped > 0 && before == start + skipped {
                         // The BOM quick-xml dropped is text, as it is where a window
                         // does not start on it: it begins the text after it, or stands
                         // alone before markup.
                         match &event {
-                            Event::Text(text) if text.as_ptr() == window[skipped..].as_ptr() => {
-                                let bytes = &window[..skipped + text.len()];
+                            Event::Text(text) if text.as_ptr() == window[before..].as_ptr() => {
+                                let bytes = &window[start..before + text.len()];
                                 self.piece(PieceKind::Text, bytes, window, pending);
                                 self.processed = self.pending_start + (from + after) as u64;
                                 continue;
                             }
-                            _ => self.piece(PieceKind::Text, &window[..skipped], window, pending),
+                            _ => {
+                                self.piece(PieceKind::Text, &window[start..before], window, pending)
+                            }
                         }
                     }
                     let token = Token {
@@ -386,7 +396,8 @@ impl<S: Sink> Machine<S> {
                     }
                 }
                 Err(error) => {
-                    let from_end = window.len() as u64 - reader.error_position() - skipped as u64;
+                    let at = start + reader.error_position() as usize + skipped;
+                    let from_end = (window.len() - at) as u64;
                     if ending || !incomplete(&error, from_end) {
                         self.warn(Warning::Malformed {
                             offset: self.processed,
@@ -397,6 +408,16 @@ impl<S: Sink> Machine<S> {
                     break;
                 }
             }
+        }
+    }
+
+    /// A document type declaration, `bytes` at `at` (XML 1.0 §2.8, its end found by
+    /// [`doctype::end`]).
+    fn doctype(&mut self, bytes: &[u8], at: u64) {
+        // XML 1.0 §4.2: entities a DTD declares are never expanded (no "billion laughs"),
+        // and no external DTD is fetched.
+        if memchr::memmem::find(bytes, b"<!ENTITY").is_some() {
+            self.warn(Warning::EntityDeclarations { offset: at });
         }
     }
 
@@ -419,13 +440,8 @@ impl<S: Sink> Machine<S> {
                 self.piece(PieceKind::Reference, bytes, window, pending);
             }
             Event::CData(cdata) => self.piece(PieceKind::CData, cdata, window, pending),
-            Event::DocType(doctype) => {
-                // XML 1.0 §4.2: entities a DTD declares are never expanded (no
-                // "billion laughs"), and no external DTD is fetched.
-                if memchr::memmem::find(doctype, b"<!ENTITY").is_some() {
-                    self.warn(Warning::EntityDeclarations { offset: at });
-                }
-            }
+            // Read by `doctype::end` before quick-xml sees one; kept for safety.
+            Event::DocType(doctype) => self.doctype(doctype, at),
             Event::PI(_) | Event::Comment(_) => {
                 if let Some(held) = &mut self.held {
                     let from = (at - held.content_start) as usize;
@@ -675,7 +691,7 @@ impl<S: Sink> Machine<S> {
         // `xml:base=""` (or a value naming the parent's base) gives the parent's URL, as
         // RFC 3986 §5.2 resolves an empty reference; it is the element's base all the
         // same, and its links say `xml-base` (the innermost base that applied).
-        let resolved = parent.try_resolve_into(standard, value.trim(), None, &mut url);
+        let resolved = parent.try_resolve_into(standard, xml_trimmed(&value), None, &mut url);
         // By the URL Standard the base is the URL parser's result (§4.4, "the basic URL
         // parser" with the parent's base): a value it rejects (`http://[bad/`, a port
         // past 65535) gives none, and the parent's base applies (XML Base §4.2: the base
@@ -951,6 +967,8 @@ impl<S: Sink> Machine<S> {
             wants_output: self.wants_output,
             wants_links: self.wants_links,
             offset: held.content_start,
+            markup: &held.markup,
+            element: &held.element,
         };
         let done = rewrite(raw, &held.pieces, &context);
         if let Some(content) = done.content {
@@ -1105,6 +1123,35 @@ impl<'a> UniqueNames<'a> {
 /// MathML's.
 fn is_style(ns: Ns, local: &[u8]) -> bool {
     local == b"style" && ns != Ns::MathMl
+}
+
+/// An `xml:base` value without the whitespace around it: XML's (1.0 §2.3 \[3\] S: space,
+/// tab, carriage return, line feed), as an HTML `<base href>` is stripped of ASCII
+/// whitespace (which adds only form feed, no XML character), not Unicode's (`U+00A0`,
+/// `U+3000` are part of the value: by the URL Standard they are percent-encoded, as its
+/// parser trims only C0 controls and space, which it does itself).
+fn xml_trimmed(value: &str) -> &str {
+    value.trim_matches(|c: char| c.is_ascii_whitespace())
+}
+
+/// A tokenizer of `input` (a feed, or the rest of a window), and how many bytes of a
+/// UTF-8 BOM that starts it quick-xml drops without counting them in its positions: one
+/// in the middle of a feed (where a chunk's window may start) must not shift the offsets
+/// of what follows it. (Its bytes stay in the output.)
+fn reader_of(input: &[u8]) -> (Reader<&[u8]>, usize) {
+    let mut reader = Reader::from_reader(input);
+    let skipped = if input.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let config = reader.config_mut();
+    config.allow_dangling_amp = true;
+    config.allow_unmatched_ends = true;
+    config.check_end_names = false;
+    config.expand_empty_elements = false;
+    config.trim_text(false);
+    (reader, skipped)
 }
 
 /// The offset of the window's start.

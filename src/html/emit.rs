@@ -423,6 +423,34 @@ pub(crate) fn rewrite_css_reporting(
     })
 }
 
+/// The URLs of CSS text resolved and reported as [`rewrite_css_reporting`] does, the
+/// changes given one token at a time: the range of each token that changed and its new
+/// bytes, in order (the bytes between them are unchanged). What a rewriter of CSS held in
+/// another document needs to write back only the bytes each URL alters.
+pub(crate) fn css_changes_reporting(
+    css: &[u8],
+    encoding: &'static Encoding,
+    base: &Base,
+    options: &Options,
+    mut on_link: impl FnMut(Link),
+    mut on_warning: impl FnMut(Warning),
+) -> Vec<(Range<usize>, Vec<u8>)> {
+    let mut changes = Vec::new();
+    let report = |url: &str, offset: usize, decodable: bool| {
+        let resolved = resolve_css_url(url, offset, decodable, encoding, base, options, |w| {
+            on_warning(w)
+        });
+        on_link(css_link(url, &resolved, offset, base).to_link());
+        changed(url, resolved.text)
+    };
+    let replace = |token: Range<usize>, new: &[u8]| {
+        changes.push((token, new.to_vec()));
+        Ok(())
+    };
+    rewrite_css(css, CssIn::Raw, encoding, report, replace).expect("changes gathered in memory");
+    changes
+}
+
 /// A URL of CSS at `offset` resolved against `base`, its warnings given (a URL whose
 /// bytes are not valid in `encoding`, one the URL Standard rejects).
 fn resolve_css_url<'a>(
