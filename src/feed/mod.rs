@@ -68,6 +68,7 @@ pub const MAX_SCOPE_BYTES: usize = 1 << 20;
 /// A problem in a feed; the rewrite goes on (or passes the rest through, as each says).
 /// Each carries the byte offset in the feed where it is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Warning {
     /// The feed's charset cannot be tokenized as ASCII (UTF-16): passed through.
     #[error("feeds in {charset} are not supported: passed through unchanged (byte {offset})")]
