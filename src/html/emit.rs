@@ -415,11 +415,8 @@ pub(crate) fn rewrite_css_reporting(
     mut on_warning: impl FnMut(Warning),
 ) -> Option<Vec<u8>> {
     rewritten_css(css, CssIn::Raw, encoding, |url, offset, decodable| {
-        let resolved = resolve_css_url(url, offset, decodable, encoding, base, options, |w| {
-            on_warning(w)
-        });
-        on_link(css_link(url, &resolved, offset, base).to_link());
-        changed(url, resolved.text)
+        let place = (offset, decodable, encoding);
+        reported_css_url(url, place, base, options, &mut on_link, &mut on_warning)
     })
 }
 
@@ -437,11 +434,8 @@ pub(crate) fn css_changes_reporting(
 ) -> Vec<(Range<usize>, Vec<u8>)> {
     let mut changes = Vec::new();
     let report = |url: &str, offset: usize, decodable: bool| {
-        let resolved = resolve_css_url(url, offset, decodable, encoding, base, options, |w| {
-            on_warning(w)
-        });
-        on_link(css_link(url, &resolved, offset, base).to_link());
-        changed(url, resolved.text)
+        let place = (offset, decodable, encoding);
+        reported_css_url(url, place, base, options, &mut on_link, &mut on_warning)
     };
     let replace = |token: Range<usize>, new: &[u8]| {
         changes.push((token, new.to_vec()));
@@ -449,6 +443,22 @@ pub(crate) fn css_changes_reporting(
     };
     rewrite_css(css, CssIn::Raw, encoding, report, replace).expect("changes gathered in memory");
     changes
+}
+
+/// A URL of CSS resolved ([`resolve_css_url`]; `place` is its token's offset, whether its
+/// bytes are valid in the charset, and the charset) and reported as a link of element
+/// `style`: its new text if it changed.
+fn reported_css_url(
+    url: &str,
+    (offset, decodable, encoding): (usize, bool, &'static Encoding),
+    base: &Base,
+    options: &Options,
+    on_link: &mut impl FnMut(Link),
+    on_warning: &mut impl FnMut(Warning),
+) -> Option<String> {
+    let resolved = resolve_css_url(url, offset, decodable, encoding, base, options, on_warning);
+    on_link(css_link(url, &resolved, offset, base).to_link());
+    changed(url, resolved.text)
 }
 
 /// A URL of CSS at `offset` resolved against `base`, its warnings given (a URL whose
