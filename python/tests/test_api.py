@@ -40,7 +40,7 @@ def test_signatures_are_introspectable():
     parameters = inspect.signature(absolve.links).parameters
     assert list(parameters) == [
         "document", "url", "format", "charset", "headers", "resolve_fragments", "rfc",
-        "spec", "http_base_headers", "keep_local",
+        "spec", "http_base_headers", "keep_local", "max_held",
     ]
     assert parameters["format"].kind is inspect.Parameter.KEYWORD_ONLY
 
