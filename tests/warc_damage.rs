@@ -1143,35 +1143,187 @@ fn whole_file_gzip_records_after_an_overlong_one_are_all_rewritten() {
     }
 }
 
-/// A whole-file gzip WARC whose CRC-32 is wrong: the damage is found at the stream's end,
-/// after its last record, which is written as it was decoded (its links not rewritten)
-/// into a new gzip member. The warning said it was "copied unchanged"; it says what was
-/// done. (The records before it are rewritten: the stream is not held to its end.)
+/// `gz(bytes)` with its trailer (RFC 1952 §2.3.1) wrong: the CRC-32 (`crc`) or the length.
+fn wrong_trailer(bytes: &[u8], crc: bool) -> Vec<u8> {
+    let mut member = gz(bytes);
+    let at = member.len() - if crc { 6 } else { 2 };
+    member[at] ^= 1;
+    member
+}
+
+/// Bytes that compress some, not much (Huffman-coded letters): `size` of them.
+fn noise(size: usize, mut state: u64) -> Vec<u8> {
+    (0..size)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            b'a' + (state >> 24) as u8 % 16
+        })
+        .collect()
+}
+
+/// A `response` record of an image whose payload is `payload`.
+fn image(id: u32, payload: &[u8]) -> Vec<u8> {
+    let http = [
+        b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n".to_vec(),
+        payload.to_vec(),
+    ]
+    .concat();
+    let mut record = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{id}>\r\n\
+         WARC-Target-URI: http://h/i.png\r\nContent-Type: application/http\r\n\
+         Content-Length: {}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes();
+    record.extend_from_slice(&http);
+    record.extend_from_slice(b"\r\n\r\n");
+    record
+}
+
+/// A whole-file gzip WARC (one member, several records) whose trailer is wrong, the CRC-32
+/// or the length (RFC 1952 §2.3.1): the damage is somewhere in the member, found only at
+/// its end, after every record. `rewrite` copies the file as it is, every byte; it
+/// rewrote the records before the last and recompressed the last as decoded (the damage
+/// silently repaired: a new, valid trailer), without the 8 bytes of the old one. The
+/// warnings say that the file ends where the damage was found (not "the rest of the file
+/// is skipped": nothing follows), and which records were not rewritten. `links` lists
+/// every record's links, as read, with the warning.
 #[test]
-fn whole_file_gzip_with_a_wrong_crc_says_what_it_wrote() {
-    let mut file = gz(&[relative(1), relative(2)].concat());
-    let at = file.len() - 6;
-    file[at] ^= 1;
+fn whole_file_gzip_with_a_wrong_trailer_is_copied_as_it_is() {
+    for crc in [true, false] {
+        let file = wrong_trailer(&[relative(1), absolute(2), relative(3)].concat(), crc);
+        let (out, warnings) = rewritten(&file);
+        assert!(
+            out == file,
+            "crc {crc}: the file is copied as it is: {warnings:?}"
+        );
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(
+            warnings[0].contains(&format!(
+                "damaged gzip data from byte 0 of the file after record 3 <urn:uuid:3> (at byte {}) (found at byte {}: corrupt gzip stream does not have a matching checksum): the file ends there",
+                relative(1).len() + absolute(2).len(),
+                file.len()
+            )),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings[1].contains(&format!(
+                "record 1 <urn:uuid:1> (at byte 0) and the records after it in the gzip member from byte 0 to byte {} of the file: its CRC-32 or length does not match what it decodes to: the member is copied as it is, 2 of its records not rewritten",
+                file.len()
+            )),
+            "{warnings:?}"
+        );
+        let (found, warnings) = links(&file);
+        assert_eq!(
+            found,
+            ["http://h1/dir/rel1", "http://x/abs2", "http://h3/dir/rel3"]
+        );
+        assert!(
+            warnings.len() == 1 && warnings[0].ends_with(": the file ends there"),
+            "{warnings:?}"
+        );
+    }
+}
+
+/// The same member with a wrong trailer followed by bytes: a member of its own (rewritten,
+/// the damaged member before it copied as it is), bytes that are not gzip data, or NUL
+/// padding (copied as they are, after it); one beginning with bytes that are not a record
+/// (copied as it is); and a member of its own with a wrong trailer
+/// at the end of a file of one member per record (copied as it is, the member before it
+/// rewritten). The warnings say where reading resumed, or that the file ends there.
+#[test]
+fn a_member_with_a_wrong_trailer_is_copied_as_it_is_whatever_follows() {
+    let damaged = wrong_trailer(&[relative(1), relative(2)].concat(), true);
+    let file = [&damaged[..], &gz(&relative(3))].concat();
     let (out, warnings) = rewritten(&file);
-    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(out.starts_with(&damaged), "{warnings:?}");
     assert!(
-        warnings[0].contains("does not have a matching checksum"),
-        "{warnings:?}"
+        contains(
+            &gunzip(&out[damaged.len()..]),
+            b"<a href=http://h3/dir/rel3>"
+        ),
+        "record 3 is rewritten"
     );
     assert!(
-        warnings[1].contains(&format!(
-            "record 2 <urn:uuid:2> (at byte {}): its gzip member is damaged (found at byte {})",
-            relative(1).len(),
-            file.len()
-        )) && warnings[1].contains("written into a new gzip member")
-            && !warnings[1].contains("copied unchanged"),
+        warnings.iter().any(|w| w.ends_with(&format!(
+            "resumed at the next gzip member, byte {}",
+            damaged.len()
+        ))),
         "{warnings:?}"
     );
+    for junk in [b"junk, not gzip data\n".repeat(3), vec![0; 100]] {
+        let file = [&damaged[..], &junk].concat();
+        let (out, warnings) = rewritten(&file);
+        assert!(out == file, "copied as it is: {warnings:?}");
+    }
+    // Bytes that are not a record before the first, in the member.
+    let file = wrong_trailer(
+        &[b"junk line\n".to_vec(), relative(1), relative(2)].concat(),
+        true,
+    );
+    let (out, warnings) = rewritten(&file);
+    assert!(out == file, "copied as it is: {warnings:?}");
+    let last = wrong_trailer(&relative(2), true);
+    let file = [&gz(&relative(1))[..], &last].concat();
+    let (out, warnings) = rewritten(&file);
+    assert!(out.ends_with(&last), "{warnings:?}");
+    assert!(
+        contains(
+            &gunzip(&out[..out.len() - last.len()]),
+            b"<a href=http://h1/dir/rel1>"
+        ),
+        "record 1 is rewritten"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("damaged gzip data") && w.ends_with(": the file ends there")),
+        "{warnings:?}"
+    );
+}
+
+/// A whole-file gzip member larger than what is held in memory of it (the output held
+/// back, 4 MiB, and the compressed bytes recorded, 1 MiB: the rest in temporary files),
+/// its trailer wrong: copied as it is, every byte; whole, rewritten, its records come out
+/// in order.
+#[test]
+fn a_large_member_with_a_wrong_trailer_is_copied_as_it_is() {
+    let mut records = Vec::new();
+    for id in 0..40 {
+        records.push(relative(2 * id));
+        records.push(image(
+            2 * id + 1,
+            &noise(300_000, 0x2545_f491_4f6c_dd1d + u64::from(id)),
+        ));
+    }
+    let records = records.concat();
+    let whole = gz(&records);
+    let mut damaged = whole.clone();
+    let crc = damaged.len() - 8;
+    damaged[crc] ^= 1;
+    assert!(damaged.len() > 5 << 20, "{} bytes", damaged.len());
+    let (out, warnings) = rewritten(&damaged);
+    assert!(out == damaged, "copied as it is: {warnings:?}");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("40 of its records not rewritten")),
+        "{warnings:?}"
+    );
+    let (out, warnings) = rewritten(&whole);
+    assert!(warnings.is_empty(), "{warnings:?}");
     let text = gunzip(&out);
-    assert!(
-        text.ends_with(&relative(2)),
-        "record 2 is written as decoded"
-    );
+    let (found, _) = links(&out);
+    let expected: Vec<String> = (0..40)
+        .map(|id| format!("http://h{0}/dir/rel{0}", 2 * id))
+        .collect();
+    assert_eq!(found, expected);
+    for id in [0, 39] {
+        let payload = noise(300_000, 0x2545_f491_4f6c_dd1d + u64::from(id));
+        assert!(contains(&text, &image(2 * id + 1, &payload)), "image {id}");
+    }
 }
 
 /// An HTTP head with no blank line after it: the body's lines are taken as (invalid,

@@ -536,3 +536,100 @@ fn an_overlong_record_does_not_hold_the_compressed_rest() {
         },
     );
 }
+
+/// A whole-file gzip member (stored, not compressed: as large as its records) of 24 MiB,
+/// its trailer wrong or right (RFC 1952 §2.3.1): what `rewrite` writes for it is held back
+/// until its end tells whether it is whole, and its compressed bytes are recorded to be
+/// copied as they are if it is not; both past a few MiB in temporary files, not in memory.
+/// Wrong, the member is copied as it is, every byte; right, its records are rewritten.
+#[test]
+fn a_member_held_back_to_its_end_is_not_held_in_memory() {
+    alone(
+        "a_member_held_back_to_its_end_is_not_held_in_memory",
+        || {
+            let _serial = SERIAL.lock().unwrap();
+            let html = |n: usize| response(format!("<a href=p{n}>").as_bytes(), false);
+            let image = |seed: u64| {
+                // Letters that compress some, not much: the records recompressed are large too.
+                let mut state = seed;
+                let body: Vec<u8> = (0..12 * MIB)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        b'a' + (state >> 24) as u8 % 16
+                    })
+                    .collect();
+                let http = [
+                    &b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n"[..],
+                    &body,
+                ]
+                .concat();
+                let head = format!(
+                    "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/i.png\r\n\
+                 Content-Type: application/http\r\nContent-Length: {}\r\n\r\n",
+                    http.len()
+                );
+                [head.as_bytes(), &http, b"\r\n\r\n"].concat()
+            };
+            let records = [
+                html(1),
+                image(0x2545_f491_4f6c_dd1d),
+                html(2),
+                image(0x9e37_79b9_7f4a_7c15),
+                html(3),
+            ]
+            .concat();
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none());
+            gz.write_all(&records).unwrap();
+            let whole = gz.finish().unwrap();
+            let mut damaged = whole.clone();
+            let crc = damaged.len() - 8;
+            damaged[crc] ^= 1;
+            for (name, input) in [("wrong", &damaged), ("right", &whole)] {
+                let mut sink = Comparing {
+                    expected: input,
+                    written: 0,
+                    same: true,
+                    warnings: Vec::new(),
+                };
+                let peak = peak_during(|| {
+                    let summary = rewrite(&input[..], &Options::default(), &mut sink).unwrap();
+                    let rewritten = if name == "wrong" { 0 } else { 3 };
+                    assert_eq!(summary.rewritten, rewritten, "{name}: {:?}", sink.warnings);
+                });
+                if name == "wrong" {
+                    let copied = sink.same && sink.written == input.len() as u64;
+                    assert!(copied, "{name}: copied as it is");
+                } else {
+                    assert!(
+                        sink.written > 8 * MIB as u64,
+                        "{name}: {} bytes",
+                        sink.written
+                    );
+                }
+                assert!(peak < 16 * MIB, "{name}: peak {} MiB", peak / MIB);
+            }
+        },
+    );
+}
+
+/// Compares the bytes written with `expected` as they come, and collects the warnings.
+struct Comparing<'a> {
+    expected: &'a [u8],
+    written: u64,
+    same: bool,
+    warnings: Vec<String>,
+}
+
+impl Sink for Comparing<'_> {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let at = self.written as usize;
+        self.same &= self.expected.get(at..at + bytes.len()) == Some(bytes);
+        self.written += bytes.len() as u64;
+        Ok(())
+    }
+    fn warning(&mut self, warning: absolve::Warning) {
+        self.warnings.push(warning.to_string());
+    }
+}

@@ -152,6 +152,7 @@ impl<R: Read> Framing<R> {
                 found_at: damage.found_at,
                 reason: damage.reason,
                 resumed_at: damage.resumed_at,
+                file_ends_there: damage.file_ends_there,
             });
         }
     }
@@ -172,6 +173,7 @@ impl<R: Read> Framing<R> {
                 found_at: end,
                 reason: "the file ends inside a gzip member (cut short)".into(),
                 resumed_at: None,
+                file_ends_there: true,
             });
             return Ok(());
         }

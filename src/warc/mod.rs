@@ -121,9 +121,10 @@ pub enum Warning {
     #[error(
         "damaged gzip data from byte {offset} of the file{} (found at byte {found_at}: {reason}): {}",
         after_record(.record),
-        match .resumed_at {
-            Some(at) => format!("resumed at the next gzip member, byte {at}"),
-            None => "no gzip member after it: the rest of the file is skipped".to_owned(),
+        match (.resumed_at, .file_ends_there) {
+            (Some(at), _) => format!("resumed at the next gzip member, byte {at}"),
+            (None, true) => "the file ends there".to_owned(),
+            (None, false) => "no gzip member after it: the rest of the file is skipped".to_owned(),
         }
     )]
     DamagedGzip {
@@ -137,6 +138,8 @@ pub enum Warning {
         reason: String,
         /// Where the next gzip member starts, if there is one.
         resumed_at: Option<u64>,
+        /// The file ends where the damage was found: no byte after it is skipped.
+        file_ends_there: bool,
     },
     /// A record whose block is not followed by the two CRLFs that end a record (ISO 28500
     /// §4): a wrong `Content-Length`, or a writer that left them out.
@@ -307,12 +310,12 @@ pub enum Warning {
         /// Why.
         reason: String,
     },
-    /// A record whose links changed, in a gzip member holding other records too that is
-    /// damaged after the record's start (RFC 1952 §2.3.1: a member's CRC-32 and length
-    /// are checked at its end, after its last record): its links are not rewritten, and
-    /// its bytes, as far as they were decoded, are written into a new gzip member (the
-    /// records before it in the damaged member were recompressed too); the compressed
-    /// bytes from where the damage was found are copied as they are.
+    /// A record whose links changed, in a gzip member holding other records too whose
+    /// deflate data is damaged after the record's start (a trailer that does not match is
+    /// [`Warning::DamagedMemberCopied`]): its links are not rewritten, and its bytes, as
+    /// far as they were decoded, are written into a new gzip member (the records before it
+    /// in the damaged member were recompressed too); the compressed bytes from where the
+    /// damage was found are copied as they are.
     #[error(
         "{record}: its gzip member is damaged (found at byte {found_at}): its links are not rewritten; its bytes as they were decoded are written into a new gzip member, the compressed bytes from byte {found_at} on copied as they are"
     )]
@@ -321,6 +324,24 @@ pub enum Warning {
         record: RecordRef,
         /// Where the damage was found in the (compressed) file.
         found_at: u64,
+    },
+    /// `rewrite`: a gzip member holding several records whose trailer, the CRC-32 and
+    /// length of what it decoded to (RFC 1952 §2.3.1), does not match: the damage is
+    /// somewhere in the member, so none of what it decoded to is known right. Its
+    /// compressed bytes are copied as they are, and the records in it whose links changed
+    /// are not rewritten.
+    #[error(
+        "{first} and the records after it in the gzip member from byte {offset} to byte {end} of the file: its CRC-32 or length does not match what it decodes to: the member is copied as it is, {not_rewritten} of its records not rewritten"
+    )]
+    DamagedMemberCopied {
+        /// The member's first record.
+        first: RecordRef,
+        /// Where the member starts in the (compressed) file.
+        offset: u64,
+        /// Where it ends: after its trailer.
+        end: u64,
+        /// How many of its records had links to change.
+        not_rewritten: u64,
     },
 }
 

@@ -256,6 +256,36 @@ impl Kept {
         self.drop_front(0);
     }
 
+    /// Gives each piece of the bytes after the first `skip`, in order, to `each`, and keeps
+    /// them: read from the temporary file a piece at a time.
+    pub fn for_each_from(
+        &mut self,
+        skip: u64,
+        each: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let from_file = self.file_len().saturating_sub(skip);
+        if let Some(file) = self.file.as_mut().filter(|_| from_file > 0) {
+            file.seek(SeekFrom::Start(self.file_to - from_file))?;
+            let mut buf = vec![0; super::stream::CHUNK];
+            let mut left = from_file;
+            while left > 0 {
+                let wanted = left.min(buf.len() as u64) as usize;
+                let n = file.read(&mut buf[..wanted])?;
+                if n == 0 {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the temporary file of kept gzip bytes is shorter than written",
+                    ));
+                }
+                each(&buf[..n])?;
+                left -= n as u64;
+            }
+        }
+        let skip_memory = skip.saturating_sub(self.file_len()) as usize;
+        let memory = &self.memory[self.memory_from..];
+        each(&memory[skip_memory.min(memory.len())..])
+    }
+
     /// Writes the first `n` bytes to `out` and drops them.
     pub fn write_front(&mut self, n: u64, out: &mut dyn Write) -> io::Result<()> {
         let n = n.min(self.len());
@@ -359,5 +389,33 @@ mod tests {
         kept.write_front(2, &mut out).unwrap();
         kept.clear();
         assert!(out.ends_with(b"ag") && kept.is_empty());
+    }
+
+    /// Kept bytes read from any offset, in memory and in the temporary file, are those
+    /// kept, and stay kept.
+    #[test]
+    fn kept_bytes_are_read_from_any_offset_and_stay() {
+        let data: Vec<u8> = (0..2 * KEPT_IN_MEMORY + 999)
+            .map(|i| (i % 247) as u8)
+            .collect();
+        let mut kept = Kept::default();
+        for piece in data.chunks(300_000) {
+            kept.extend_from_slice(piece);
+            kept.spill().unwrap();
+        }
+        kept.drop_front(5);
+        assert!(kept.file.is_some());
+        for skip in [0, 1, KEPT_IN_MEMORY as u64, kept.len() - 3, kept.len()] {
+            let mut read = Vec::new();
+            kept.for_each_from(skip, &mut |piece| {
+                read.extend_from_slice(piece);
+                Ok(())
+            })
+            .unwrap();
+            assert!(read == data[5 + skip as usize..], "from {skip}");
+        }
+        let mut out = Vec::new();
+        kept.write_front(u64::MAX, &mut out).unwrap();
+        assert!(out == data[5..], "the bytes stay kept");
     }
 }

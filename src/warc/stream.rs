@@ -72,6 +72,19 @@ pub(crate) struct Tee<R> {
     member_full: bool,
     /// The last bytes consumed by a paused search, looked at again when it goes on.
     skip_tail: Vec<u8>,
+    /// Every byte consumed from an offset on, while `rewrite` holds back what a gzip
+    /// member decodes to ([`Tee::begin_recording`]).
+    recording: Option<Recording>,
+}
+
+/// The compressed bytes of a gzip member, from its start: those consumed from input offset
+/// `from` on, past 1 MiB in a temporary file ([`Kept`]), so that memory stays bounded
+/// whatever the member's size.
+pub(crate) struct Recording {
+    /// Where the first byte recorded is in the input.
+    pub from: u64,
+    /// The bytes recorded.
+    pub bytes: Kept,
 }
 
 impl<R: Read> Tee<R> {
@@ -88,6 +101,39 @@ impl<R: Read> Tee<R> {
             member_from: 0,
             member_full: true,
             skip_tail: Vec::new(),
+            recording: None,
+        }
+    }
+
+    /// Records every byte consumed from input offset `from` on, those consumed already
+    /// taken from the kept bytes: `false`, and nothing recorded, when the kept bytes do not
+    /// run from `from` to the last byte consumed.
+    pub fn begin_recording(&mut self, from: u64) -> io::Result<bool> {
+        let kept_end = self.kept_from + self.kept.len();
+        if from < self.kept_from || kept_end != self.consumed || from > self.consumed {
+            return Ok(false);
+        }
+        let mut bytes = Kept::default();
+        self.kept
+            .for_each_from(from - self.kept_from, &mut |piece| {
+                bytes.extend_from_slice(piece);
+                bytes.spill()
+            })?;
+        self.recording = Some(Recording { from, bytes });
+        Ok(true)
+    }
+
+    /// Stops recording: the bytes recorded, unless bytes before the first were given back
+    /// (the recording then no longer runs from its start).
+    pub fn end_recording(&mut self) -> Option<Recording> {
+        self.recording.take()
+    }
+
+    /// Moves the recorded bytes beyond memory's share to their temporary file.
+    fn spill_recording(&mut self) -> io::Result<()> {
+        match &mut self.recording {
+            Some(recording) => recording.bytes.spill(),
+            None => Ok(()),
         }
     }
 
@@ -118,6 +164,15 @@ impl<R: Read> Tee<R> {
         if self.kept.is_empty() {
             self.kept_from = self.consumed;
         }
+        if let Some(recording) = &mut self.recording {
+            match self.consumed.checked_sub(recording.from) {
+                Some(keep) if keep < recording.bytes.len() => recording.bytes.truncate(keep),
+                Some(_) => {}
+                // Bytes before the member's start are to be consumed again: the recording
+                // is no longer the member's.
+                None => self.recording = None,
+            }
+        }
         let mut replay = bytes.to_vec();
         replay.extend_from_slice(&self.replay[self.replayed..]);
         self.replay = replay;
@@ -128,6 +183,7 @@ impl<R: Read> Tee<R> {
     /// bytes given back are read again.
     fn fill_at_least(&mut self, wanted: usize) -> io::Result<Option<&[u8]>> {
         self.kept.spill()?;
+        self.spill_recording()?;
         if self.replayed < self.replay.len() {
             return Ok(None);
         }
@@ -314,6 +370,7 @@ impl<R: Read> BufRead for Tee<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         // Bytes kept beyond memory's share go to a file before more are read.
         self.kept.spill()?;
+        self.spill_recording()?;
         if self.replayed < self.replay.len() {
             return Ok(&self.replay[self.replayed..]);
         }
@@ -329,6 +386,9 @@ impl<R: Read> BufRead for Tee<R> {
             self.kept.extend_from_slice(bytes);
         } else if self.kept.is_empty() {
             self.kept_from = self.consumed + amount as u64;
+        }
+        if let Some(recording) = &mut self.recording {
+            recording.bytes.extend_from_slice(bytes);
         }
         if self.member_full || self.member.len() + amount > LOOKBACK {
             self.member_full = true;
@@ -417,6 +477,32 @@ pub(crate) struct Damage {
     pub reason: String,
     /// The next member's start in the file, where reading resumed (`None`: the file ends).
     pub resumed_at: Option<u64>,
+    /// The file ends where the damage was found: no byte after it is skipped.
+    pub file_ends_there: bool,
+}
+
+/// A gzip member whose deflate data decoded to its end but whose trailer, the CRC-32 and
+/// length of what it decoded to (RFC 1952 §2.3.1), does not match: the damage is
+/// somewhere in the member, not where it was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FailedCheck {
+    /// Where the member starts in the file.
+    pub member: u64,
+    /// Where its bytes end in the file: after the trailer read, or where the next member
+    /// starts when that is before (a member cut short, the decoder reading on into the
+    /// next, whose bytes decoded as deflate data).
+    pub end: u64,
+}
+
+/// What flate2's gzip decoder says, and says only, when a member's trailer does not match
+/// what its deflate data decoded to (`flate2::gz::corrupt`, for the CRC-32 and the length
+/// alike).
+const TRAILER_MISMATCH: &str = "corrupt gzip stream does not have a matching checksum";
+
+/// Whether a gzip decoder's `error` is a trailer that does not match ([`FailedCheck`]),
+/// not deflate data that cannot be decoded or a member cut short.
+fn failed_check(error: &io::Error) -> bool {
+    error.kind() == io::ErrorKind::InvalidInput && error.to_string() == TRAILER_MISMATCH
 }
 
 /// Damage whose search for the next member is paused ([`Skip::Paused`]): it is noted
@@ -473,6 +559,8 @@ pub(crate) struct Stream<R> {
     pub truncated: bool,
     /// Damage found and not reported yet.
     pub damage: Vec<Damage>,
+    /// The last member whose trailer did not match.
+    pub failed_check: Option<FailedCheck>,
     /// How many times damage was found.
     pub damaged: u64,
     /// A read is to return 0 once, after damage.
@@ -571,6 +659,7 @@ impl<R: Read> Stream<R> {
             gzip,
             truncated: false,
             damage: Vec::new(),
+            failed_check: None,
             damaged: 0,
             pause: false,
             keep_gzip: false,
@@ -667,6 +756,17 @@ impl<R: Read> Stream<R> {
             .copied()
     }
 
+    /// Whether the member that starts at `member` has ended: a member after it began, or
+    /// the stream is between members past it (at the file's end, cut short there, or
+    /// before bytes that are not a member). With no damage found since it began, it ended
+    /// whole, its CRC-32 and length checked (RFC 1952 §2.3.1), or cut short by the file's
+    /// end ([`Stream::truncated`]).
+    pub fn member_ended(&self, member: MemberStart) -> bool {
+        let last = self.members.back();
+        last.is_some_and(|m| m.compressed > member.compressed)
+            || (matches!(self.body, Body::Between(_)) && last == Some(&member))
+    }
+
     /// Whether the input is at its end with no member open (and no search paused).
     pub fn at_end(&mut self) -> io::Result<bool> {
         if self.replaying() || self.skipping.is_some() {
@@ -732,6 +832,7 @@ impl<R: Read> Stream<R> {
             found_at: pending.found_at,
             reason: pending.reason,
             resumed_at: (skip == Skip::Found).then_some(tee.consumed),
+            file_ends_there: skip == Skip::End && tee.consumed == pending.found_at,
         });
         false
     }
@@ -837,6 +938,18 @@ impl<R: Read> Stream<R> {
                             pause: produced,
                         };
                         let paused = self.damaged_member(&mut tee, pending, member_start)?;
+                        if failed_check(&error) {
+                            // Damaged deflate data may decode, and end, past the member's end,
+                            // into the next member: found before where the damage was.
+                            let end = match paused {
+                                true => found_at,
+                                false => found_at.min(tee.consumed),
+                            };
+                            self.failed_check = Some(FailedCheck {
+                                member: member_start,
+                                end,
+                            });
+                        }
                         self.body = Body::Between(tee);
                         if paused {
                             return Ok(0);
@@ -1081,5 +1194,66 @@ mod tests {
             assert_eq!(damage[1].offset, (file.len() - 7) as u64);
             assert_eq!(damage[1].resumed_at, None);
         }
+    }
+
+    /// RFC 1952 §2.3.1: a member whose trailer (CRC-32 or length) does not match what its
+    /// deflate data decoded to is told from one whose deflate data cannot be decoded, with
+    /// where its bytes end: after its trailer, or where the next member starts when the
+    /// decoder read on into it. The damage says whether the file ends where it was found.
+    #[test]
+    fn a_trailer_that_does_not_match_is_told_apart() {
+        let texts: [&[u8]; 2] = [b"first member ", b"second, a little longer "];
+        let members: Vec<Vec<u8>> = texts.iter().map(|t| member(t)).collect();
+        let wrong = |at_end: usize| {
+            let mut bytes = members[1].clone();
+            let at = bytes.len() - at_end;
+            bytes[at] ^= 1;
+            bytes
+        };
+        let mut corrupt = members[1].clone();
+        // After the 10-byte header: block type 11, reserved (RFC 1951 §3.2.3), an error.
+        corrupt[10..14].copy_from_slice(b"\xff\xff\xff\xff");
+        let second = members[0].len() as u64;
+        for (name, damaged, check) in [
+            ("the CRC-32", wrong(8), true),
+            ("the length", wrong(1), true),
+            ("corrupt deflate data", corrupt, false),
+        ] {
+            for last in [true, false] {
+                let after: &[u8] = if last { &[] } else { &members[0] };
+                let file = [&members[0][..], &damaged, after].concat();
+                let mut stream = Stream::new(&file[..]).unwrap();
+                read_all(&mut stream);
+                let end = second + damaged.len() as u64;
+                let expected = check.then_some(FailedCheck {
+                    member: second,
+                    end,
+                });
+                assert_eq!(stream.failed_check, expected, "{name}");
+                let damage = &stream.damage[0];
+                assert_eq!(damage.file_ends_there, last && check, "{name}: {damage:?}");
+                assert_eq!(damage.resumed_at, (!last).then_some(end), "{name}");
+            }
+        }
+        // Deflate data overwritten that still decodes, on past the member's end into the
+        // next member, then fails its trailer: the damaged member ends where the next
+        // starts, not where the damage was found.
+        let mut overwritten = members[1].clone();
+        overwritten[12..].iter_mut().for_each(|b| *b = 0xff);
+        let file = [&members[0][..], &overwritten, &members[0], &members[0]].concat();
+        let mut stream = Stream::new(&file[..]).unwrap();
+        let out = read_all(&mut stream);
+        assert!(out.ends_with(&[texts[0], texts[0]].concat()), "{out:?}");
+        let next = second + overwritten.len() as u64;
+        let damage = &stream.damage[0];
+        assert!(damage.found_at > next, "{damage:?}");
+        let end = next;
+        assert_eq!(
+            stream.failed_check,
+            Some(FailedCheck {
+                member: second,
+                end
+            })
+        );
     }
 }

@@ -17,6 +17,7 @@ pub const ORIGINAL_RECORD_ID: &str = "Absolve-Original-Record-ID";
 use super::framing::{Framing, Head};
 use super::payload::{self, Analysis, DocKind};
 use super::spool::Spool;
+use super::stream::{FailedCheck, MemberStart};
 use super::{Error, Options, RecordRef, Summary, Warning};
 use crate::Sink;
 use crate::sink::SinkWriter;
@@ -82,22 +83,91 @@ fn rewrite_into<R: Read, W: Write>(
     framing.yield_after = Some(LEAD_LIMIT as u64);
     let mut job = Job {
         framing,
-        out,
+        out: Output { out, held: None },
         options,
         gzip,
         aligned_file: None,
         member_mode: MemberMode::Own,
         open: None,
         lead: gzip.then(|| Lead::from(0)),
+        deferred: None,
         summary: Summary::default(),
     };
     if gzip {
         job.framing.input.get_mut().tee().keeping = true;
     }
     while job.record(warn)? {}
+    // A member still deferred at the end (cut short by it) was settled by the last read.
+    job.release_deferred()?;
     job.close_member()?;
     job.out.flush()?;
     Ok(job.summary)
+}
+
+/// The output, and what is held back of it ([`Deferred`]): in a spool, 4 MiB in memory,
+/// then in a temporary file, so that memory stays bounded whatever the member's size.
+struct Output<W> {
+    out: W,
+    held: Option<Spool<'static>>,
+}
+
+impl<W: Write> Output<W> {
+    /// Holds back what is written from here on.
+    fn hold(&mut self) {
+        self.held.get_or_insert_with(|| Spool::new(&[]));
+    }
+
+    /// Writes out what was held back; what follows is written out as it comes.
+    fn release(&mut self) -> std::io::Result<()> {
+        if let Some(mut held) = self.held.take() {
+            held.for_each(&mut |piece| self.out.write_all(piece))?;
+        }
+        Ok(())
+    }
+
+    /// Drops what was held back; what follows is written out as it comes.
+    fn drop_held(&mut self) {
+        self.held = None;
+    }
+}
+
+impl<W: Write> Write for Output<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        match &mut self.held {
+            Some(held) => held.write(bytes),
+            None => self.out.write(bytes),
+        }
+    }
+    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        match &mut self.held {
+            Some(held) => held.write_all(bytes),
+            None => self.out.write_all(bytes),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self.held {
+            Some(_) => Ok(()),
+            None => self.out.flush(),
+        }
+    }
+}
+
+/// A gzip member holding several records, being read. RFC 1952 §2.3.1: its CRC-32 and
+/// length are checked only at its end, after its last record; until then, what is written
+/// for it is held back ([`Output`]) and its compressed bytes recorded
+/// ([`Tee::begin_recording`](super::stream::Tee::begin_recording)). It ends whole: what
+/// was held back is written out. Its trailer does not match ([`FailedCheck`]): that is
+/// dropped, and the member's compressed bytes are copied as they are, every one of them.
+/// Damage found in its deflate data is located: what was held back is written out, and
+/// the damaged bytes are copied from where it was found, as before.
+struct Deferred {
+    member: MemberStart,
+    /// The member's first record.
+    first: RecordRef,
+    /// How many times damage had been found when the member began to be deferred.
+    damaged_before: u64,
+    /// How many of its records were rewritten into what is held back.
+    rewritten: u64,
 }
 
 /// How the records of the current gzip member are written.
@@ -139,7 +209,7 @@ impl NewBlock {
 
 struct Job<'a, R: Read, W: Write> {
     framing: Framing<R>,
-    out: W,
+    out: Output<W>,
     options: &'a Options,
     gzip: bool,
     /// Whether the file is one gzip member per record: known after the first record.
@@ -151,6 +221,8 @@ struct Job<'a, R: Read, W: Write> {
     /// Gzip input before its first record, or after a record that ended its member: the
     /// bytes skipped since (while few). `None` once a record is found.
     lead: Option<Lead>,
+    /// The gzip member holding several records whose output is held back until it ends.
+    deferred: Option<Deferred>,
     summary: Summary,
 }
 
@@ -211,7 +283,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         // damaged bytes are copied as they are, not dropped with the member's.
         let recompressing = gzip && !leading && self.member_mode == MemberMode::Recompressing;
         let mut damage_found_at = None;
-        let mut warn = |warning: Warning| {
+        let mut noting = |warning: Warning| {
             if let Warning::DamagedGzip { found_at, .. } = &warning {
                 damage_found_at.get_or_insert(*found_at);
             }
@@ -236,18 +308,21 @@ impl<R: Read, W: Write> Job<'_, R, W> {
                 (true, false) => write_member(open, out, bytes),
             }
         };
-        let head = self.framing.next_head(&mut warn, &mut skipped);
+        let head = self.framing.next_head(&mut noting, &mut skipped);
         if lean {
             let stream = self.framing.input.get_mut();
             stream.lean = false;
             stream.tee().keeping = true;
         }
         let head = head?;
+        // The member being deferred ended, or is damaged: settled before the bytes after
+        // it are passed on.
+        self.settle_deferred(false, warn)?;
         if recompressing && damage_found_at.is_some() {
             self.forward_damaged(damage_found_at)?;
         }
         if leading && (head.is_some() || self.framing.yielded) {
-            self.end_lead(head.is_some())?;
+            self.end_lead(head.as_ref().map(|head| &head.record))?;
         }
         if leading && head.is_none() && !self.framing.yielded {
             // The end: the compressed bytes kept are copied as they are.
@@ -283,8 +358,8 @@ impl<R: Read, W: Write> Job<'_, R, W> {
     /// one, or at the next record (`found`). The compressed bytes of members before the
     /// one being read are copied as they are (no record is in them); a record that shares
     /// its member with the bytes before it gets them recompressed before it when they were
-    /// held, else its member is copied as it is.
-    fn end_lead(&mut self, found: bool) -> Result<(), Error> {
+    /// held (that member deferred, [`Deferred`]), else its member is copied as it is.
+    fn end_lead(&mut self, found: Option<&RecordRef>) -> Result<(), Error> {
         let position = self.framing.position();
         let stream = self.framing.input.get_ref();
         let current = stream
@@ -293,7 +368,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             .rev()
             .find(|m| m.decompressed <= position)
             .copied();
-        if !found {
+        let Some(record) = found else {
             if self.lead.as_ref().is_some_and(|lead| lead.held.is_none()) {
                 // Too many bytes to hold: their member is copied as it is, as read.
                 self.member_mode = MemberMode::Forwarding;
@@ -303,7 +378,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
                 self.forward(Some(member.decompressed))?;
             }
             return Ok(());
-        }
+        };
         let Some(Lead { from, held }) = self.lead.take() else {
             return Ok(());
         };
@@ -322,12 +397,120 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         match whole {
             Some(held) => {
                 self.forward(Some(member.decompressed))?;
+                self.defer_member(member, record)?;
                 self.member_write(&held[(member.decompressed - from) as usize..])?;
                 self.member_mode = MemberMode::Recompressing;
             }
             None => self.member_mode = MemberMode::Forwarding,
         }
         Ok(())
+    }
+
+    /// Defers the gzip member starting at `member`, whose first record is `first`, as it
+    /// turns out to hold several records ([`Deferred`]): when its compressed bytes are all
+    /// kept from its start (else it is not deferred, and damage at its end is copied from
+    /// where it was found).
+    fn defer_member(&mut self, member: MemberStart, first: &RecordRef) -> Result<(), Error> {
+        if self.deferred.is_some() {
+            return Ok(());
+        }
+        let stream = self.framing.input.get_mut();
+        let damaged_before = stream.damaged;
+        if !stream.tee().begin_recording(member.compressed)? {
+            return Ok(());
+        }
+        self.out.hold();
+        self.deferred = Some(Deferred {
+            member,
+            first: first.clone(),
+            damaged_before,
+            rewritten: 0,
+        });
+        Ok(())
+    }
+
+    /// Settles the member being deferred once its end is known: its trailer does not match
+    /// (its compressed bytes are copied as they are: `true`), it is damaged in its deflate
+    /// data, or it ended (what was held back is written out). `changed`: the record being
+    /// written, in it, has links to change.
+    fn settle_deferred(
+        &mut self,
+        changed: bool,
+        warn: &mut dyn FnMut(Warning),
+    ) -> Result<bool, Error> {
+        let Some(deferred) = &self.deferred else {
+            return Ok(false);
+        };
+        let stream = self.framing.input.get_ref();
+        let failed = stream
+            .failed_check
+            .filter(|check| check.member == deferred.member.compressed);
+        if let Some(check) = failed {
+            return self.copy_deferred(check, changed, warn);
+        }
+        if stream.damaged != deferred.damaged_before || stream.member_ended(deferred.member) {
+            self.release_deferred()?;
+        }
+        Ok(false)
+    }
+
+    /// Writes out what was held back for the member being deferred, if one is: it ended
+    /// whole, or its damage is located.
+    fn release_deferred(&mut self) -> Result<(), Error> {
+        if self.deferred.take().is_some() {
+            self.framing.input.get_mut().tee().end_recording();
+            self.out.release()?;
+        }
+        Ok(())
+    }
+
+    /// The member being deferred, whose trailer does not match (`check`): what was held
+    /// back for it is dropped, and its compressed bytes are copied as they are (the records
+    /// in it still to be read are copied with them: [`MemberMode::Forwarding`]); `true`
+    /// when they were.
+    fn copy_deferred(
+        &mut self,
+        check: FailedCheck,
+        changed: bool,
+        warn: &mut dyn FnMut(Warning),
+    ) -> Result<bool, Error> {
+        let Some(deferred) = self.deferred.take() else {
+            return Ok(false);
+        };
+        let tee = self.framing.input.get_mut().tee();
+        let Some(mut recording) = tee.end_recording() else {
+            // Bytes before the member's start were given back: its damage is copied from
+            // where it was found, as for a member not deferred.
+            self.out.release()?;
+            return Ok(false);
+        };
+        self.out.drop_held();
+        self.open = None;
+        // Kept bytes before the member (none are expected: passed on before it began).
+        let before = check
+            .member
+            .saturating_sub(tee.kept_from)
+            .min(tee.kept.len());
+        tee.kept.write_front(before, &mut self.out)?;
+        tee.kept_from += before;
+        tee.drop_kept_before(tee.kept_from);
+        recording
+            .bytes
+            .write_front(check.end - recording.from, &mut self.out)?;
+        tee.drop_kept_before(check.end);
+        self.member_mode = MemberMode::Forwarding;
+        self.summary.rewritten -= deferred.rewritten;
+        self.summary.copied += deferred.rewritten;
+        let not_rewritten = deferred.rewritten + u64::from(changed);
+        if not_rewritten > 0 {
+            warn(Warning::DamagedMemberCopied {
+                first: deferred.first,
+                offset: check.member,
+                end: check.end,
+                not_rewritten,
+            });
+        }
+        Ok(true)
     }
 
     /// Reads and writes one record; `Ok(false)` at the end of the input.
@@ -384,6 +567,12 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         self.close_member()?;
         let mut analysis = payload::analyze(&mut self.framing, head, self.options, warn)?;
         let plan = self.plan(start, &analysis);
+        if let Some(member) = self.framing.input.get_ref().member_at(start)
+            && plan == Plan::Recompress
+        {
+            // A member of a file whose first member held several records: it may too.
+            self.defer_member(member, &record)?;
+        }
         if plan == Plan::Forward && analysis.document.is_some() {
             // Its member is copied as read (more bytes before it than are held, or a
             // record before it copied as it was): its changes cannot be written.
@@ -426,7 +615,9 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         self.framing.report_damage(warn);
         let end = self.framing.position();
         let damaged = self.damaged_before(damaged_before, end);
-        if changed.is_some() && damaged {
+        // The member being deferred may have ended in the record, or after it.
+        let member_copied = self.settle_deferred(changed.is_some(), warn)?;
+        if changed.is_some() && damaged && !member_copied {
             // GUIDE, Compressed files: damaged gzip data is copied as it is, never
             // re-encoded (what it decodes to is not the record).
             warn(damaged_not_rewritten(&record, plan, damage_found_at));
@@ -453,6 +644,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             end,
             held_block,
             damaged,
+            member_copied,
         };
         self.finish_record(done, &analysis, trailer, new_record)?;
         Ok(true)
@@ -559,6 +751,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             end,
             held_block,
             damaged,
+            member_copied,
         } = done;
         let original = |out: &mut dyn Write| -> std::io::Result<()> {
             out.write_all(&analysis.head.raw)?;
@@ -573,7 +766,12 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             out.write_all(b"\r\n\r\n")
         };
         match new_record {
-            Some(_) => self.summary.rewritten += 1,
+            Some(_) => {
+                self.summary.rewritten += 1;
+                if let Some(deferred) = &mut self.deferred {
+                    deferred.rewritten += 1;
+                }
+            }
             None => self.summary.copied += 1,
         }
         if plan == Plan::Plain {
@@ -604,9 +802,21 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         } else {
             MemberMode::Recompressing
         };
+        if plan == Plan::Hold && next_mode == MemberMode::Recompressing {
+            // The record's member goes on after it: it holds several records.
+            if let Some(member) = self.framing.input.get_ref().member_at(start) {
+                self.defer_member(member, &analysis.head.record)?;
+                if let Some(deferred) = self.deferred.as_mut().filter(|_| new_record.is_some()) {
+                    deferred.rewritten += 1;
+                }
+            }
+        }
         match plan {
-            // Damaged gzip data: the record's compressed bytes are copied as they are.
-            _ if damaged && plan != Plan::Recompress => self.forward(Some(end))?,
+            // Damaged gzip data: the record's compressed bytes are copied as they are (with
+            // its member's, when that was copied whole).
+            _ if damaged && (plan != Plan::Recompress || member_copied) => {
+                self.forward(Some(end))?
+            }
             _ if damaged => {
                 // Recompressed up to the damage (a held block: what was read of it), the
                 // compressed bytes from where it was found copied as they are: each input
@@ -714,8 +924,8 @@ impl<R: Read, W: Write> Job<'_, R, W> {
 }
 
 /// The warning for a changed record whose gzip member is damaged: copied as it is, or,
-/// in a member being recompressed (a whole-file gzip stream whose CRC-32 fails at its
-/// end, after every record), written as it was decoded into a new member.
+/// in a member being recompressed (a whole-file gzip stream whose deflate data is damaged
+/// after the record's start), written as it was decoded into a new member.
 fn damaged_not_rewritten(record: &RecordRef, plan: Plan, found_at: Option<u64>) -> Warning {
     match (plan, found_at) {
         (Plan::Recompress, Some(found_at)) => Warning::RecompressedDamaged {
@@ -773,6 +983,8 @@ struct Done {
     end: u64,
     held_block: bool,
     damaged: bool,
+    /// Its gzip member, holding several records, was copied as it is ([`Deferred`]).
+    member_copied: bool,
 }
 
 /// Writes the kept compressed bytes: all of them (`None`), or those before the first
