@@ -342,10 +342,10 @@ fn compressed(
     let inner = Inner {
         path,
         layers: layers + 1,
-        skippable,
+        skippable: skippable.clone(),
     };
     let summary = decompressed(compression, &mut decoder, inner, options, sink)?;
-    after_the_stream(decoder, sink)?;
+    after_the_stream(decoder, skippable.as_ref(), sink)?;
     Ok(summary)
 }
 
@@ -390,14 +390,14 @@ fn compressed_file(
         let inner = Inner {
             path,
             layers: 1,
-            skippable,
+            skippable: skippable.clone(),
         };
         let result = decompressed(compression, Chunks::new(receiver), inner, options, sink);
         let decoder = worker
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         let summary = result?;
-        after_the_stream(decoder, sink)?;
+        after_the_stream(decoder, skippable.as_ref(), sink)?;
         Ok(summary)
     })
 }
@@ -536,14 +536,21 @@ fn too_many_layers(
     })
 }
 
-/// After the decompressed stream: damage said (where, what), and the compressed bytes
-/// from it on copied as they are.
-fn after_the_stream<R: io::BufRead>(decoder: Decoder<R>, sink: &mut dyn Sink) -> io::Result<()> {
+/// After the decompressed stream: damage said (where, what), what became of zstd
+/// skippable frames said, and the compressed bytes from the damage on copied as they are.
+fn after_the_stream<R: io::BufRead>(
+    decoder: Decoder<R>,
+    skippable: Option<&crate::compress::SkippableFrames>,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
     if let Some(damage) = decoder.damage() {
         sink.warning(Warning::new(Problem::Compression(damage.clone())));
     }
     if let Some(not_kept) = decoder.skippable_not_kept() {
         sink.warning(Warning::new(Problem::Compression(not_kept.clone())));
+    }
+    for note in skippable.map(|frames| frames.notes()).unwrap_or_default() {
+        sink.warning(Warning::new(Problem::Compression(note)));
     }
     if sink.wants_output() {
         let mut rest = decoder.into_rest();
