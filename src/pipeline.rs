@@ -1150,7 +1150,9 @@ fn mbox(
         {
             warn_too_large_message(number, size, limit, sink);
         }
-        if let (Some(number), Some(warning)) = (entry.number, entry.warning.take()) {
+        // A piece of a message too large to hold is located by the message's number.
+        let number = entry.number.or(too_large.map(|(number, _)| number));
+        if let (Some(number), Some(warning)) = (number, entry.warning.take()) {
             sink.warning(mime::located(number, warning));
         }
         sink.output(&entry.separator)?;

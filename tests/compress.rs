@@ -673,6 +673,56 @@ fn a_skippable_frame_too_large_to_hold_is_left_out_and_said() {
     );
 }
 
+/// An mboxcl2 message whose `Content-Length` covers an unquoted From_ line, then one
+/// more message; each with a relative link.
+fn counted_mbox(filler: usize) -> Vec<u8> {
+    let body = format!(
+        "{}\nFrom Monday 3 on, <a href=inside>\n",
+        "<p><a href=x>filler</a>\n".repeat(filler)
+    );
+    let mut mbox = format!(
+        "From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\nContent-Length: {}\n\n{body}\n",
+        body.len()
+    );
+    mbox += "From c@d Tue Jan  2 00:00:00 2024\nContent-Type: text/html\n\n<a href=y>y</a>\n";
+    mbox.into_bytes()
+}
+
+#[test]
+fn an_mbox_message_past_the_held_limit_keeps_the_from_lines_its_content_length_covers() {
+    // Before: past the limit, the From_ line inside the counted body started a message
+    // of its own (rewritten, numbered 2); held, it stays in message 1.
+    use absolve::Collected;
+    use absolve::pipeline::{self, Input};
+    let mbox = counted_mbox(200);
+    let options = Options::new().with_url("http://h/").unwrap();
+    let held = document::links(&mbox, &options).unwrap();
+    let numbers = |links: &[absolve::Link]| -> Vec<(usize, String)> {
+        links
+            .iter()
+            .map(|l| (l.location.message.unwrap(), l.resolved.to_string()))
+            .collect()
+    };
+    assert_eq!(numbers(&held.links).len(), 202);
+    assert_eq!(numbers(&held.links)[201], (2, "http://h/y".to_string()));
+    let small = options.clone().with_max_held(1024);
+    let mut sink = Collected::default();
+    pipeline::run(Input::Reader(Box::new(&mbox[..])), &small, &mut sink).unwrap();
+    // Message 1 passed through whole, message 2 rewritten.
+    let first = mbox.len() - b"y>y</a>\n".len();
+    assert_eq!(sink.output[..first], mbox[..first]);
+    assert_eq!(&sink.output[first..], b"http://h/y>y</a>\n");
+    assert_eq!(numbers(&sink.links), [(2, "http://h/y".to_string())]);
+    let problems: Vec<String> = sink.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(sink.warnings[0].location.message, Some(1));
+    let size = mbox.windows(9).position(|w| w == b"From c@d ").unwrap() - 34;
+    assert!(
+        problems[0].starts_with(&format!("the message is {size} bytes")),
+        "{problems:?}"
+    );
+}
+
 #[test]
 fn an_mbox_message_past_the_held_limit_is_streamed_through_and_the_next_read() {
     use absolve::pipeline::{self, Held, Input, TooLarge};
