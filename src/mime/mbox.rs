@@ -516,26 +516,39 @@ impl<R: BufRead> Iterator for Messages<R> {
 /// let after = b"Content-Length: 5\n\n<a b>\n\n".to_vec();
 /// assert_eq!(update_content_length(before, after), b"Content-Length: 7\n\n<a b>\n\n");
 /// ```
-pub fn update_content_length(original: &[u8], rewritten: Vec<u8>) -> Vec<u8> {
+pub fn update_content_length(original: &[u8], mut rewritten: Vec<u8>) -> Vec<u8> {
     if original.len() == rewritten.len() {
         return rewritten;
     }
-    let Some((value, range)) = content_length(&rewritten) else {
-        return rewritten;
-    };
     let grown = rewritten.len() as i64 - original.len() as i64;
-    let Some(new_value) = value.checked_add_signed(grown) else {
-        return rewritten;
-    };
-    let mut out = Vec::with_capacity(rewritten.len() + 4);
-    out.extend_from_slice(&rewritten[..range.start]);
-    out.extend_from_slice(new_value.to_string().as_bytes());
-    out.extend_from_slice(&rewritten[range.end..]);
-    out
+    if let Some((digits, value)) = new_content_length(&rewritten, grown) {
+        // In place: no second copy of the message.
+        rewritten.splice(digits, value.to_string().into_bytes());
+    }
+    rewritten
+}
+
+/// Where the digits of a message's `Content-Length` header are, and its value moved by
+/// `grown` bytes: what [`update_content_length`] writes there, for a rewrite written out
+/// as it is made (a rewrite leaves the heading as it is). `None` if the message has no
+/// such header, or its value is no number or would go below zero.
+///
+/// ```
+/// use absolve::mime::mbox::new_content_length;
+///
+/// let message = b"Subject: s\nContent-Length: 5\n\n<a>\n\n";
+/// let (digits, value) = new_content_length(message, 2).unwrap();
+/// assert_eq!((&message[digits], value), (&b"5"[..], 7));
+/// assert_eq!(new_content_length(b"Subject: s\n\n<a>\n", 2), None);
+/// ```
+pub fn new_content_length(message: &[u8], grown: i64) -> Option<(std::ops::Range<usize>, u64)> {
+    let (value, digits) = content_length(message)?;
+    Some((digits, value.checked_add_signed(grown)?))
 }
 
 /// Whether the message has a `Content-Length` header (mboxcl, mboxcl2): then its rewrite
-/// must be held whole, for [`update_content_length`].
+/// must be held whole (or spooled) before it is written, for [`update_content_length`]
+/// ([`new_content_length`]).
 ///
 /// ```
 /// assert!(absolve::mime::mbox::has_content_length(b"content-length: 5\n\nabcde"));
