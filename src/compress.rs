@@ -248,6 +248,20 @@ pub enum DamageReason {
         "{0} zstd skippable frame(s) (metadata, no content) too large to keep in memory (more than {MAX_SKIPPABLE_HELD} bytes held): left out of the output"
     )]
     SkippableNotKept(u64),
+    /// zstd skippable frames (this many) that came between two content frames: written
+    /// after the content, since the frame boundary they stood at is not in the rewritten
+    /// content ([`SkippableFrames`]). Not damage: the content is whole.
+    #[error(
+        "{0} zstd skippable frame(s) (metadata, no content) between content frames written after the content: the frame boundaries they stood at are not in the rewritten content"
+    )]
+    SkippableMoved(u64),
+    /// A seek table (zstd's seekable format) left out of the output: the compressed bytes
+    /// after damage, copied as they are, follow the rewritten frames, and a table at the
+    /// end of those would not describe them ([`SkippableFrames`]).
+    #[error(
+        "the zstd seek table (seekable format) is left out of the output: the compressed bytes after damage, copied as they are, would not be described by it"
+    )]
+    SeekTableDropped,
     /// A stream that asks for more memory than [`MAX_WINDOW`].
     #[error("the {0} stream needs a window larger than the limit of {MAX_WINDOW} bytes")]
     WindowTooLarge(Compression),
@@ -258,7 +272,14 @@ impl fmt::Display for Damage {
         if let DamageReason::TooManyLayers(..) = self.reason {
             return write!(f, "{}; copied as it is", self.reason);
         }
-        if let DamageReason::SkippableNotKept(..) = self.reason {
+        if let DamageReason::SeekTableDropped = self.reason {
+            return write!(
+                f,
+                "{}; it was at compressed byte {}",
+                self.reason, self.compressed_offset
+            );
+        }
+        if let DamageReason::SkippableNotKept(..) | DamageReason::SkippableMoved(..) = self.reason {
             return write!(
                 f,
                 "{}, the first at compressed byte {}",
@@ -474,8 +495,8 @@ impl<R: BufRead> Decoder<R> {
     /// Keeps the zstd skippable frames met (RFC 8878 §3.1.2: no content, but metadata a
     /// tool put there: a seek table, pzstd's frame sizes) in `frames`, each with where it
     /// came in the decompressed stream, for an [`Encoder`] given the same `frames` to
-    /// write back in place ([`Encoder::keep_skippable_frames`]). Without it they are
-    /// passed over. At most [`MAX_SKIPPABLE_HELD`] bytes of them are held at once; a
+    /// write back ([`Encoder::keep_skippable_frames`], [`SkippableFrames`] says where).
+    /// Without it they are passed over. At most [`MAX_SKIPPABLE_HELD`] bytes of them are held at once; a
     /// frame that does not fit is left out, and said ([`Decoder::skippable_not_kept`]).
     pub fn keep_skippable_frames(&mut self, frames: SkippableFrames) {
         self.skippable = Some(frames);
@@ -512,6 +533,7 @@ impl<R: BufRead> Decoder<R> {
     /// Ends the stream with `reason`, the rest starting at the input's position.
     fn stop(&mut self, reason: DamageReason) {
         self.done = true;
+        self.raw_rest_follows();
         self.damage = Some(Damage {
             compressed_offset: self.input.consumed,
             decompressed_offset: self.delivered + self.out_len as u64,
@@ -828,7 +850,7 @@ impl<R: BufRead> Decoder<R> {
                 (&mut self.input).take(length).read_to_end(&mut frame)?;
                 let whole = frame.len() as u64 == length;
                 if whole {
-                    queue.push(at, frame);
+                    queue.push(Met { at, offset }, frame);
                     self.undecided = true;
                 }
                 whole
@@ -857,6 +879,15 @@ impl<R: BufRead> Decoder<R> {
             queue.decide(self.out_len == 0);
         }
         self.undecided = false;
+    }
+
+    /// Damage: the compressed bytes from it on are copied after the rewritten frames, as
+    /// they are, which the kept skippable frames are told (a seek table cannot describe
+    /// them).
+    fn raw_rest_follows(&self) {
+        if let Some(queue) = &self.skippable {
+            queue.lock().raw_rest = true;
+        }
     }
 
     /// One more skippable frame not kept, at compressed byte `offset`.
@@ -960,6 +991,7 @@ impl<R: BufRead> Decoder<R> {
         let compressed_offset = self.input.consumed;
         let decompressed_offset = self.delivered + (self.out_len + decoded.len()) as u64;
         self.done = true;
+        self.raw_rest_follows();
         self.damage = Some(Damage {
             compressed_offset,
             decompressed_offset,
@@ -1258,18 +1290,48 @@ impl<R: BufRead> BufRead for Decoder<R> {
 pub const MAX_SKIPPABLE_HELD: u64 = 16 << 20;
 
 /// The zstd skippable frames (RFC 8878 §3.1.2) a [`Decoder`] met and an [`Encoder`] has
-/// yet to write, each with the decompressed offset it came at: shared, since the decoder
-/// may run on another thread. Bounded by [`MAX_SKIPPABLE_HELD`].
+/// yet to write: shared, since the decoder may run on another thread. Bounded by
+/// [`MAX_SKIPPABLE_HELD`].
+///
+/// A rewrite changes the content's length, and the encoder cuts frames of its own
+/// ([`ZSTD_FRAME`]): of the input's frame boundaries, only the start and the end of the
+/// content are still in the output. So a skippable frame is written:
+///
+/// - before the first content if it came before it (a dictionary, a header), after the
+///   last if it came after it; unchanged, in its order;
+/// - after the content if it came between two content frames, before those that came
+///   after the last, and said ([`SkippableFrames::notes`],
+///   [`DamageReason::SkippableMoved`]): at the same decompressed offset of the new
+///   content it would cut a line, a message, a record;
+/// - rewritten if it describes the frames around it, so that it describes the frames
+///   written rather than the input's: pzstd's frame sizes (magic `0x184D2A50`, 4 bytes,
+///   the compressed size of the frame after it, which `pzstd -d` trusts: it takes any
+///   skippable frame of that shape for one) come before each frame written; a seek table (zstd's seekable format: magic `0x184D2A5E`, footer
+///   magic `0x8F92EAB1`) comes once, last, with an entry for every frame before it,
+///   skippable ones included (decompressed size 0), and checksums if the input's had
+///   them. After damage, the input's bytes copied as they are follow the frames written,
+///   and no table at their end could describe them: it is left out, and said
+///   ([`DamageReason::SeekTableDropped`]).
 ///
 /// ```
-/// use absolve::compress::{Compression, Decoder, Encoder, SkippableFrames};
+/// use absolve::compress::{Compression, DamageReason, Decoder, Encoder, SkippableFrames};
 /// use std::io::{Read, Write};
 ///
-/// let metadata = [0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, b'a', b'b', b'c'];
-/// let mut zst = metadata.to_vec();
-/// let mut encoder = Encoder::new(Compression::Zstd, Vec::new())?;
-/// encoder.write_all(b"<a href=x>")?;
-/// zst.extend(encoder.finish()?);
+/// let skippable = |data: &[u8]| {
+///     let mut frame = vec![0x53, 0x2a, 0x4d, 0x18, data.len() as u8, 0, 0, 0];
+///     frame.extend_from_slice(data);
+///     frame
+/// };
+/// let zstd = |text: &[u8]| -> std::io::Result<Vec<u8>> {
+///     let mut encoder = Encoder::new(Compression::Zstd, Vec::new())?;
+///     encoder.write_all(text)?;
+///     encoder.finish()
+/// };
+/// // Metadata, content, metadata, content.
+/// let mut zst = skippable(b"head");
+/// zst.extend(zstd(b"<a href=x>")?);
+/// zst.extend(skippable(b"middle"));
+/// zst.extend(zstd(b"<a href=y>")?);
 ///
 /// let frames = SkippableFrames::default();
 /// let mut decoder = Decoder::new(Compression::Zstd, &zst[..]);
@@ -1277,9 +1339,17 @@ pub const MAX_SKIPPABLE_HELD: u64 = 16 << 20;
 /// let mut text = Vec::new();
 /// decoder.read_to_end(&mut text)?;
 /// let mut encoder = Encoder::new(Compression::Zstd, Vec::new())?;
-/// encoder.keep_skippable_frames(frames);
+/// encoder.keep_skippable_frames(frames.clone());
 /// encoder.write_all(&text)?;
-/// assert_eq!(encoder.finish()?, zst);
+///
+/// // The head first, the content in one frame, the middle frame after it.
+/// let mut expected = skippable(b"head");
+/// expected.extend(zstd(b"<a href=x><a href=y>")?);
+/// expected.extend(skippable(b"middle"));
+/// assert_eq!(encoder.finish()?, expected);
+/// let notes = frames.notes();
+/// assert_eq!(notes.len(), 1);
+/// assert_eq!(notes[0].reason, DamageReason::SkippableMoved(1));
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[derive(Debug, Clone, Default)]
@@ -1287,22 +1357,98 @@ pub struct SkippableFrames(Arc<Mutex<SkippableQueue>>);
 
 #[derive(Debug, Default)]
 struct SkippableQueue {
-    /// Each frame, with where it came: the decompressed offset, decided once the decoder
-    /// has delivered content after it (else it came after the last, and is written at
-    /// the end whatever the content's new length).
-    frames: VecDeque<(Place, Vec<u8>)>,
+    /// Each frame kept, with where it came (see [`Place`]) and where it was met.
+    frames: VecDeque<(Place, Met, Vec<u8>)>,
+    /// Whether the frame at the queue's back is shaped as pzstd's size of the next frame.
+    pzstd_shaped: bool,
     held: u64,
+    /// Whether pzstd's frame sizes were met: one is written before each frame.
+    pzstd: bool,
+    /// The last seek table met, and whether its entries had checksums: one is written
+    /// last.
+    seek_table: Option<(Met, bool)>,
+    /// Whether the decoder stopped on damage: the compressed bytes from it on follow.
+    raw_rest: bool,
+    /// What the encoder did that is said: frames moved, a seek table left out.
+    moved: Option<Damage>,
+    table_dropped: Option<Damage>,
 }
 
-/// Where a skippable frame came in the decompressed stream.
+/// Where the decoder met a skippable frame: after `at` decompressed bytes, at compressed
+/// byte `offset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Met {
+    at: u64,
+    offset: u64,
+}
+
+/// Where a skippable frame came among the content frames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Place {
-    /// At this offset, content after it.
-    At(u64),
-    /// At this offset, and whether content follows is not known yet.
-    Undecided(u64),
+    /// Whether content follows is not known yet.
+    Undecided,
+    /// Before the first content.
+    Start,
+    /// Between two content frames.
+    Middle,
     /// After the last content.
     End,
+}
+
+/// What a skippable frame holds, told by its magic number and shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SkippableKind {
+    /// pzstd's: magic `0x184D2A50`, 4 bytes, the compressed size of the frame after it
+    /// (if a frame follows it).
+    PzstdSize,
+    /// The seekable format's seek table, with whether its entries have checksums.
+    SeekTable { checksums: bool },
+    /// Anything else: kept as it is.
+    Other,
+}
+
+/// pzstd's skippable frame (zstd's `contrib/pzstd/SkippableFrame.h`): magic `0x184D2A50`,
+/// `Frame_Size` 4, then the compressed size of the frame that follows.
+const PZSTD_MAGIC: [u8; 4] = [0x50, 0x2a, 0x4d, 0x18];
+
+/// The seekable format's seek table (zstd's
+/// `contrib/seekable_format/zstd_seekable_compression_format.md`): a skippable frame of
+/// magic `0x184D2A5E`, its entries, then a 9-byte footer: `Number_Of_Frames` (4 bytes),
+/// `Seek_Table_Descriptor` (1) and `Seekable_Magic_Number` `0x8F92EAB1` (4).
+const SEEK_TABLE_MAGIC: [u8; 4] = [0x5e, 0x2a, 0x4d, 0x18];
+const SEEKABLE_MAGIC: [u8; 4] = [0xb1, 0xea, 0x92, 0x8f];
+const SEEK_TABLE_FOOTER: usize = 9;
+/// `Seek_Table_Descriptor` bit 7: each entry ends with a checksum.
+const SEEK_TABLE_CHECKSUMS: u8 = 0x80;
+
+/// The checksum of no data: the low 32 bits of XXH64 of nothing, seed 0, as a zstd
+/// frame's `Content_Checksum` (RFC 8878 §3.1.1) and a seek table entry's checksum are.
+const EMPTY_CHECKSUM: u32 = 0x51d8_e999;
+
+impl SkippableKind {
+    /// What the skippable frame `frame` (magic number and size included) holds.
+    fn of(frame: &[u8]) -> SkippableKind {
+        if frame.len() == 12 && frame.starts_with(&PZSTD_MAGIC) && frame[4..8] == [4, 0, 0, 0] {
+            return SkippableKind::PzstdSize;
+        }
+        let payload = frame.get(8..).unwrap_or_default();
+        if !frame.starts_with(&SEEK_TABLE_MAGIC) || payload.len() < SEEK_TABLE_FOOTER {
+            return SkippableKind::Other;
+        }
+        let footer = &payload[payload.len() - SEEK_TABLE_FOOTER..];
+        let frames = u64::from(u32::from_le_bytes(footer[..4].try_into().expect("4 bytes")));
+        let descriptor = footer[4];
+        // Bits 6-2 are reserved, and must be zero.
+        if footer[5..] != SEEKABLE_MAGIC || descriptor & 0x7c != 0 {
+            return SkippableKind::Other;
+        }
+        let checksums = descriptor & SEEK_TABLE_CHECKSUMS != 0;
+        let entry = if checksums { 12 } else { 8 };
+        match frames * entry + SEEK_TABLE_FOOTER as u64 == payload.len() as u64 {
+            true => SkippableKind::SeekTable { checksums },
+            false => SkippableKind::Other,
+        }
+    }
 }
 
 impl SkippableFrames {
@@ -1314,40 +1460,109 @@ impl SkippableFrames {
         self.lock().held + length <= MAX_SKIPPABLE_HELD
     }
 
-    fn push(&self, at: u64, frame: Vec<u8>) {
+    /// A frame the decoder met: kept, or (a seek table) noted, to be rewritten.
+    fn push(&self, met: Met, frame: Vec<u8>) {
         let mut queue = self.lock();
-        queue.held += frame.len() as u64;
-        queue.frames.push_back((Place::Undecided(at), frame));
-    }
-
-    /// The frames whose place was undecided: content follows them (`ended` false), or
-    /// none does.
-    fn decide(&self, ended: bool) {
-        for (place, _) in &mut self.lock().frames {
-            if let Place::Undecided(at) = *place {
-                *place = if ended { Place::End } else { Place::At(at) };
+        match SkippableKind::of(&frame) {
+            SkippableKind::SeekTable { checksums } => queue.seek_table = Some((met, checksums)),
+            kind => {
+                queue.held += frame.len() as u64;
+                queue.frames.push_back((Place::Undecided, met, frame));
+                queue.pzstd_shaped = kind == SkippableKind::PzstdSize;
             }
         }
     }
 
-    /// The next frame, if it came at `written` decompressed bytes or before, content
-    /// after it; any frame with `all`.
-    fn pop_due(&self, written: u64, all: bool) -> Option<Vec<u8>> {
+    /// The frames whose place was undecided: content follows them (`ended` false), or
+    /// none does. The last, if shaped as pzstd's size of the next frame and content
+    /// follows, is pzstd's: rewritten, not kept.
+    fn decide(&self, ended: bool) {
         let mut queue = self.lock();
-        let (place, _) = queue.frames.front()?;
-        if !all && !matches!(place, Place::At(at) if *at <= written) {
+        if std::mem::take(&mut queue.pzstd_shaped) && !ended {
+            let (_, _, frame) = queue.frames.pop_back().expect("the frame pushed last");
+            queue.held -= frame.len() as u64;
+            queue.pzstd = true;
+        }
+        for (place, met, _) in &mut queue.frames {
+            if *place == Place::Undecided {
+                *place = match (ended, met.at) {
+                    (true, _) => Place::End,
+                    (false, 0) => Place::Start,
+                    (false, _) => Place::Middle,
+                };
+            }
+        }
+    }
+
+    /// The next frame, if it came before the first content.
+    fn pop_start(&self) -> Option<Vec<u8>> {
+        let mut queue = self.lock();
+        if !matches!(queue.frames.front(), Some((Place::Start, ..))) {
             return None;
         }
-        let (_, frame) = queue.frames.pop_front()?;
+        let (_, _, frame) = queue.frames.pop_front()?;
         queue.held -= frame.len() as u64;
         Some(frame)
     }
 
-    /// Where the next frame came, if one waits with content after it.
-    fn next_at(&self) -> Option<u64> {
-        match self.lock().frames.front() {
-            Some((Place::At(at), _)) => Some(*at),
-            _ => None,
+    /// The next frame, wherever it came, once the content is written; one that came
+    /// between content frames is counted as moved.
+    fn pop_remaining(&self) -> Option<Vec<u8>> {
+        let mut queue = self.lock();
+        let (place, met, frame) = queue.frames.pop_front()?;
+        queue.held -= frame.len() as u64;
+        if place == Place::Middle {
+            match &mut queue.moved {
+                Some(Damage {
+                    reason: DamageReason::SkippableMoved(count),
+                    ..
+                }) => *count += 1,
+                _ => queue.moved = Some(met.note(DamageReason::SkippableMoved(1))),
+            }
+        }
+        Some(frame)
+    }
+
+    /// Whether pzstd's frame sizes are to be written.
+    fn pzstd(&self) -> bool {
+        self.lock().pzstd
+    }
+
+    /// Whether a seek table is to be written last, and with checksums; `None` if none
+    /// was met, or if the bytes after damage follow (then it is left out, and noted).
+    fn seek_table_to_write(&self) -> Option<bool> {
+        let mut queue = self.lock();
+        let (met, checksums) = queue.seek_table?;
+        if queue.raw_rest {
+            queue.table_dropped = Some(met.note(DamageReason::SeekTableDropped));
+            return None;
+        }
+        Some(checksums)
+    }
+
+    /// What an [`Encoder`] did with the frames that a user should be told, once it
+    /// finished: frames that came between content frames written after the content
+    /// ([`DamageReason::SkippableMoved`]: how many, where the first was met), a seek
+    /// table left out after damage ([`DamageReason::SeekTableDropped`]). Not damage: the
+    /// content is whole. See [`SkippableFrames`] for an example.
+    pub fn notes(&self) -> Vec<Damage> {
+        let queue = self.lock();
+        queue
+            .moved
+            .iter()
+            .chain(&queue.table_dropped)
+            .cloned()
+            .collect()
+    }
+}
+
+impl Met {
+    /// A note about the frame met here.
+    fn note(self, reason: DamageReason) -> Damage {
+        Damage {
+            compressed_offset: self.offset,
+            decompressed_offset: self.at,
+            reason,
         }
     }
 }
@@ -1395,72 +1610,139 @@ struct ZstdFrames<W> {
     compressed: Vec<u8>,
     /// Whether a frame was written: an empty input still gets one (empty) frame.
     wrote: bool,
-    /// How many bytes of input were taken.
-    taken: u64,
-    /// The skippable frames to write back where they came.
+    /// The skippable frames to write back ([`SkippableFrames`]).
     skippable: Option<SkippableFrames>,
+    /// Every frame written so far, for a seek table.
+    written: Vec<SeekEntry>,
+}
+
+/// A seek table entry: a frame's compressed and decompressed sizes, and the checksum of
+/// its content if known.
+#[derive(Debug, Clone, Copy)]
+struct SeekEntry {
+    compressed: u64,
+    decompressed: u64,
+    checksum: Option<u32>,
 }
 
 impl<W: Write> ZstdFrames<W> {
+    /// Writes the frame in progress: after the skippable frames that came before the
+    /// content, and after pzstd's size of it if the input had pzstd's sizes.
     fn flush_frame(&mut self) -> io::Result<()> {
-        self.compressed.clear();
+        let mut compressed = std::mem::take(&mut self.compressed);
+        compressed.clear();
         ruzstd::encoding::compress(
             &self.pending[..],
-            &mut self.compressed,
+            &mut compressed,
             ruzstd::encoding::CompressionLevel::Fastest,
         );
-        self.inner.write_all(&self.compressed)?;
+        while let Some(frame) = self.skippable.as_ref().and_then(SkippableFrames::pop_start) {
+            self.write_skippable(&frame)?;
+        }
+        if self.skippable.as_ref().is_some_and(SkippableFrames::pzstd) {
+            self.write_skippable(&pzstd_size(compressed.len()))?;
+        }
+        let checksum = content_checksum(&compressed);
+        self.write_frame(&compressed, self.pending.len() as u64, checksum)?;
+        self.compressed = compressed;
         self.pending.clear();
         self.wrote = true;
         Ok(())
     }
-}
 
-impl<W: Write> ZstdFrames<W> {
-    /// Writes the skippable frames that came at or before the input taken so far, the
-    /// frame in progress ended first (RFC 8878 §3.1: frames follow one another).
-    fn write_due_skippable(&mut self) -> io::Result<()> {
-        let Some(queue) = self.skippable.clone() else {
-            return Ok(());
-        };
-        while let Some(frame) = queue.pop_due(self.taken, false) {
-            if !self.pending.is_empty() {
-                self.flush_frame()?;
-            }
-            self.inner.write_all(&frame)?;
+    /// Writes a skippable frame (no content).
+    fn write_skippable(&mut self, frame: &[u8]) -> io::Result<()> {
+        self.write_frame(frame, 0, Some(EMPTY_CHECKSUM))
+    }
+
+    /// Writes a frame, noted for a seek table.
+    fn write_frame(
+        &mut self,
+        frame: &[u8],
+        decompressed: u64,
+        checksum: Option<u32>,
+    ) -> io::Result<()> {
+        self.inner.write_all(frame)?;
+        if self.skippable.is_some() {
+            self.written.push(SeekEntry {
+                compressed: frame.len() as u64,
+                decompressed,
+                checksum,
+            });
         }
         Ok(())
     }
 
     /// Ends the stream: the frame in progress, then every skippable frame left (those
-    /// after the last content, a seek table).
+    /// that came after the first content), then a seek table if the input had one.
     fn finish(mut self) -> io::Result<W> {
-        self.write_due_skippable()?;
         if !self.pending.is_empty() || !self.wrote {
             self.flush_frame()?;
         }
-        if let Some(queue) = self.skippable.take() {
-            while let Some(frame) = queue.pop_due(u64::MAX, true) {
-                self.inner.write_all(&frame)?;
-            }
+        let Some(queue) = self.skippable.clone() else {
+            return Ok(self.inner);
+        };
+        while let Some(frame) = queue.pop_remaining() {
+            self.write_skippable(&frame)?;
+        }
+        if let Some(table) = queue
+            .seek_table_to_write()
+            .and_then(|checksums| seek_table(&self.written, checksums))
+        {
+            self.inner.write_all(&table)?;
         }
         Ok(self.inner)
     }
 }
 
+/// pzstd's skippable frame ([`PZSTD_MAGIC`]) giving the compressed size of the frame
+/// after it, `length` bytes (a frame of [`ZSTD_FRAME`] bytes of input, well below 4 GiB).
+fn pzstd_size(length: usize) -> [u8; 12] {
+    let size = u32::try_from(length).expect("a frame of 4 MiB of input fits in 4 GiB");
+    let mut frame = [0; 12];
+    frame[..4].copy_from_slice(&PZSTD_MAGIC);
+    frame[4] = 4;
+    frame[8..].copy_from_slice(&size.to_le_bytes());
+    frame
+}
+
+/// RFC 8878 §3.1.1: a frame's `Content_Checksum`, its last 4 bytes if its header's
+/// `Content_Checksum_flag` (§3.1.1.1.1, bit 2) says it has one.
+fn content_checksum(frame: &[u8]) -> Option<u32> {
+    let flagged = frame.starts_with(&ZSTD_MAGIC) && frame.get(4).is_some_and(|d| d & 0x04 != 0);
+    let last = frame.len().checked_sub(4).filter(|_| flagged)?;
+    Some(u32::from_le_bytes(
+        frame[last..].try_into().expect("4 bytes"),
+    ))
+}
+
+/// The seekable format's seek table ([`SEEK_TABLE_MAGIC`]) for the frames `entries`,
+/// with checksums if asked and every entry has one. `None` past what its 32-bit fields
+/// hold (some 350 million frames, over a petabyte of content).
+fn seek_table(entries: &[SeekEntry], checksums: bool) -> Option<Vec<u8>> {
+    let checksums = checksums && entries.iter().all(|e| e.checksum.is_some());
+    let entry = if checksums { 12 } else { 8 };
+    let size = u32::try_from(entries.len() * entry + SEEK_TABLE_FOOTER).ok()?;
+    let mut table = Vec::with_capacity(8 + size as usize);
+    table.extend_from_slice(&SEEK_TABLE_MAGIC);
+    table.extend_from_slice(&size.to_le_bytes());
+    for e in entries {
+        table.extend_from_slice(&u32::try_from(e.compressed).ok()?.to_le_bytes());
+        table.extend_from_slice(&u32::try_from(e.decompressed).ok()?.to_le_bytes());
+        if let (true, Some(checksum)) = (checksums, e.checksum) {
+            table.extend_from_slice(&checksum.to_le_bytes());
+        }
+    }
+    table.extend_from_slice(&u32::try_from(entries.len()).ok()?.to_le_bytes());
+    table.push(if checksums { SEEK_TABLE_CHECKSUMS } else { 0 });
+    table.extend_from_slice(&SEEKABLE_MAGIC);
+    Some(table)
+}
+
 impl<W: Write> Write for ZstdFrames<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.write_due_skippable()?;
-        let mut n = buf.len().min(ZSTD_FRAME - self.pending.len());
-        // A skippable frame due inside this input is written at its place.
-        if let Some(at) = self.skippable.as_ref().and_then(SkippableFrames::next_at) {
-            let before = at.saturating_sub(self.taken);
-            if before > 0 {
-                n = n.min(usize::try_from(before).unwrap_or(usize::MAX));
-            }
-        }
+        let n = buf.len().min(ZSTD_FRAME - self.pending.len());
         self.pending.extend_from_slice(&buf[..n]);
-        self.taken += n as u64;
         if self.pending.len() == ZSTD_FRAME {
             self.flush_frame()?;
         }
@@ -1493,18 +1775,18 @@ impl<W: Write> Encoder<W> {
                 pending: Vec::new(),
                 compressed: Vec::new(),
                 wrote: false,
-                taken: 0,
                 skippable: None,
+                written: Vec::new(),
             }),
         };
         Ok(Encoder { inner })
     }
 
     /// zstd: writes the skippable frames a [`Decoder`] kept in `frames`
-    /// ([`Decoder::keep_skippable_frames`]) unchanged where they came, by decompressed
-    /// offset: between the frames around them, before the first, after the last. Where
-    /// the content changed length, a frame comes at the same offset of the new content.
-    /// Other compressions have no skippable frames: nothing is done.
+    /// ([`Decoder::keep_skippable_frames`]): before the content those that came before
+    /// it, after it the others; pzstd's frame sizes and a seek table rewritten to describe
+    /// the frames written ([`SkippableFrames`] says why). Other compressions have no
+    /// skippable frames: nothing is done.
     pub fn keep_skippable_frames(&mut self, frames: SkippableFrames) {
         if let EncoderInner::Zstd(e) = &mut self.inner {
             e.skippable = Some(frames);
@@ -1864,6 +2146,63 @@ mod tests {
         let (out, damage, rest) = decode(Compression::Zstd, bad);
         assert!(out.is_empty() && damage.is_some());
         assert_eq!(rest, bad);
+    }
+
+    #[test]
+    fn the_empty_checksum_is_what_a_frame_of_nothing_ends_with() {
+        let frame = compress(Compression::Zstd, b"");
+        assert_eq!(content_checksum(&frame), Some(EMPTY_CHECKSUM));
+    }
+
+    #[test]
+    fn pzstd_sizes_and_seek_tables_are_told_from_other_skippable_frames() {
+        let frame = |magic: u8, data: &[u8]| {
+            let mut frame = vec![magic, 0x2a, 0x4d, 0x18];
+            frame.extend((data.len() as u32).to_le_bytes());
+            frame.extend_from_slice(data);
+            frame
+        };
+        assert_eq!(
+            SkippableKind::of(&pzstd_size(1234)),
+            SkippableKind::PzstdSize
+        );
+        assert_eq!(
+            SkippableKind::of(&frame(0x50, b"12345")),
+            SkippableKind::Other
+        );
+        assert_eq!(
+            SkippableKind::of(&frame(0x51, b"1234")),
+            SkippableKind::Other
+        );
+        let entries = [SeekEntry {
+            compressed: 10,
+            decompressed: 20,
+            checksum: Some(7),
+        }];
+        for checksums in [false, true] {
+            let table = seek_table(&entries, checksums).unwrap();
+            assert_eq!(
+                SkippableKind::of(&table),
+                SkippableKind::SeekTable { checksums }
+            );
+            let mut wrong_count = table.clone();
+            wrong_count[table.len() - SEEK_TABLE_FOOTER] += 1;
+            assert_eq!(SkippableKind::of(&wrong_count), SkippableKind::Other);
+        }
+        assert_eq!(
+            SkippableKind::of(&frame(0x5e, b"SEEK TABLE")),
+            SkippableKind::Other
+        );
+        let no_checksum = SeekEntry {
+            checksum: None,
+            ..entries[0]
+        };
+        let table = seek_table(&[entries[0], no_checksum], true).unwrap();
+        assert_eq!(
+            SkippableKind::of(&table),
+            SkippableKind::SeekTable { checksums: false },
+            "checksums only if every entry has one"
+        );
     }
 
     #[test]

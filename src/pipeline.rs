@@ -342,10 +342,10 @@ fn compressed(
     let inner = Inner {
         path,
         layers: layers + 1,
-        skippable,
+        skippable: skippable.clone(),
     };
     let summary = decompressed(compression, &mut decoder, inner, options, sink)?;
-    after_the_stream(decoder, sink)?;
+    after_the_stream(decoder, skippable.as_ref(), sink)?;
     Ok(summary)
 }
 
@@ -390,14 +390,14 @@ fn compressed_file(
         let inner = Inner {
             path,
             layers: 1,
-            skippable,
+            skippable: skippable.clone(),
         };
         let result = decompressed(compression, Chunks::new(receiver), inner, options, sink);
         let decoder = worker
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         let summary = result?;
-        after_the_stream(decoder, sink)?;
+        after_the_stream(decoder, skippable.as_ref(), sink)?;
         Ok(summary)
     })
 }
@@ -536,14 +536,21 @@ fn too_many_layers(
     })
 }
 
-/// After the decompressed stream: damage said (where, what), and the compressed bytes
-/// from it on copied as they are.
-fn after_the_stream<R: io::BufRead>(decoder: Decoder<R>, sink: &mut dyn Sink) -> io::Result<()> {
+/// After the decompressed stream: damage said (where, what), what became of zstd
+/// skippable frames said, and the compressed bytes from the damage on copied as they are.
+fn after_the_stream<R: io::BufRead>(
+    decoder: Decoder<R>,
+    skippable: Option<&crate::compress::SkippableFrames>,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
     if let Some(damage) = decoder.damage() {
         sink.warning(Warning::new(Problem::Compression(damage.clone())));
     }
     if let Some(not_kept) = decoder.skippable_not_kept() {
         sink.warning(Warning::new(Problem::Compression(not_kept.clone())));
+    }
+    for note in skippable.map(|frames| frames.notes()).unwrap_or_default() {
+        sink.warning(Warning::new(Problem::Compression(note)));
     }
     if sink.wants_output() {
         let mut rest = decoder.into_rest();
@@ -1170,7 +1177,9 @@ fn mbox(
         {
             warn_too_large_message(number, size, limit, sink);
         }
-        if let (Some(number), Some(warning)) = (entry.number, entry.warning.take()) {
+        // A piece of a message too large to hold is located by the message's number.
+        let number = entry.number.or(too_large.map(|(number, _)| number));
+        if let (Some(number), Some(warning)) = (number, entry.warning.take()) {
             sink.warning(mime::located(number, warning));
         }
         sink.output(&entry.separator)?;
@@ -1206,9 +1215,10 @@ fn warn_too_large_message(number: usize, size: u64, limit: u64, sink: &mut dyn S
     sink.warning(warning);
 }
 
-/// Message `number`, its links and warnings located by its number and parts. Only a
-/// message with a `Content-Length` header (mboxcl) is held whole, since the header,
-/// before the body, must give the new length.
+/// Message `number`, its links and warnings located by its number and parts. The rewrite
+/// of a message with a `Content-Length` header (mboxcl) is spooled (in memory while
+/// small, then in a temporary file: never held beside the message), since the header,
+/// before the body, must give the new length; then written with it.
 fn one_message(
     message: &[u8],
     number: usize,
@@ -1219,8 +1229,64 @@ fn one_message(
     if !mime::mbox::has_content_length(message) || !sink.wants_output() {
         return mime::write_message(message, number, outer, options, sink);
     }
-    let rewritten = mime::rewrite_message(message, number, outer, options, sink);
-    sink.output(&mime::mbox::update_content_length(message, rewritten))
+    let mut spool = crate::warc::spool::Spool::new(message);
+    let mut spooling = Spooling {
+        spool: &mut spool,
+        inner: &mut *sink,
+    };
+    mime::write_message(message, number, outer, options, &mut spooling)?;
+    if !spool.changed() {
+        return sink.output(message);
+    }
+    let grown = spool.len() as i64 - message.len() as i64;
+    write_counted(message, spool.into_reader()?, grown, sink)
+}
+
+/// A message's rewrite, read back from `rewritten`, its `Content-Length` moved by `grown`
+/// bytes ([`mime::mbox::new_content_length`]). A rewrite leaves the heading as it was:
+/// the digits are where they were in `message`, and are replaced only if found there.
+fn write_counted(
+    message: &[u8],
+    mut rewritten: impl Read,
+    grown: i64,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
+    if let Some((digits, value)) = mime::mbox::new_content_length(message, grown) {
+        copy_chunks((&mut rewritten).take(digits.start as u64), |bytes| {
+            sink.output(bytes)
+        })?;
+        let mut old = vec![0; digits.len()];
+        rewritten.read_exact(&mut old)?;
+        match old == message[digits] {
+            true => sink.output(value.to_string().as_bytes())?,
+            false => sink.output(&old)?,
+        }
+    }
+    copy_chunks(rewritten, |bytes| sink.output(bytes))
+}
+
+/// A sink whose output goes to a spool; links and warnings passed on.
+struct Spooling<'a, 'o> {
+    spool: &'a mut crate::warc::spool::Spool<'o>,
+    inner: &'a mut dyn Sink,
+}
+
+impl Sink for Spooling<'_, '_> {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.spool.write_all(bytes)
+    }
+    fn link(&mut self, link: Link) {
+        self.inner.link(link);
+    }
+    fn link_ref(&mut self, link: crate::links::LinkRef<'_>) {
+        self.inner.link_ref(link);
+    }
+    fn warning(&mut self, warning: Warning) {
+        self.inner.warning(warning);
+    }
+    fn wants_links(&self) -> bool {
+        self.inner.wants_links()
+    }
 }
 
 /// A WARC file: its links, or the archive rewritten; whether anything changed.

@@ -1,8 +1,10 @@
 //! Compressed input: a gzipped, bzip2, xz and zstd mbox give the records the
 //! plain mbox gives; a rewrite in the same compression decompresses to the plain rewrite;
-//! a truncated gzip keeps everything before the damage, and the rest is copied raw.
+//! a truncated gzip keeps everything before the damage, and the rest is copied raw; zstd
+//! skippable frames stay before or after the content, pzstd's frame sizes and a seek
+//! table are rewritten to describe the frames written.
 
-use absolve::compress::{ALL, Compression, DamageReason, Decoder, Encoder, rewrite};
+use absolve::compress::{ALL, Compression, DamageReason, Decoder, Encoder, ZSTD_FRAME, rewrite};
 use absolve::format::Format;
 use absolve::{Options, document};
 use std::io::{Read, Write};
@@ -405,38 +407,291 @@ fn split_at_skippable(data: &[u8]) -> (Vec<Skipped>, Vec<Vec<u8>>) {
     (frames, runs)
 }
 
+/// Two pages of relative links, each compressed as a zstd frame of its own, and what they
+/// give rewritten against `http://h/d/` (longer: every frame boundary moves).
+fn two_pages() -> ([Vec<u8>; 2], Vec<u8>, Options) {
+    let page = |name: &str| -> Vec<u8> {
+        (0..2000)
+            .map(|i| format!("<p><a href=\"{name}{i}.html\">{name} {i}</a>\n"))
+            .collect::<String>()
+            .into_bytes()
+    };
+    let pages = [page("one"), page("two")];
+    let options = Options::new().with_url("http://h/d/").unwrap();
+    let expected = document::rewrite(&pages.concat(), &options).unwrap().output;
+    assert_ne!(expected.len(), pages.concat().len());
+    (pages, expected, options)
+}
+
+/// The warnings of a rewrite, as text.
+fn warnings_of(done: &document::Rewritten) -> Vec<String> {
+    done.warnings.iter().map(|w| w.to_string()).collect()
+}
+
 #[test]
-fn zstd_skippable_frames_are_kept_in_place() {
+fn zstd_skippable_frames_keep_their_place_among_the_frames_that_remain() {
+    // Before: the middle frame was written at its old decompressed offset of the longer
+    // rewritten content, cutting a line in two.
     use absolve::Collected;
     use absolve::pipeline::{self, Input};
-    let (one, two): (&[u8], &[u8]) = (
-        b"<a href=http://h/x>one</a>\n",
-        b"<img src=http://h/y.png>\n",
-    );
-    let mut zst = skippable(0, b"HEAD");
-    zst.extend(compressed(Compression::Zstd, one));
+    let ([one, two], expected, options) = two_pages();
+    let mut zst = skippable(1, b"HEAD");
+    zst.extend(compressed(Compression::Zstd, &one));
     zst.extend(skippable(5, b"MIDDLE"));
-    zst.extend(compressed(Compression::Zstd, two));
-    zst.extend(skippable(15, b"SEEK TABLE"));
+    zst.extend(compressed(Compression::Zstd, &two));
+    zst.extend(skippable(15, b"TRAILER"));
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("page.html.zst");
     std::fs::write(&file, &zst).unwrap();
     let inputs = [Input::Reader(Box::new(&zst[..])), Input::File(&file)];
     for input in inputs {
         let mut sink = Collected::default();
-        pipeline::run(input, &Options::new(), &mut sink).unwrap();
-        assert!(sink.warnings.is_empty(), "{:?}", sink.warnings);
+        pipeline::run(input, &options, &mut sink).unwrap();
         let (frames, runs) = split_at_skippable(&sink.output);
         let names: Vec<&[u8]> = frames.iter().map(|(_, f)| &f[..]).collect();
-        assert_eq!(names, [&b"HEAD"[..], b"MIDDLE", b"SEEK TABLE"]);
+        assert_eq!(names, [&b"HEAD"[..], b"MIDDLE", b"TRAILER"]);
         assert_eq!(frames[0].0, 0, "first");
-        assert_eq!(frames[2].0 + 8 + 10, sink.output.len(), "last");
-        assert_eq!(runs, [one, two], "each in its place");
+        assert_eq!(frames[2].0 + 8 + 7, sink.output.len(), "last");
+        assert!(
+            runs == [expected.clone()],
+            "the content whole, between the head and the rest"
+        );
+        let problems: Vec<String> = sink.warnings.iter().map(|w| w.to_string()).collect();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].starts_with("1 zstd skippable frame(s) (metadata, no content) between content frames written after the content"),
+            "{problems:?}"
+        );
     }
     // Listing passes them over, with no warning.
-    let found = document::links(&zst, &Options::new()).unwrap();
-    assert_eq!(found.links.len(), 2);
+    let found = document::links(&zst, &options).unwrap();
+    assert_eq!(found.links.len(), 4000);
     assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+}
+
+#[test]
+fn a_zstd_rewrite_whose_content_kept_its_frames_keeps_skippable_frames_as_they_were() {
+    // The first and last places are kept whatever the content: the input comes out as it
+    // went in, with no warning. A frame shaped as pzstd's size of the next frame is not
+    // one when none follows it.
+    let page = b"<a href=http://h/x>one</a>\n";
+    let mut zst = skippable(1, b"HEAD");
+    zst.extend(compressed(Compression::Zstd, page));
+    zst.extend(skippable(0, b"TAIL"));
+    zst.extend(skippable(15, b"TRAILER"));
+    let done = document::rewrite(&zst, &Options::new()).unwrap();
+    assert_eq!(done.output, zst);
+    assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+}
+
+/// pzstd's skippable frame: the compressed size of the frame after it.
+fn pzstd_size(size: usize) -> Vec<u8> {
+    skippable(0, &(size as u32).to_le_bytes())
+}
+
+/// The frames of what pzstd wrote: each content frame after its size, decompressed.
+fn pzstd_frames(mut data: &[u8]) -> Vec<Vec<u8>> {
+    let mut frames = Vec::new();
+    while !data.is_empty() {
+        assert_eq!(
+            data[..8],
+            pzstd_size(0)[..8],
+            "pzstd's size at {}",
+            data.len()
+        );
+        let size = u32::from_le_bytes(data[8..12].try_into().unwrap()) as usize;
+        let mut decoder = Decoder::new(Compression::Zstd, &data[12..12 + size]);
+        let mut text = Vec::new();
+        decoder.read_to_end(&mut text).unwrap();
+        assert_eq!(decoder.damage(), None, "a whole frame, {size} bytes");
+        frames.push(text);
+        data = &data[12 + size..];
+    }
+    frames
+}
+
+#[test]
+fn pzstd_frame_sizes_are_rewritten_to_the_frames_written() {
+    // Before: they were kept with the input frames' sizes, and `pzstd -d` failed on the
+    // output ("Unknown frame descriptor").
+    let ([one, two], expected, options) = two_pages();
+    let mut zst = Vec::new();
+    for page in [&one, &two] {
+        let frame = compressed(Compression::Zstd, page);
+        zst.extend(pzstd_size(frame.len()));
+        zst.extend(frame);
+    }
+    assert!(pzstd_frames(&zst) == [one.clone(), two.clone()]);
+    let done = document::rewrite(&zst, &options).unwrap();
+    assert!(done.warnings.is_empty(), "{:?}", warnings_of(&done));
+    assert!(pzstd_frames(&done.output).concat() == expected);
+
+    // Content past one frame: each frame written has its size.
+    let big: Vec<u8> = std::iter::repeat_n(&one[..], 2 * ZSTD_FRAME / one.len() + 1)
+        .flatten()
+        .copied()
+        .collect();
+    let mut zst = pzstd_size(0);
+    zst.extend(compressed(Compression::Zstd, &big));
+    let done = document::rewrite(&zst, &options).unwrap();
+    let frames = pzstd_frames(&done.output);
+    let expected = document::rewrite(&big, &options).unwrap().output;
+    assert_eq!(frames.len(), expected.len().div_ceil(ZSTD_FRAME));
+    assert!(frames.len() >= 3);
+    assert!(frames.concat() == expected);
+}
+
+#[test]
+fn what_pzstd_writes_pzstd_reads_once_rewritten() {
+    let ([one, two], expected, options) = two_pages();
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("page.html");
+    std::fs::write(&plain, [one, two].concat()).unwrap();
+    let zst = dir.path().join("page.html.zst");
+    let Ok(status) = std::process::Command::new("pzstd")
+        .args(["-q", "-p", "2", "-f", "-o"])
+        .args([&zst, &plain])
+        .status()
+    else {
+        return;
+    };
+    assert!(status.success());
+    let done = document::rewrite(&std::fs::read(&zst).unwrap(), &options).unwrap();
+    std::fs::write(&zst, &done.output).unwrap();
+    let back = std::process::Command::new("pzstd")
+        .args(["-q", "-d", "-c"])
+        .arg(&zst)
+        .output()
+        .unwrap();
+    assert!(
+        back.status.success(),
+        "{}",
+        String::from_utf8_lossy(&back.stderr)
+    );
+    assert!(back.stdout == expected);
+}
+
+/// The seekable format's seek table for `frames` (compressed size, decompressed size,
+/// checksum), with checksums.
+fn seek_table(frames: &[(usize, usize, u32)]) -> Vec<u8> {
+    let mut data = Vec::new();
+    for &(compressed, decompressed, checksum) in frames {
+        data.extend((compressed as u32).to_le_bytes());
+        data.extend((decompressed as u32).to_le_bytes());
+        data.extend(checksum.to_le_bytes());
+    }
+    data.extend((frames.len() as u32).to_le_bytes());
+    data.push(0x80);
+    data.extend(0x8F92_EAB1u32.to_le_bytes());
+    skippable(0xE, &data)
+}
+
+/// The seek table that ends `data`, checked against the bytes before it: every entry's
+/// frame where the sizes before it say, of its compressed size, decompressing to its
+/// decompressed size, with its checksum. Returns the content, decompressed.
+fn check_seek_table(data: &[u8]) -> Vec<u8> {
+    let footer = &data[data.len() - 9..];
+    assert_eq!(
+        footer[5..],
+        0x8F92_EAB1u32.to_le_bytes(),
+        "a seek table ends it"
+    );
+    assert_eq!(footer[4], 0x80, "with checksums");
+    let count = u32::from_le_bytes(footer[..4].try_into().unwrap()) as usize;
+    let table_start = data.len() - 9 - 12 * count - 8;
+    assert_eq!(data[table_start..table_start + 4], [0x5e, 0x2a, 0x4d, 0x18]);
+    let field = |at: usize| u32::from_le_bytes(data[at..at + 4].try_into().unwrap());
+    let (mut at, mut content) = (0, Vec::new());
+    for entry in 0..count {
+        let e = table_start + 8 + 12 * entry;
+        let (size, decompressed, checksum) = (field(e) as usize, field(e + 4), field(e + 8));
+        let frame = &data[at..at + size];
+        let mut decoder = Decoder::new(Compression::Zstd, frame);
+        let mut text = Vec::new();
+        decoder.read_to_end(&mut text).unwrap();
+        assert_eq!(decoder.damage(), None, "entry {entry}: one whole frame");
+        assert_eq!(text.len(), decompressed as usize, "entry {entry}");
+        let expected = match decompressed {
+            0 => 0x51d8_e999, // XXH64 of nothing
+            _ => u32::from_le_bytes(frame[size - 4..].try_into().unwrap()),
+        };
+        assert_eq!(checksum, expected, "entry {entry}");
+        content.extend(text);
+        at += size;
+    }
+    assert_eq!(
+        at, table_start,
+        "the entries describe every byte before the table"
+    );
+    content
+}
+
+#[test]
+fn a_seek_table_is_rewritten_to_describe_the_frames_written() {
+    // Before: it was kept as it was, its sizes those of the input's frames.
+    let ([one, two], expected, options) = two_pages();
+    let frames = [&one, &two].map(|page| compressed(Compression::Zstd, page));
+    let entries: Vec<_> = [(&frames[0], &one), (&frames[1], &two)]
+        .iter()
+        .map(|(f, p)| {
+            (
+                f.len(),
+                p.len(),
+                u32::from_le_bytes(f[f.len() - 4..].try_into().unwrap()),
+            )
+        })
+        .collect();
+    let mut zst = skippable(3, b"HEAD");
+    zst.extend(frames.concat());
+    zst.extend(seek_table(&entries));
+    let mut whole = skippable(3, b"HEAD");
+    whole.extend(frames.concat());
+    let mut listed = vec![(8 + 4, 0, 0x51d8_e999)];
+    listed.extend(&entries);
+    whole.extend(seek_table(&listed));
+    assert!(check_seek_table(&whole) == [&one[..], &two[..]].concat());
+
+    let done = document::rewrite(&whole, &options).unwrap();
+    assert!(done.warnings.is_empty(), "{:?}", warnings_of(&done));
+    assert!(done.output.starts_with(&skippable(3, b"HEAD")));
+    assert!(check_seek_table(&done.output) == expected);
+    // A table that did not describe the input (the head left out) is rewritten too.
+    let done = document::rewrite(&zst, &options).unwrap();
+    assert!(check_seek_table(&done.output) == expected);
+}
+
+#[test]
+fn after_damage_the_seek_table_is_left_out_and_the_warning_names_the_file() {
+    // Before: the table was written before the bytes after the damage, describing
+    // neither, with no word of it.
+    let ([one, _], _, options) = two_pages();
+    let expected = document::rewrite(&one, &options).unwrap().output;
+    let frame = compressed(Compression::Zstd, &one);
+    let checksum = u32::from_le_bytes(frame[frame.len() - 4..].try_into().unwrap());
+    let mut zst = frame.clone();
+    zst.extend(seek_table(&[(frame.len(), one.len(), checksum)]));
+    zst.extend(b"JUNK");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("page.html.zst");
+    std::fs::write(&file, &zst).unwrap();
+    let out = crate::common::absolve(
+        &["rewrite", "--url", "http://h/d/", crate::common::arg(&file)],
+        b"",
+    );
+    assert!(out.status.success(), "{}", crate::common::stderr(&out));
+    assert!(out.stdout.ends_with(b"JUNK"), "the rest copied as it is");
+    let (frames, runs) = split_at_skippable(&out.stdout[..out.stdout.len() - 4]);
+    assert!(frames.is_empty(), "no seek table");
+    assert!(runs == [expected], "the page rewritten");
+    let stderr = crate::common::stderr(&out);
+    let dropped = stderr
+        .lines()
+        .find(|line| line.contains("seek table"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        dropped.contains("page.html.zst: the zstd seek table (seekable format) is left out"),
+        "{dropped}"
+    );
 }
 
 #[test]
@@ -458,6 +713,56 @@ fn a_skippable_frame_too_large_to_hold_is_left_out_and_said() {
     );
     assert!(
         problems[0].ends_with("the first at compressed byte 0"),
+        "{problems:?}"
+    );
+}
+
+/// An mboxcl2 message whose `Content-Length` covers an unquoted From_ line, then one
+/// more message; each with a relative link.
+fn counted_mbox(filler: usize) -> Vec<u8> {
+    let body = format!(
+        "{}\nFrom Monday 3 on, <a href=inside>\n",
+        "<p><a href=x>filler</a>\n".repeat(filler)
+    );
+    let mut mbox = format!(
+        "From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\nContent-Length: {}\n\n{body}\n",
+        body.len()
+    );
+    mbox += "From c@d Tue Jan  2 00:00:00 2024\nContent-Type: text/html\n\n<a href=y>y</a>\n";
+    mbox.into_bytes()
+}
+
+#[test]
+fn an_mbox_message_past_the_held_limit_keeps_the_from_lines_its_content_length_covers() {
+    // Before: past the limit, the From_ line inside the counted body started a message
+    // of its own (rewritten, numbered 2); held, it stays in message 1.
+    use absolve::Collected;
+    use absolve::pipeline::{self, Input};
+    let mbox = counted_mbox(200);
+    let options = Options::new().with_url("http://h/").unwrap();
+    let held = document::links(&mbox, &options).unwrap();
+    let numbers = |links: &[absolve::Link]| -> Vec<(usize, String)> {
+        links
+            .iter()
+            .map(|l| (l.location.message.unwrap(), l.resolved.to_string()))
+            .collect()
+    };
+    assert_eq!(numbers(&held.links).len(), 202);
+    assert_eq!(numbers(&held.links)[201], (2, "http://h/y".to_string()));
+    let small = options.clone().with_max_held(1024);
+    let mut sink = Collected::default();
+    pipeline::run(Input::Reader(Box::new(&mbox[..])), &small, &mut sink).unwrap();
+    // Message 1 passed through whole, message 2 rewritten.
+    let first = mbox.len() - b"y>y</a>\n".len();
+    assert_eq!(sink.output[..first], mbox[..first]);
+    assert_eq!(&sink.output[first..], b"http://h/y>y</a>\n");
+    assert_eq!(numbers(&sink.links), [(2, "http://h/y".to_string())]);
+    let problems: Vec<String> = sink.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(sink.warnings[0].location.message, Some(1));
+    let size = mbox.windows(9).position(|w| w == b"From c@d ").unwrap() - 34;
+    assert!(
+        problems[0].starts_with(&format!("the message is {size} bytes")),
         "{problems:?}"
     );
 }

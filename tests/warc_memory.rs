@@ -1,5 +1,6 @@
 //! Streaming: a record that is not HTML is read past (by `Links`) and copied (by
-//! `rewrite`) without being held: the peak of heap memory stays far below its size.
+//! `rewrite`) without being held: the peak of heap memory stays far below its size. An
+//! mboxcl message's rewrite is not held beside the message.
 //! The records are made on the fly by a reader, and the heap is measured by a counting
 //! allocator. Its counters are the whole process's, and the other modules' tests run
 //! beside these: each measurement runs in a child process of this test binary that runs
@@ -174,6 +175,37 @@ fn gzip_members_are_forwarded_not_held() {
         });
         assert!(peak < 4 * MIB, "peak {peak} bytes");
     });
+}
+
+#[test]
+fn an_mboxcl_message_rewrite_is_not_held_beside_the_message() {
+    // Before: the rewrite was held whole to give its new Content-Length, then copied
+    // again with it: the peak was the message and two copies of its rewrite (some
+    // 100 MiB here); now the rewrite is spooled past 4 MiB.
+    alone(
+        "an_mboxcl_message_rewrite_is_not_held_beside_the_message",
+        || {
+            let _serial = SERIAL.lock().unwrap();
+            let body: String = (0..600_000)
+                .map(|i| format!("<p><a href=\"p{i}.html\">link {i}</a>\n"))
+                .collect();
+            let mut mbox = format!(
+                "From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\nContent-Length: {}\n\n{body}\n",
+                body.len()
+            );
+            mbox += "From c@d Tue Jan  2 00:00:00 2024\nContent-Length: 2\n\nz\n";
+            let options = Options::new().with_url("http://h/").unwrap();
+            let mut written = 0u64;
+            let peak = peak_during(|| {
+                let mut out = CountingWriter(&mut written);
+                pipeline::run(Input::Reader(Box::new(mbox.as_bytes())), &options, &mut out)
+                    .unwrap();
+            });
+            assert!(body.len() > 20 * MIB && written > (body.len() + 4 * MIB) as u64);
+            // The message is held (its buffer up to twice its length), not its rewrite.
+            assert!(peak < 2 * body.len() + 8 * MIB, "peak {peak} bytes");
+        },
+    );
 }
 
 /// Counts the bytes written; a warning is a failure.

@@ -80,9 +80,30 @@ pub struct Messages<R: BufRead> {
     checked_until: u64,
     /// The most bytes of a message held (a longer line is cut there too).
     limit: u64,
-    /// The rest of a message longer than `limit` is being given in pieces; whether the
-    /// last line read was blank.
-    overflowing: Option<bool>,
+    /// The rest of a message longer than `limit` is being given in pieces.
+    overflowing: Option<Overflow>,
+}
+
+/// Where a message too large to hold is, as its pieces are given.
+#[derive(Debug, Clone, Copy)]
+struct Overflow {
+    /// Whether the last line read was blank.
+    previous_blank: bool,
+    /// The message's `Content-Length` and where in the archive the body it counts ends
+    /// (saturated), if it has one.
+    count: Option<(u64, u64)>,
+}
+
+/// What a separator-like line inside a message too large to hold is.
+enum PieceCount {
+    /// A separator: the message ends before it (with a warning if its count was not
+    /// trusted, as [`Count`] says).
+    Separator(Option<Warning>),
+    /// Covered by the count: it starts a piece of its own, so that the count is checked
+    /// with the whole limit to read ahead.
+    NewPiece,
+    /// Covered by a consistent count: the next separator is at this offset in the piece.
+    Inside(usize),
 }
 
 /// What a message's `Content-Length` says about a separator-like line inside it.
@@ -119,9 +140,12 @@ impl<R: BufRead> Messages<R> {
 
     /// Holds at most about `limit` bytes of a message: a longer one is given as an entry
     /// with [`Entry::too_large`] holding its first bytes, then entries with
-    /// [`Entry::continued`] of about `limit` bytes each, to the next separator (a From_
-    /// line after a blank line: its `Content-Length` is not looked at). Memory stays
-    /// bounded by the limit whatever the archive.
+    /// [`Entry::continued`] of about `limit` bytes each, to the next separator. Its
+    /// `Content-Length` is honoured as a message's held whole is: a From_ line after a
+    /// blank line that the count covers starts a piece, the count is read ahead to (up to
+    /// the limit) and checked, and if consistent the line stays in the message (an
+    /// [`Entry::warning`] on the piece if it was not trusted). Memory stays bounded by the
+    /// limit whatever the archive.
     ///
     /// ```
     /// use absolve::mime::mbox::Messages;
@@ -141,8 +165,13 @@ impl<R: BufRead> Messages<R> {
     }
 
     /// The next piece of a message too large to hold: lines up to about the limit, or to
-    /// the next separator (kept for the next entry).
-    fn next_piece(&mut self, mut previous_blank: bool) -> io::Result<Entry> {
+    /// the next separator (kept for the next entry), its `Content-Length` honoured
+    /// ([`Messages::with_limit`]).
+    fn next_piece(&mut self, overflow: Overflow) -> io::Result<Entry> {
+        let Overflow {
+            mut previous_blank,
+            count,
+        } = overflow;
         let mut entry = Entry {
             continued: true,
             ..Entry::default()
@@ -156,16 +185,98 @@ impl<R: BufRead> Messages<R> {
             }
             let line = &entry.message[start..];
             if previous_blank && is_separator(line, false) {
-                self.next_separator = Some(entry.message.split_off(start));
+                let separator_at = match self.piece_count(&mut entry.message, start, count)? {
+                    PieceCount::Separator(warning) => {
+                        entry.warning = warning;
+                        start
+                    }
+                    PieceCount::NewPiece => {
+                        let line = entry.message.split_off(start);
+                        self.push_back(line);
+                        self.overflowing = Some(Overflow {
+                            previous_blank: true,
+                            count,
+                        });
+                        return Ok(entry);
+                    }
+                    // The counted body ends where the archive does.
+                    PieceCount::Inside(split) if split >= entry.message.len() => continue,
+                    PieceCount::Inside(split) => split,
+                };
+                self.next_separator = Some(self.take_separator(&mut entry.message, separator_at));
                 self.overflowing = None;
                 return Ok(entry);
             }
             previous_blank = is_blank(line);
             if entry.message.len() as u64 >= self.limit {
-                self.overflowing = Some(previous_blank);
+                self.overflowing = Some(Overflow {
+                    previous_blank,
+                    count,
+                });
                 return Ok(entry);
             }
         }
+    }
+
+    /// What the separator-like line at `line` of `piece` (its end the end of `piece`) is,
+    /// inside a message too large to hold whose count is `count`: as for a message held
+    /// ([`Messages::counted`]), with the piece as the bytes held.
+    fn piece_count(
+        &mut self,
+        piece: &mut Vec<u8>,
+        line: usize,
+        count: Option<(u64, u64)>,
+    ) -> io::Result<PieceCount> {
+        let piece_start = self.position - piece.len() as u64;
+        let line_position = piece_start + line as u64;
+        let Some((length, end)) = count.filter(|&(_, end)| end > line_position) else {
+            return Ok(PieceCount::Separator(None));
+        };
+        if line > 0 && line_position >= self.checked_until {
+            return Ok(PieceCount::NewPiece);
+        }
+        let end = usize::try_from(end - piece_start).ok();
+        Ok(match self.check_count(piece, line, length, end)? {
+            Count::Ends(split) => PieceCount::Inside(split),
+            Count::Irrelevant => PieceCount::Separator(None),
+            count => PieceCount::Separator(self.count_warning(count, piece.len() - line)),
+        })
+    }
+
+    /// The message's `Content-Length` and where in the archive its counted body ends, for
+    /// `message` (its first bytes), just read.
+    fn count_of(&self, message: &[u8]) -> Option<(u64, u64)> {
+        let (length, body_start) = counted_body(message)?;
+        let message_start = self.position - message.len() as u64;
+        let end = message_start
+            .saturating_add(body_start as u64)
+            .saturating_add(length);
+        Some((length, end))
+    }
+
+    /// The warning for a count not trusted, the line it covers `read_ahead` bytes before
+    /// the position (the line and what was read ahead after it).
+    fn count_warning(&self, count: Count, read_ahead: usize) -> Option<Warning> {
+        let offset = self.position - read_ahead as u64;
+        match count {
+            Count::Wrong(length) => Some(Warning::ContentLengthNotTrusted(length, offset)),
+            Count::TooLong(length) => {
+                Some(Warning::ContentLengthTooLong(length, offset, self.limit))
+            }
+            Count::Irrelevant | Count::Ends(_) => None,
+        }
+    }
+
+    /// The separator line at `at` of `message`, taken out of it; what was read ahead
+    /// after the line is to be read again.
+    fn take_separator(&mut self, message: &mut Vec<u8>, at: usize) -> Vec<u8> {
+        let mut separator = message.split_off(at);
+        let line_len = memchr::memchr(b'\n', &separator).map_or(separator.len(), |i| i + 1);
+        let read_ahead = separator.split_off(line_len);
+        if !read_ahead.is_empty() {
+            self.push_back(read_ahead);
+        }
+        separator
     }
 
     /// Reads one line (to its `\n` or the end) onto `buf`: the bytes read ahead first.
@@ -214,6 +325,20 @@ impl<R: BufRead> Messages<R> {
         let end = usize::try_from(length)
             .ok()
             .and_then(|length| body_start.checked_add(length));
+        self.check_count(message, line, length, end)
+    }
+
+    /// Whether a count of `length` whose body ends at `end` of `message` (`None`: past
+    /// what memory can index) covers `line` (a separator-like line just read, its end
+    /// the end of `message`) and is consistent; read ahead to `end` to tell, up to the
+    /// limit.
+    fn check_count(
+        &mut self,
+        message: &mut Vec<u8>,
+        line: usize,
+        length: u64,
+        end: Option<usize>,
+    ) -> io::Result<Count> {
         if end.is_some_and(|end| end <= line) {
             return Ok(Count::Irrelevant);
         }
@@ -305,8 +430,8 @@ impl<R: BufRead> Iterator for Messages<R> {
         if self.done {
             return None;
         }
-        if let Some(previous_blank) = self.overflowing {
-            let piece = self.next_piece(previous_blank);
+        if let Some(overflow) = self.overflowing {
+            let piece = self.next_piece(overflow);
             if matches!(&piece, Ok(e) if e.message.is_empty() && self.done) {
                 return None;
             }
@@ -342,7 +467,10 @@ impl<R: BufRead> Iterator for Messages<R> {
             previous_blank = blank;
             if counted_end != Some(start) && !candidate {
                 if entry.message.len() as u64 > self.limit {
-                    self.overflowing = Some(blank);
+                    self.overflowing = Some(Overflow {
+                        previous_blank: blank,
+                        count: self.count_of(&entry.message),
+                    });
                     entry.too_large = true;
                     return Some(Ok(self.numbered(entry)));
                 }
@@ -357,15 +485,8 @@ impl<R: BufRead> Iterator for Messages<R> {
                         self.push_back(rest);
                         continue;
                     }
-                    Ok(Count::Wrong(length)) => {
-                        let read_ahead = entry.message.len() - start;
-                        let offset = self.position - read_ahead as u64;
-                        entry.warning = Some(Warning::ContentLengthNotTrusted(length, offset));
-                    }
-                    Ok(Count::TooLong(length)) => {
-                        let offset = self.position - (entry.message.len() - start) as u64;
-                        let warning = Warning::ContentLengthTooLong(length, offset, self.limit);
-                        entry.warning = Some(warning);
+                    Ok(count) => {
+                        entry.warning = self.count_warning(count, entry.message.len() - start);
                     }
                     Err(error) => {
                         self.done = true;
@@ -373,12 +494,7 @@ impl<R: BufRead> Iterator for Messages<R> {
                     }
                 }
             }
-            let mut separator = entry.message.split_off(start);
-            let line_len = memchr::memchr(b'\n', &separator).map_or(separator.len(), |i| i + 1);
-            let read_ahead = separator.split_off(line_len);
-            if !read_ahead.is_empty() {
-                self.push_back(read_ahead);
-            }
+            let separator = self.take_separator(&mut entry.message, start);
             if at_start || (entry.separator.is_empty() && entry.message.is_empty()) {
                 entry.separator = separator;
                 continue;
@@ -400,26 +516,39 @@ impl<R: BufRead> Iterator for Messages<R> {
 /// let after = b"Content-Length: 5\n\n<a b>\n\n".to_vec();
 /// assert_eq!(update_content_length(before, after), b"Content-Length: 7\n\n<a b>\n\n");
 /// ```
-pub fn update_content_length(original: &[u8], rewritten: Vec<u8>) -> Vec<u8> {
+pub fn update_content_length(original: &[u8], mut rewritten: Vec<u8>) -> Vec<u8> {
     if original.len() == rewritten.len() {
         return rewritten;
     }
-    let Some((value, range)) = content_length(&rewritten) else {
-        return rewritten;
-    };
     let grown = rewritten.len() as i64 - original.len() as i64;
-    let Some(new_value) = value.checked_add_signed(grown) else {
-        return rewritten;
-    };
-    let mut out = Vec::with_capacity(rewritten.len() + 4);
-    out.extend_from_slice(&rewritten[..range.start]);
-    out.extend_from_slice(new_value.to_string().as_bytes());
-    out.extend_from_slice(&rewritten[range.end..]);
-    out
+    if let Some((digits, value)) = new_content_length(&rewritten, grown) {
+        // In place: no second copy of the message.
+        rewritten.splice(digits, value.to_string().into_bytes());
+    }
+    rewritten
+}
+
+/// Where the digits of a message's `Content-Length` header are, and its value moved by
+/// `grown` bytes: what [`update_content_length`] writes there, for a rewrite written out
+/// as it is made (a rewrite leaves the heading as it is). `None` if the message has no
+/// such header, or its value is no number or would go below zero.
+///
+/// ```
+/// use absolve::mime::mbox::new_content_length;
+///
+/// let message = b"Subject: s\nContent-Length: 5\n\n<a>\n\n";
+/// let (digits, value) = new_content_length(message, 2).unwrap();
+/// assert_eq!((&message[digits], value), (&b"5"[..], 7));
+/// assert_eq!(new_content_length(b"Subject: s\n\n<a>\n", 2), None);
+/// ```
+pub fn new_content_length(message: &[u8], grown: i64) -> Option<(std::ops::Range<usize>, u64)> {
+    let (value, digits) = content_length(message)?;
+    Some((digits, value.checked_add_signed(grown)?))
 }
 
 /// Whether the message has a `Content-Length` header (mboxcl, mboxcl2): then its rewrite
-/// must be held whole, for [`update_content_length`].
+/// must be held whole (or spooled) before it is written, for [`update_content_length`]
+/// ([`new_content_length`]).
 ///
 /// ```
 /// assert!(absolve::mime::mbox::has_content_length(b"content-length: 5\n\nabcde"));
@@ -620,6 +749,78 @@ mod tests {
         let started = std::time::Instant::now();
         assert_eq!(entries(archive.as_bytes()).len(), 40_000);
         assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    }
+
+    /// The entries of `archive` read with `limit`, checked to keep every byte once.
+    fn pieces(archive: &str, limit: u64) -> Vec<Entry> {
+        let found: Vec<Entry> = Messages::new(archive.as_bytes())
+            .with_limit(limit)
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let joined: Vec<u8> = found
+            .iter()
+            .flat_map(|e| [&e.separator[..], &e.message[..]].concat())
+            .collect();
+        assert_eq!(joined, archive.as_bytes(), "every byte kept, once");
+        found
+    }
+
+    /// The separators of the messages found, and the warnings.
+    fn split(found: &[Entry]) -> (Vec<String>, Vec<Warning>) {
+        let separators = found
+            .iter()
+            .filter(|e| e.number.is_some())
+            .map(|e| String::from_utf8_lossy(&e.separator).into_owned())
+            .collect();
+        (
+            separators,
+            found.iter().filter_map(|e| e.warning.clone()).collect(),
+        )
+    }
+
+    #[test]
+    fn a_message_too_large_to_hold_keeps_the_from_lines_its_content_length_covers() {
+        // Before: past the limit, a From_ line after a blank line ended the message
+        // whatever its Content-Length, where a message held kept it.
+        let filler = "<p>a line of filler</p>\n".repeat(400);
+        for eol_in_count in [0, 1] {
+            let body = format!("{filler}\nFrom Monday 3 on\n\nFrom Tuesday 4 on\nend\n");
+            let length = Some(body.len() + eol_in_count);
+            let archive = counted_message("a@b", &body, length, "\n")
+                + &counted_message("c@d", "z\n", None, "\n");
+            let held = split(&pieces(&archive, u64::MAX));
+            assert_eq!(held.0.len(), 2, "{held:?}");
+            assert!(held.1.is_empty());
+            for limit in [64, 1000, 4096, 9000] {
+                let found = pieces(&archive, limit);
+                assert!(found[0].too_large, "{limit}");
+                assert_eq!(split(&found), held, "limit {limit}, {eol_in_count}");
+            }
+        }
+    }
+
+    #[test]
+    fn past_the_limit_a_wrong_or_too_long_content_length_is_not_trusted_as_when_held() {
+        let filler = "<p>a line of filler</p>\n".repeat(400);
+        let body = format!("{filler}\nFrom Monday 3 on\ny\n");
+        let offset = |archive: &str| archive.find("From Monday").unwrap() as u64;
+        // A count that ends mid-line: read ahead, found wrong.
+        let archive = counted_message("a@b", &body, Some(body.len() - 1), "\n")
+            + &counted_message("c@d", "z\n", None, "\n");
+        let wrong = Warning::ContentLengthNotTrusted(body.len() as u64 - 1, offset(&archive));
+        assert_eq!(
+            split(&pieces(&archive, u64::MAX)).1,
+            std::slice::from_ref(&wrong)
+        );
+        let (separators, warnings) = split(&pieces(&archive, 1000));
+        assert_eq!((separators.len(), warnings), (3, vec![wrong]));
+        // A count past the limit from the line: not read ahead, not trusted.
+        let archive = counted_message("a@b", &body, Some(body.len() + 50_000), "\n")
+            + &counted_message("c@d", &"z\n".repeat(30_000), None, "\n");
+        let (separators, warnings) = split(&pieces(&archive, 1000));
+        let too_long =
+            Warning::ContentLengthTooLong(body.len() as u64 + 50_000, offset(&archive), 1000);
+        assert_eq!((separators.len(), warnings), (3, vec![too_long]));
     }
 
     #[test]

@@ -51,7 +51,7 @@ mod framing;
 mod http;
 mod list;
 mod payload;
-mod spool;
+pub(crate) mod spool;
 mod stream;
 mod write;
 
