@@ -180,10 +180,15 @@ pub enum TextType {
     Html,
     /// Inline XHTML (`type="xhtml"`, Atom 0.3 `type="application/xhtml+xml"`).
     Xhtml,
+    /// Base64 of HTML or XHTML (Atom 0.3 `mode="base64"` with `type="text/html"` or
+    /// `"application/xhtml+xml"`): decoded, rewritten as HTML, and encoded again.
+    Base64Html,
 }
 
-/// RFC 4287 §3.1.1 (and Atom 0.3 §3.1: `mode="escaped"|"xml"|"base64"`): the kind of a
-/// text construct from its `type` and `mode` attributes.
+/// RFC 4287 §3.1.1 (and Atom 0.3, draft-nottingham-atom-format-02 §3.1.2: `mode="xml"`,
+/// `"escaped"` or `"base64"`): the kind of a text construct from its `type` and `mode`
+/// attributes. Base64 of a type that is neither HTML nor XHTML (none, `text/plain`, an
+/// image) decodes to no URL: it is [`TextType::Text`].
 ///
 /// ```
 /// use absolve::feed::vocabulary::{text_type, TextType};
@@ -191,13 +196,23 @@ pub enum TextType {
 /// assert_eq!(text_type(Some(b"html"), None), TextType::Html);
 /// assert_eq!(text_type(Some(b"text/html"), Some(b"escaped")), TextType::Html);
 /// assert_eq!(text_type(Some(b"xhtml"), None), TextType::Xhtml);
-/// assert_eq!(text_type(Some(b"text/html"), Some(b"base64")), TextType::Text);
+/// assert_eq!(text_type(Some(b"text/html"), Some(b"base64")), TextType::Base64Html);
+/// assert_eq!(text_type(Some(b"application/xhtml+xml"), Some(b"base64")), TextType::Base64Html);
+/// assert_eq!(text_type(Some(b"text/plain"), Some(b"base64")), TextType::Text);
 /// assert_eq!(text_type(None, None), TextType::Text);
 /// ```
 pub fn text_type(kind: Option<&[u8]>, mode: Option<&[u8]>) -> TextType {
-    if mode.is_some_and(|m| m.eq_ignore_ascii_case(b"base64")) {
-        return TextType::Text;
+    let base64 = mode.is_some_and(|m| m.trim_ascii().eq_ignore_ascii_case(b"base64"));
+    match (markup_type(kind), base64) {
+        (TextType::Html | TextType::Xhtml, true) => TextType::Base64Html,
+        (_, true) => TextType::Text,
+        (kind, false) => kind,
     }
+}
+
+/// RFC 4287 §3.1.1 (and Atom 0.3 §3.1.1, a MIME type): whether a `type` says HTML,
+/// XHTML, or anything else (text).
+fn markup_type(kind: Option<&[u8]>) -> TextType {
     let kind = kind.map(<[u8]>::trim_ascii).unwrap_or_default();
     if kind.eq_ignore_ascii_case(b"html") || kind.eq_ignore_ascii_case(b"text/html") {
         TextType::Html
