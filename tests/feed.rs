@@ -1097,3 +1097,40 @@ fn encode_base64(bytes: &[u8]) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
+
+/// An unprefixed `<body>` (XHTML, as `xhtml:body`) and a `<fullitem>` (escaped HTML, as
+/// `content:encoded`): content as feedparser reads them (its `_start_body` and
+/// `_start_fullitem`), in an item or in the channel. They were passed over: their links
+/// were neither rewritten nor listed (feedparser's wellformed/base/http_item_body_* and
+/// http_item_fullitem_* failed the relocation test). A `<body>` in another namespace, or
+/// under another parent (an HTML page's), is no content.
+#[test]
+fn rss_body_and_fullitem_are_content() {
+    let feed = br#"<rss version="2.0"><channel><fullitem>&lt;a href="f.html"&gt;</fullitem><item><body><a href="/relative/uri">click</a><img src="i.png"/></body><fullitem>&lt;a href="/full"&gt;x&lt;/a></fullitem><x:body xmlns:x="urn:other"><a href="o.html"/></x:body><other><body><a href="o.html"/></body></other></item></channel></rss>"#;
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let links: Vec<_> = done
+        .links
+        .iter()
+        .map(|l| (l.element.as_str(), l.original.as_str()))
+        .collect();
+    assert_eq!(
+        links,
+        [
+            ("a", "f.html"),
+            ("a", "/relative/uri"),
+            ("img", "i.png"),
+            ("a", "/full")
+        ]
+    );
+    let expected = String::from_utf8(feed.to_vec())
+        .unwrap()
+        .replace("\"f.html\"", "\"http://feeds.example.com/dir/f.html\"")
+        .replace(
+            "\"/relative/uri\"",
+            "\"http://feeds.example.com/relative/uri\"",
+        )
+        .replace("\"i.png\"", "\"http://feeds.example.com/dir/i.png\"")
+        .replace("\"/full\"", "\"http://feeds.example.com/full\"");
+    assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+    assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+}

@@ -13,7 +13,8 @@
 //!   spliced into the original bytes: every byte outside a changed URL passes through
 //!   unchanged, and rewriting twice changes nothing;
 //! - the HTML inside (Atom text constructs of `type="html"` or `"xhtml"`, RSS
-//!   `description`, `content:encoded`, `xhtml:body`), by the HTML rewriter with the
+//!   `description`, `content:encoded`, `xhtml:body`, an unprefixed `body` or a
+//!   `fullitem` of an item or channel), by the HTML rewriter with the
 //!   element's base, written back in the form it came in: escaped text stays escaped,
 //!   CDATA stays CDATA, inline XHTML stays inline;
 //! - the HTML of Atom 0.3 base64 content (`mode="base64"`, draft-nottingham-atom-format-02

@@ -3,7 +3,9 @@
 //! Sources: Atom 1.0 (RFC 4287 §3.1 text constructs, §3.2 person constructs, §4.2),
 //! Atom 0.3 (draft-nottingham-atom-format-02: `url`, `generator/@url`, `mode`), RSS 2.0
 //! (<https://www.rssboard.org/rss-specification>), RSS 0.91, RSS 1.0 (`rdf:RDF`) and its
-//! content module, the Well-Formed Web comment API, Media RSS and Apple's podcast tags.
+//! content module, the Well-Formed Web comment API, Media RSS and Apple's podcast tags;
+//! and, as feedparser reads them, RSS's unprefixed `body` (XHTML) and `fullitem`
+//! (escaped HTML).
 //! Atom `id` and RSS `guid` are identifiers, not locations: they are not listed.
 
 /// A namespace a rule is about, told by its URI (never by a prefix).
@@ -125,6 +127,15 @@ const RULES: &[Rule] = &[
     rule(RSS, "enclosure", None, Value::Attribute("url")),
     rule(RSS, "source", None, Value::Attribute("url")),
     rule(RSS, "description", None, Value::Html),
+    // Two old RSS habits feedparser reads as content (its `_start_body` and
+    // `_start_fullitem`): an unprefixed `<body>` as XHTML (as `xhtml:body`), `<fullitem>`
+    // as escaped HTML (as `content:encoded`). RSS itself has no element of either name.
+    // feedparser takes them wherever they are; here only an item's or a channel's (the
+    // `<body>` of an HTML page read as a feed is no feed's content).
+    rule(&[Ns::None], "body", Some("item"), Value::XhtmlBody),
+    rule(&[Ns::None], "body", Some("channel"), Value::XhtmlBody),
+    rule(&[Ns::None], "fullitem", Some("item"), Value::Html),
+    rule(&[Ns::None], "fullitem", Some("channel"), Value::Html),
     // Extensions.
     rule(&[Ns::Content], "encoded", None, Value::Html),
     rule(&[Ns::Wfw], "comment", None, Value::Text),
@@ -159,6 +170,10 @@ const fn rule(
 /// assert_eq!(values(Ns::None, b"url", b"image").collect::<Vec<_>>(), [Value::Text]);
 /// assert_eq!(values(Ns::None, b"url", b"item").count(), 0);
 /// assert_eq!(values(Ns::Atom10, b"id", b"entry").count(), 0);
+/// assert_eq!(values(Ns::None, b"body", b"item").collect::<Vec<_>>(), [Value::XhtmlBody]);
+/// assert_eq!(values(Ns::None, b"fullitem", b"item").collect::<Vec<_>>(), [Value::Html]);
+/// assert_eq!(values(Ns::None, b"body", b"html").count(), 0);
+/// assert_eq!(values(Ns::Atom10, b"body", b"entry").count(), 0);
 /// ```
 pub fn values<'a>(ns: Ns, local: &'a [u8], parent: &'a [u8]) -> impl Iterator<Item = Value> + 'a {
     RULES
