@@ -1022,3 +1022,115 @@ fn xml_base_is_trimmed_of_xml_whitespace_only() {
         assert_eq!(resolved, expected, "{standard:?}");
     }
 }
+
+/// Atom 0.3 base64 content of an HTML type (draft-nottingham-atom-format-02 §3.1.2,
+/// `mode="base64"`): its HTML is decoded, rewritten and encoded again in the original's
+/// layout (here CRLF lines of 40 characters, indented), its links listed at the
+/// content's start. It was read as plain text: its links were neither rewritten nor
+/// listed. Base64 of `text/plain` holds no URL and is left as it is.
+#[test]
+fn base64_html_content_is_decoded_rewritten_and_encoded_again() {
+    use absolve::mime::transfer::{TransferEncoding, decode};
+    let html =
+        b"<p>Some words to make it long enough for three lines.</p><a href=\"../post.html\">on</a>";
+    let encoded = encode_base64(html);
+    let lines: Vec<&str> = encoded
+        .as_bytes()
+        .chunks(40)
+        .map(|line| std::str::from_utf8(line).unwrap())
+        .collect();
+    let content = format!("\r\n      {}\r\n    ", lines.join("\r\n      "));
+    let plain = encode_base64(b"<a href=\"plain.html\">");
+    let feed = format!(
+        "<feed version=\"0.3\" xmlns=\"http://purl.org/atom/ns#\">\r\n  <info type=\"text/plain\" mode=\"base64\">{plain}</info>\r\n  <entry>\r\n    <content type=\"text/html\" mode=\"base64\">{content}</content>\r\n  </entry>\r\n</feed>\r\n"
+    );
+    let start = feed.find(&content).unwrap();
+    let done = feed::rewrite(feed.as_bytes(), &base(), &Options::default(), None);
+    let links: Vec<_> = done
+        .links
+        .iter()
+        .map(|l| (l.element.as_str(), l.resolved.as_str(), l.offset))
+        .collect();
+    assert_eq!(
+        links,
+        [("a", "http://feeds.example.com/post.html", start as u64)]
+    );
+    assert!(feed_warnings(&done.warnings).is_empty());
+    let output = String::from_utf8(done.output.clone()).unwrap();
+    let (head, rest) = output.split_at(start);
+    assert_eq!(head, &feed[..start]);
+    let end = rest.find("</content>").unwrap();
+    assert_eq!(&rest[end..], &feed[start + content.len()..]);
+    let new = &rest[..end];
+    assert!(
+        new.starts_with("\r\n      ") && new.ends_with("\r\n    "),
+        "{new:?}"
+    );
+    let new_lines: Vec<&str> = new.trim().split("\r\n      ").collect();
+    for line in &new_lines {
+        assert!(
+            line.len() <= 40 && !line.contains(['\r', '\n', ' ']),
+            "{line:?}"
+        );
+    }
+    assert!(new_lines.len() > lines.len(), "{new_lines:?}");
+    let decoded = decode(new.as_bytes(), TransferEncoding::Base64).unwrap();
+    assert_eq!(
+        decoded.as_ref(),
+        String::from_utf8_lossy(html)
+            .replace("../post.html", "http://feeds.example.com/post.html")
+            .as_bytes()
+    );
+    for chunk in [1, 7] {
+        assert_eq!(
+            in_chunks(feed.as_bytes(), chunk).0,
+            done.output,
+            "chunks of {chunk}"
+        );
+    }
+    let again = feed::rewrite(&done.output, &base(), &Options::default(), None);
+    assert_eq!(again.output, done.output);
+}
+
+/// Base64 (RFC 2045 §6.8 alphabet, no line width) of `bytes`.
+fn encode_base64(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// An unprefixed `<body>` (XHTML, as `xhtml:body`) and a `<fullitem>` (escaped HTML, as
+/// `content:encoded`): content as feedparser reads them (its `_start_body` and
+/// `_start_fullitem`), in an item or in the channel. They were passed over: their links
+/// were neither rewritten nor listed (feedparser's wellformed/base/http_item_body_* and
+/// http_item_fullitem_* failed the relocation test). A `<body>` in another namespace, or
+/// under another parent (an HTML page's), is no content.
+#[test]
+fn rss_body_and_fullitem_are_content() {
+    let feed = br#"<rss version="2.0"><channel><fullitem>&lt;a href="f.html"&gt;</fullitem><item><body><a href="/relative/uri">click</a><img src="i.png"/></body><fullitem>&lt;a href="/full"&gt;x&lt;/a></fullitem><x:body xmlns:x="urn:other"><a href="o.html"/></x:body><other><body><a href="o.html"/></body></other></item></channel></rss>"#;
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let links: Vec<_> = done
+        .links
+        .iter()
+        .map(|l| (l.element.as_str(), l.original.as_str()))
+        .collect();
+    assert_eq!(
+        links,
+        [
+            ("a", "f.html"),
+            ("a", "/relative/uri"),
+            ("img", "i.png"),
+            ("a", "/full")
+        ]
+    );
+    let expected = String::from_utf8(feed.to_vec())
+        .unwrap()
+        .replace("\"f.html\"", "\"http://feeds.example.com/dir/f.html\"")
+        .replace(
+            "\"/relative/uri\"",
+            "\"http://feeds.example.com/relative/uri\"",
+        )
+        .replace("\"i.png\"", "\"http://feeds.example.com/dir/i.png\"")
+        .replace("\"/full\"", "\"http://feeds.example.com/full\"");
+    assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+    assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+}

@@ -9,7 +9,10 @@
 //! as CDATA where they lie in one CDATA section (a `]]>` split so that it never ends the
 //! section). The text between two changed URLs is copied from the feed's own bytes.
 
+mod base64_html;
 mod markup;
+
+pub(crate) use base64_html::rewrite as rewrite_base64;
 
 use super::Warning;
 use super::escape::{self, TextEscapes};

@@ -13,9 +13,13 @@
 //!   spliced into the original bytes: every byte outside a changed URL passes through
 //!   unchanged, and rewriting twice changes nothing;
 //! - the HTML inside (Atom text constructs of `type="html"` or `"xhtml"`, RSS
-//!   `description`, `content:encoded`, `xhtml:body`), by the HTML rewriter with the
+//!   `description`, `content:encoded`, `xhtml:body`, an unprefixed `body` or a
+//!   `fullitem` of an item or channel), by the HTML rewriter with the
 //!   element's base, written back in the form it came in: escaped text stays escaped,
-//!   CDATA stays CDATA, inline XHTML stays inline.
+//!   CDATA stays CDATA, inline XHTML stays inline;
+//! - the HTML of Atom 0.3 base64 content (`mode="base64"`, draft-nottingham-atom-format-02
+//!   §3.1.2, of an HTML or XHTML `type`): decoded, rewritten the same way, and encoded
+//!   again in the original's layout (line width, line ending, indentation).
 //!
 //! The charset is the BOM's, else the transport's (the `charset` parameter), else the
 //! XML declaration's `encoding`, else UTF-8; a charset that is not ASCII-compatible
@@ -207,6 +211,39 @@ pub enum Warning {
         /// The feed element whose content holds the HTML.
         element: String,
     },
+    /// Base64 content of an HTML or XHTML type (Atom 0.3, draft-nottingham-atom-format-02
+    /// §3.1.2: `mode="base64"`) that cannot be read: it does not decode (a character
+    /// outside the base64 alphabet, a length or padding not of whole 4-character quanta),
+    /// or it holds a comment or processing instruction. It is left as written, its links
+    /// not read. (A reference to an entity not expanded is [`Warning::Entity`].)
+    ///
+    /// ```
+    /// use absolve::base::Base;
+    /// use absolve::feed::{self, Warning};
+    /// use absolve::html::Options;
+    /// use absolve::Problem;
+    ///
+    /// let atom = br#"<feed xmlns="http://purl.org/atom/ns#"><info type="text/html" mode="base64">&lt;a href="x"&gt;</info></feed>"#;
+    /// let base = Base::retrieval_url("http://h/")?;
+    /// let done = feed::rewrite(atom, &base, &Options::default(), None);
+    /// assert_eq!(done.output, atom);
+    /// assert!(matches!(
+    ///     &done.warnings[0].problem,
+    ///     Problem::Feed(Warning::UnreadableBase64 { offset: 76, element, .. }) if element == "info"
+    /// ));
+    /// # Ok::<(), absolve::base::NotAbsolute>(())
+    /// ```
+    #[error(
+        "the base64 content of <{element}> at byte {offset} {reason}: left unchanged, its links not read"
+    )]
+    UnreadableBase64 {
+        /// The content's offset (or the comment's).
+        offset: u64,
+        /// The element whose content it is.
+        element: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A URL the URL Standard rejects (`--spec whatwg`): left as written, as in HTML
     /// ([`crate::html::Warning::Unparsable`]).
     #[error(
@@ -260,7 +297,8 @@ impl Warning {
             | Warning::MarkupInContent { offset, .. }
             | Warning::Unparsable { offset, .. }
             | Warning::MarkupInUrl { offset, .. }
-            | Warning::MarkupInHtmlValue { offset, .. } => *offset,
+            | Warning::MarkupInHtmlValue { offset, .. }
+            | Warning::UnreadableBase64 { offset, .. } => *offset,
         }
     }
 }

@@ -102,6 +102,8 @@ enum HeldKind {
     Html,
     /// The CSS of a `<style>` in inline XHTML.
     Css,
+    /// Base64 of HTML or XHTML (Atom 0.3 `mode="base64"`).
+    Base64Html,
 }
 
 /// An attribute of the tag being read: ranges in the current window.
@@ -560,6 +562,7 @@ impl<S: Sink> Machine<S> {
                         match text_type(self.attr(b"type", window), self.attr(b"mode", window)) {
                             TextType::Html => hold = Some(HeldKind::Html),
                             TextType::Xhtml => xhtml_children = true,
+                            TextType::Base64Html => hold = Some(HeldKind::Base64Html),
                             TextType::Text => {}
                         }
                     }
@@ -835,6 +838,7 @@ impl<S: Sink> Machine<S> {
             HeldKind::Url => self.url_text(&held, raw, pending),
             HeldKind::Html => self.html_text(&held, raw, end, pending),
             HeldKind::Css => self.css_text(&held, raw, end, pending),
+            HeldKind::Base64Html => self.base64_text(&held, raw, end, pending),
         }
     }
 
@@ -947,6 +951,12 @@ impl<S: Sink> Machine<S> {
     /// The text of a `<style>` in inline XHTML: CSS, each link at its own offset.
     fn css_text(&mut self, held: &Held, raw: &[u8], end: u64, pending: &[u8]) {
         self.content_text(held, raw, end, pending, content::rewrite_css, false);
+    }
+
+    /// Base64 of HTML (Atom 0.3 `mode="base64"`): decoded, rewritten and encoded again;
+    /// its links are placed at the content's start.
+    fn base64_text(&mut self, held: &Held, raw: &[u8], end: u64, pending: &[u8]) {
+        self.content_text(held, raw, end, pending, content::rewrite_base64, true);
     }
 
     /// Text content rewritten by `rewrite`: spliced in if it changed, its links and

@@ -3,7 +3,9 @@
 //! Sources: Atom 1.0 (RFC 4287 §3.1 text constructs, §3.2 person constructs, §4.2),
 //! Atom 0.3 (draft-nottingham-atom-format-02: `url`, `generator/@url`, `mode`), RSS 2.0
 //! (<https://www.rssboard.org/rss-specification>), RSS 0.91, RSS 1.0 (`rdf:RDF`) and its
-//! content module, the Well-Formed Web comment API, Media RSS and Apple's podcast tags.
+//! content module, the Well-Formed Web comment API, Media RSS and Apple's podcast tags;
+//! and, as feedparser reads them, RSS's unprefixed `body` (XHTML) and `fullitem`
+//! (escaped HTML).
 //! Atom `id` and RSS `guid` are identifiers, not locations: they are not listed.
 
 /// A namespace a rule is about, told by its URI (never by a prefix).
@@ -125,6 +127,15 @@ const RULES: &[Rule] = &[
     rule(RSS, "enclosure", None, Value::Attribute("url")),
     rule(RSS, "source", None, Value::Attribute("url")),
     rule(RSS, "description", None, Value::Html),
+    // Two old RSS habits feedparser reads as content (its `_start_body` and
+    // `_start_fullitem`): an unprefixed `<body>` as XHTML (as `xhtml:body`), `<fullitem>`
+    // as escaped HTML (as `content:encoded`). RSS itself has no element of either name.
+    // feedparser takes them wherever they are; here only an item's or a channel's (the
+    // `<body>` of an HTML page read as a feed is no feed's content).
+    rule(&[Ns::None], "body", Some("item"), Value::XhtmlBody),
+    rule(&[Ns::None], "body", Some("channel"), Value::XhtmlBody),
+    rule(&[Ns::None], "fullitem", Some("item"), Value::Html),
+    rule(&[Ns::None], "fullitem", Some("channel"), Value::Html),
     // Extensions.
     rule(&[Ns::Content], "encoded", None, Value::Html),
     rule(&[Ns::Wfw], "comment", None, Value::Text),
@@ -159,6 +170,10 @@ const fn rule(
 /// assert_eq!(values(Ns::None, b"url", b"image").collect::<Vec<_>>(), [Value::Text]);
 /// assert_eq!(values(Ns::None, b"url", b"item").count(), 0);
 /// assert_eq!(values(Ns::Atom10, b"id", b"entry").count(), 0);
+/// assert_eq!(values(Ns::None, b"body", b"item").collect::<Vec<_>>(), [Value::XhtmlBody]);
+/// assert_eq!(values(Ns::None, b"fullitem", b"item").collect::<Vec<_>>(), [Value::Html]);
+/// assert_eq!(values(Ns::None, b"body", b"html").count(), 0);
+/// assert_eq!(values(Ns::Atom10, b"body", b"entry").count(), 0);
 /// ```
 pub fn values<'a>(ns: Ns, local: &'a [u8], parent: &'a [u8]) -> impl Iterator<Item = Value> + 'a {
     RULES
@@ -180,10 +195,15 @@ pub enum TextType {
     Html,
     /// Inline XHTML (`type="xhtml"`, Atom 0.3 `type="application/xhtml+xml"`).
     Xhtml,
+    /// Base64 of HTML or XHTML (Atom 0.3 `mode="base64"` with `type="text/html"` or
+    /// `"application/xhtml+xml"`): decoded, rewritten as HTML, and encoded again.
+    Base64Html,
 }
 
-/// RFC 4287 §3.1.1 (and Atom 0.3 §3.1: `mode="escaped"|"xml"|"base64"`): the kind of a
-/// text construct from its `type` and `mode` attributes.
+/// RFC 4287 §3.1.1 (and Atom 0.3, draft-nottingham-atom-format-02 §3.1.2: `mode="xml"`,
+/// `"escaped"` or `"base64"`): the kind of a text construct from its `type` and `mode`
+/// attributes. Base64 of a type that is neither HTML nor XHTML (none, `text/plain`, an
+/// image) decodes to no URL: it is [`TextType::Text`].
 ///
 /// ```
 /// use absolve::feed::vocabulary::{text_type, TextType};
@@ -191,13 +211,23 @@ pub enum TextType {
 /// assert_eq!(text_type(Some(b"html"), None), TextType::Html);
 /// assert_eq!(text_type(Some(b"text/html"), Some(b"escaped")), TextType::Html);
 /// assert_eq!(text_type(Some(b"xhtml"), None), TextType::Xhtml);
-/// assert_eq!(text_type(Some(b"text/html"), Some(b"base64")), TextType::Text);
+/// assert_eq!(text_type(Some(b"text/html"), Some(b"base64")), TextType::Base64Html);
+/// assert_eq!(text_type(Some(b"application/xhtml+xml"), Some(b"base64")), TextType::Base64Html);
+/// assert_eq!(text_type(Some(b"text/plain"), Some(b"base64")), TextType::Text);
 /// assert_eq!(text_type(None, None), TextType::Text);
 /// ```
 pub fn text_type(kind: Option<&[u8]>, mode: Option<&[u8]>) -> TextType {
-    if mode.is_some_and(|m| m.eq_ignore_ascii_case(b"base64")) {
-        return TextType::Text;
+    let base64 = mode.is_some_and(|m| m.trim_ascii().eq_ignore_ascii_case(b"base64"));
+    match (markup_type(kind), base64) {
+        (TextType::Html | TextType::Xhtml, true) => TextType::Base64Html,
+        (_, true) => TextType::Text,
+        (kind, false) => kind,
     }
+}
+
+/// RFC 4287 §3.1.1 (and Atom 0.3 §3.1.1, a MIME type): whether a `type` says HTML,
+/// XHTML, or anything else (text).
+fn markup_type(kind: Option<&[u8]>) -> TextType {
     let kind = kind.map(<[u8]>::trim_ascii).unwrap_or_default();
     if kind.eq_ignore_ascii_case(b"html") || kind.eq_ignore_ascii_case(b"text/html") {
         TextType::Html
