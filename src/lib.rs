@@ -67,6 +67,7 @@ mod options;
 pub mod pipeline;
 pub mod retrieval;
 mod sink;
+mod spool;
 pub mod threads;
 pub mod url;
 pub mod wacz;

@@ -1229,7 +1229,7 @@ fn one_message(
     if !mime::mbox::has_content_length(message) || !sink.wants_output() {
         return mime::write_message(message, number, outer, options, sink);
     }
-    let mut spool = crate::warc::spool::Spool::new(message);
+    let mut spool = crate::spool::Spool::new(message);
     let mut spooling = Spooling {
         spool: &mut spool,
         inner: &mut *sink,
@@ -1267,7 +1267,7 @@ fn write_counted(
 
 /// A sink whose output goes to a spool; links and warnings passed on.
 struct Spooling<'a, 'o> {
-    spool: &'a mut crate::warc::spool::Spool<'o>,
+    spool: &'a mut crate::spool::Spool<'o>,
     inner: &'a mut dyn Sink,
 }
 

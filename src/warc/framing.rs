@@ -3,9 +3,9 @@
 //! records that do not start one (a wrong `Content-Length`) are skipped up to the next
 //! `WARC/` line with a warning; a record cut short by the end of the file gives a warning.
 
-use super::spool::Spool;
 use super::stream::{CHUNK, Stream};
 use super::{Error, RecordRef, Warning};
+use crate::spool::Spool;
 use std::io::{self, BufRead, BufReader, Read, Write};
 
 /// The most bytes of a record's header block whose fields are read: beyond, the record

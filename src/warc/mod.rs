@@ -51,7 +51,6 @@ mod framing;
 mod http;
 mod list;
 mod payload;
-pub(crate) mod spool;
 mod stream;
 mod write;
 

@@ -3,12 +3,12 @@
 
 use super::framing::{Framing, Head};
 use super::http::{self, HttpHead, MAX_HTTP_HEAD};
-use super::spool::Spool;
 use super::{Error, RecordRef, Warning};
 use crate::base::{Base, BaseError, BaseSource};
 use crate::html::{self, charset};
 use crate::links::{Link, LinkRef};
 use crate::pipeline::{self, Body, Kind};
+use crate::spool::Spool;
 use crate::{Options, Problem, Sink};
 use encoding_rs::Encoding;
 use std::borrow::Cow;

@@ -5,7 +5,7 @@
 //! start is remembered in both offsets, so that a record that is a member of its own can
 //! be copied byte for byte, member and all.
 
-use super::spool::{Kept, Spool, SpoolReader};
+use crate::spool::{Kept, Spool, SpoolReader};
 use flate2::bufread::GzDecoder;
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Read, Write};

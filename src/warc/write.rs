@@ -16,11 +16,11 @@ pub const ORIGINAL_RECORD_ID: &str = "Absolve-Original-Record-ID";
 
 use super::framing::{Framing, Head};
 use super::payload::{self, Analysis, DocKind};
-use super::spool::Spool;
 use super::stream::{FailedCheck, MemberStart};
 use super::{Error, Options, RecordRef, Summary, Warning};
 use crate::Sink;
 use crate::sink::SinkWriter;
+use crate::spool::Spool;
 use data_encoding::BASE32;
 use flate2::Compression;
 use flate2::write::GzEncoder;

@@ -1,4 +1,6 @@
-//! A record's new payload, as `rewrite` makes it: held in memory while small, then in an
+//! Bytes held in memory while small, then in an anonymous temporary file.
+//!
+//! A WARC record's new payload, as `rewrite` makes it: held in memory while small, then in an
 //! anonymous temporary file, so that a large rewritten payload is never held beside the
 //! payload it is made from. It is compared with that payload as it is written (an
 //! unchanged payload leaves its record copied as it was).
@@ -10,9 +12,16 @@
 //! The compressed bytes of a gzip input kept to be copied as they are ([`Kept`]) go the
 //! same way: those of the members after an overlong block are all kept until the block's
 //! end tells which records they hold.
+//!
+//! An mbox message's rewrite goes to one as well when its `Content-Length` must be set
+//! before it is written (an mboxcl message), and so does a WARC gzip member's output
+//! held back until its trailer is checked.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
+
+/// The size of the reads and writes of a spool's temporary file (as the WARC reader's).
+const FILE_CHUNK: usize = 64 * 1024;
 
 /// The most bytes held in memory before they go to a temporary file.
 pub(crate) const IN_MEMORY: usize = 4 << 20;
@@ -68,7 +77,7 @@ impl<'a> Spool<'a> {
         file.flush()?;
         let file = file.get_mut();
         file.seek(SeekFrom::Start(0))?;
-        let mut buf = vec![0; super::stream::CHUNK];
+        let mut buf = vec![0; FILE_CHUNK];
         let mut left = self.len;
         while left > 0 {
             let n = file.read(&mut buf)?;
@@ -145,7 +154,7 @@ impl Write for Spool<'_> {
             }
             None => {
                 let file = tempfile::tempfile()?;
-                let mut file = io::BufWriter::with_capacity(super::stream::CHUNK, file);
+                let mut file = io::BufWriter::with_capacity(FILE_CHUNK, file);
                 file.write_all(&self.memory)?;
                 file.write_all(bytes)?;
                 self.file = Some(file);
@@ -266,7 +275,7 @@ impl Kept {
         let from_file = self.file_len().saturating_sub(skip);
         if let Some(file) = self.file.as_mut().filter(|_| from_file > 0) {
             file.seek(SeekFrom::Start(self.file_to - from_file))?;
-            let mut buf = vec![0; super::stream::CHUNK];
+            let mut buf = vec![0; FILE_CHUNK];
             let mut left = from_file;
             while left > 0 {
                 let wanted = left.min(buf.len() as u64) as usize;
