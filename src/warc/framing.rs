@@ -20,6 +20,9 @@ const HEAD_LIMIT: usize = 16 << 20;
 /// none (up to the next `WARC/` line), rather than swallowing the rest of the file.
 const MAX_LENGTH: u64 = 1 << 40;
 
+/// How a record's version line begins (ISO 28500 §4).
+const VERSION: &[u8] = b"WARC/";
+
 /// The most bytes [`Framing::probe_member_end`] reads ahead in a record's gzip member.
 const PROBE_LIMIT: usize = 1 << 20;
 
@@ -81,6 +84,51 @@ pub(crate) struct Framing<R> {
     pub yielded: bool,
     /// The start of the first line that is not blank, for the error if no record follows.
     first_line: Option<Vec<u8>>,
+    /// The current record's block came up short ([`Block`]), until the next head is
+    /// looked for.
+    cut: bool,
+    /// The last record's block came up short.
+    previous_cut: bool,
+}
+
+/// The bytes of a record's block ([`Framing::block`]). Once a read comes up short (the
+/// file ends, or gzip data is found damaged: the stream pauses there, its one read of
+/// nothing), the block is cut there: every read after gives nothing, until the next
+/// record is looked for. Read on, it would take the next gzip member's bytes, from where
+/// reading resumed, as the rest of the damaged record: the record after it swallowed.
+pub(crate) struct Block<'a, R> {
+    take: io::Take<&'a mut BufReader<Stream<R>>>,
+    cut: &'a mut bool,
+}
+
+impl<R: Read> Read for Block<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if *self.cut {
+            return Ok(0);
+        }
+        let n = self.take.read(buf)?;
+        if n == 0 && !buf.is_empty() && self.take.limit() > 0 {
+            *self.cut = true;
+        }
+        Ok(n)
+    }
+}
+
+impl<R: Read> BufRead for Block<'_, R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if *self.cut {
+            return Ok(&[]);
+        }
+        let limit = self.take.limit();
+        let bytes = self.take.fill_buf()?;
+        if bytes.is_empty() && limit > 0 {
+            *self.cut = true;
+        }
+        Ok(bytes)
+    }
+    fn consume(&mut self, amount: usize) {
+        self.take.consume(amount);
+    }
 }
 
 /// Where bytes that are not a record go: `rewrite` copies them, `Links` drops them.
@@ -106,6 +154,8 @@ impl<R: Read> Framing<R> {
             yield_after: None,
             yielded: false,
             first_line: None,
+            cut: false,
+            previous_cut: false,
         })
     }
 
@@ -157,26 +207,38 @@ impl<R: Read> Framing<R> {
         }
     }
 
+    /// Warns, once, that the file ends inside its last gzip member (RFC 1952 §2.3.1: the
+    /// member's CRC-32 and length are never read, so what it decoded to is not checked);
+    /// `true` when it does. A record cut short by it has its own warning too; records that
+    /// came out whole before the cut had none (a member whose deflate data is damaged near
+    /// its end can decode, with no error, up to the end of the file).
+    fn report_cut_short(&mut self, warn: &mut dyn FnMut(Warning)) -> bool {
+        let stream = self.input.get_mut();
+        if !std::mem::take(&mut stream.truncated) {
+            return false;
+        }
+        let member = stream.members.back().map_or(0, |m| m.compressed);
+        let end = stream.tee().consumed;
+        warn(Warning::DamagedGzip {
+            record: self.previous.clone(),
+            offset: member,
+            found_at: end,
+            reason: "the file ends inside a gzip member (cut short)".into(),
+            resumed_at: None,
+            file_ends_there: true,
+        });
+        true
+    }
+
     /// The end of an input in which no record was found. Damaged gzip data (a first member
     /// damaged or cut short) makes it a damaged WARC: a warning, its bytes passed on as
     /// they are. Bytes that are neither, with no record anywhere, are not a WARC: an error
     /// that says what they look like.
     fn no_record(&mut self, warn: &mut dyn FnMut(Warning)) -> Result<(), Error> {
-        let stream = self.input.get_mut();
-        if stream.truncated {
-            stream.truncated = false;
-            let member = stream.members.back().map_or(0, |m| m.compressed);
-            let end = stream.tee().consumed;
-            warn(Warning::DamagedGzip {
-                record: None,
-                offset: member,
-                found_at: end,
-                reason: "the file ends inside a gzip member (cut short)".into(),
-                resumed_at: None,
-                file_ends_there: true,
-            });
+        if self.report_cut_short(warn) {
             return Ok(());
         }
+        let stream = self.input.get_mut();
         if stream.damaged > 0 {
             return Ok(());
         }
@@ -196,6 +258,7 @@ impl<R: Read> Framing<R> {
         skipped: Skipped<'_>,
     ) -> Result<Option<Head>, Error> {
         if !std::mem::take(&mut self.yielded) {
+            self.previous_cut = std::mem::take(&mut self.cut);
             self.skipped = 0;
             self.skipped_at = None;
         }
@@ -219,11 +282,16 @@ impl<R: Read> Framing<R> {
                 self.report_damage(warn);
                 if self.number == 0 {
                     self.no_record(warn)?;
+                } else if self.previous_cut {
+                    // The last record's block, cut short, has its warning.
+                    self.input.get_mut().truncated = false;
+                } else {
+                    self.report_cut_short(warn);
                 }
                 self.report_skipped(warn);
                 return Ok(None);
             }
-            let version = match line.starts_with(b"WARC/") {
+            let version = match line.starts_with(VERSION) {
                 true => Some(0),
                 false if self.number > 0 || self.skipped_at.is_some() => version_inside(&line),
                 false => None,
@@ -291,7 +359,7 @@ impl<R: Read> Framing<R> {
                 // A version line may start in the last bytes: they are read again.
                 let keep = (1..5)
                     .rev()
-                    .find(|&k| b"WARC/".starts_with(&line[n - k..]))
+                    .find(|&k| VERSION.starts_with(&line[n - k..]))
                     .unwrap_or(0);
                 if keep > 0 {
                     self.give_back(&line[n - keep..]);
@@ -329,6 +397,21 @@ impl<R: Read> Framing<R> {
         Ok(n)
     }
 
+    /// After a pause in the stream (gzip data found damaged), whether the bytes where
+    /// reading resumed start a record (a `WARC/` line).
+    fn resumes_at_a_record(&mut self) -> Result<bool, Error> {
+        loop {
+            let bytes = self.input.fill_buf().map_err(stream_error)?;
+            if !bytes.is_empty() {
+                let n = bytes.len().min(VERSION.len());
+                return Ok(bytes[..n] == VERSION[..n]);
+            }
+            if self.at_end()? {
+                return Ok(false);
+            }
+        }
+    }
+
     /// The fields after the version line, up to the blank line (ISO 28500 §5.1; folded
     /// continuation lines joined, lines ending in LF alone accepted, as WARC/0.18 has).
     /// The fields of a header block over [`MAX_HEAD`] bytes are read no further (its
@@ -342,8 +425,18 @@ impl<R: Read> Framing<R> {
         let mut not_utf8: Vec<String> = Vec::new();
         loop {
             line.clear();
-            if self.read_line(&mut line)? == 0 && self.at_end()? {
-                break;
+            if self.read_line(&mut line)? == 0 {
+                if self.at_end()? {
+                    break;
+                }
+                // A pause: gzip data found damaged. Where a record starts after it, the
+                // head ends there (what was decoded of it is not a record's): read on,
+                // its fields would be taken from that record's, its block from there,
+                // the two rewritten as one. Else the head goes on there.
+                if self.resumes_at_a_record()? {
+                    return Ok(Found::NotAHead(raw));
+                }
+                continue;
             }
             raw.extend_from_slice(&line);
             if raw.len() > HEAD_LIMIT {
@@ -423,7 +516,7 @@ impl<R: Read> Framing<R> {
                 break;
             }
             let buf = self.input.fill_buf().map_err(stream_error)?;
-            if buf.is_empty() || memchr::memmem::find(buf, b"WARC/").is_some() {
+            if buf.is_empty() || memchr::memmem::find(buf, VERSION).is_some() {
                 // The end of the input, or a pause after damage; or a record after this
                 // one in the member: it holds several, and damage found further in it is
                 // copied from where it is found.
@@ -439,9 +532,14 @@ impl<R: Read> Framing<R> {
         Ok(())
     }
 
-    /// The record's block, `length` bytes at most (fewer when the file ends first).
-    pub fn block(&mut self, length: u64) -> io::Take<&mut BufReader<Stream<R>>> {
-        (&mut self.input).take(length)
+    /// The record's block, `length` bytes at most: fewer when the file ends first, or
+    /// gzip data is found damaged in it (the stream pauses there), after which every read
+    /// of the record's block gives nothing ([`Block`]).
+    pub fn block(&mut self, length: u64) -> Block<'_, R> {
+        Block {
+            take: (&mut self.input).take(length),
+            cut: &mut self.cut,
+        }
     }
 
     /// Reads the two CRLFs after a block (ISO 28500 §4), and any further blank lines;
@@ -478,7 +576,7 @@ impl<R: Read> Framing<R> {
 /// Where a WARC version (`WARC/` and a digit) starts inside a line of bytes that are not
 /// a record.
 fn version_inside(line: &[u8]) -> Option<usize> {
-    memchr::memmem::find_iter(line, b"WARC/")
+    memchr::memmem::find_iter(line, VERSION)
         .find(|&p| line.get(p + 5).is_some_and(u8::is_ascii_digit))
 }
 

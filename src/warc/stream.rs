@@ -201,13 +201,7 @@ impl<R: Read> Tee<R> {
     /// damaged member's bytes after its first (those still kept, when keeping), then in the
     /// input; the bytes before it are consumed.
     fn find_member(&mut self, member_start: u64) -> io::Result<Skip> {
-        let mut from = member_start + 1;
-        if self.keeping {
-            from = from.max(self.kept_from);
-        }
-        let recorded_end = self.member_from + self.member.len() as u64;
-        if from >= self.member_from && from < recorded_end && recorded_end == self.consumed {
-            let at = (from - self.member_from) as usize;
+        if let Some(at) = self.lookback_from(member_start) {
             if let Some(i) = find_gzip_start(&self.member[at..]) {
                 let back = self.member[at + i..].to_vec();
                 self.member.clear();
@@ -222,6 +216,33 @@ impl<R: Read> Tee<R> {
         }
         self.member.clear();
         self.skip_to_member()
+    }
+
+    /// Where, in the damaged member's bytes consumed (starting at `member_start`), the
+    /// search for the next member's start begins: after its first byte, and not before
+    /// bytes passed on already (unless the member's bytes are recorded from its start:
+    /// they are then copied from the recording, up to the next member). `None` when those
+    /// bytes are not all recorded up to the last consumed.
+    fn lookback_from(&self, member_start: u64) -> Option<usize> {
+        let mut from = member_start + 1;
+        let recorded = self
+            .recording
+            .as_ref()
+            .is_some_and(|recording| recording.from <= member_start);
+        if self.keeping && !recorded {
+            from = from.max(self.kept_from);
+        }
+        let recorded_end = self.member_from + self.member.len() as u64;
+        (from >= self.member_from && from < recorded_end && recorded_end == self.consumed)
+            .then(|| (from - self.member_from) as usize)
+    }
+
+    /// Whether the current member's bytes consumed hold the start of another member (see
+    /// [`Tee::lookback_from`]): a member whose deflate data was damaged or cut short, read
+    /// on into the next.
+    fn ran_into_a_member(&self, member_start: u64) -> bool {
+        self.lookback_from(member_start)
+            .is_some_and(|at| find_gzip_start(&self.member[at..]).is_some())
     }
 
     /// Consumes bytes up to the next gzip member start. While keeping, pauses once
@@ -915,8 +936,13 @@ impl<R: Read> Stream<R> {
                         let produced = member.is_some_and(|m| m.decompressed < self.produced);
                         let mut tee = self.park(decoder);
                         let found_at = tee.consumed;
-                        if error.kind() == io::ErrorKind::UnexpectedEof && tee.at_end()? {
-                            // RFC 1952: the last member cut short by the end of the file.
+                        if error.kind() == io::ErrorKind::UnexpectedEof
+                            && tee.at_end()?
+                            && !tee.ran_into_a_member(member_start)
+                        {
+                            // RFC 1952: the last member cut short by the end of the file
+                            // (not a member damaged or cut short, whose deflate data went
+                            // on through the members after it to the end of the file).
                             self.truncated = true;
                             self.body = Body::Between(tee);
                             return Ok(0);
@@ -938,9 +964,11 @@ impl<R: Read> Stream<R> {
                             pause: produced,
                         };
                         let paused = self.damaged_member(&mut tee, pending, member_start)?;
-                        if failed_check(&error) {
-                            // Damaged deflate data may decode, and end, past the member's end,
-                            // into the next member: found before where the damage was.
+                        // Damaged deflate data may decode past the member's end, into the
+                        // next member: found before where the damage was. The damage is
+                        // then somewhere in the member, as when its trailer does not match.
+                        let ran_on = !paused && tee.consumed < found_at;
+                        if failed_check(&error) || ran_on {
                             let end = match paused {
                                 true => found_at,
                                 false => found_at.min(tee.consumed),

@@ -317,8 +317,9 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         let head = head?;
         // The member being deferred ended, or is damaged: settled before the bytes after
         // it are passed on.
-        self.settle_deferred(false, warn)?;
-        if recompressing && damage_found_at.is_some() {
+        let member_copied = self.settle_deferred(false, warn)?;
+        // A member copied as it is holds the damage: no byte of it is copied again.
+        if recompressing && !member_copied && damage_found_at.is_some() {
             self.forward_damaged(damage_found_at)?;
         }
         if leading && (head.is_some() || self.framing.yielded) {
