@@ -1142,17 +1142,26 @@ impl TooLarge {
             limit,
             passed_through,
         } = self;
+        let (size, limit) = (bytes(*size), bytes(*limit));
         if *passed_through {
             format!(
-                "{what} is {size} bytes, over the limit of {limit} bytes held in memory to read \
+                "{what} is {size}, over the limit of {limit} held in memory to read \
                  it: passed through unchanged (raise the limit, {knob}, to rewrite it)"
             )
         } else {
             format!(
-                "{what} is over {limit} bytes, the limit held in memory to read it: its links \
+                "{what} is over {limit}, the limit held in memory to read it: its links \
                  are not listed (raise the limit, {knob}, to list them)"
             )
         }
+    }
+}
+
+/// `n` bytes, worded: "1 byte", "2 bytes".
+fn bytes(n: u64) -> String {
+    match n {
+        1 => "1 byte".to_owned(),
+        n => format!("{n} bytes"),
     }
 }
 
@@ -1479,6 +1488,23 @@ pub(crate) fn is_relative(reference: &str) -> bool {
 mod tests {
     use super::*;
     use crate::Collected;
+
+    /// A limit of one byte is "1 byte" (it said "1 bytes").
+    #[test]
+    fn a_one_byte_limit_is_worded_in_the_singular() {
+        let too_large = TooLarge {
+            what: Held::Message,
+            size: 2,
+            limit: 1,
+            passed_through: true,
+        };
+        assert!(
+            too_large
+                .worded("--max-held")
+                .starts_with("the message is 2 bytes, over the limit of 1 byte held"),
+            "{too_large}"
+        );
+    }
 
     fn listed(input: &[u8], options: &Options) -> Vec<String> {
         let mut sink = Collected::links_only();
