@@ -2,22 +2,21 @@
 //! turns (a lock on the inode), both succeed, and the file is whole: the same bytes as
 //! one rewrite gives.
 
-use crate::common::stderr;
+use crate::common::{stderr, warc};
 use std::process::Command;
 
 fn warc() -> Vec<u8> {
     let mut file = Vec::new();
     for n in 0..200 {
-        let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=p{n}>");
-        file.extend_from_slice(
-            format!(
-                "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{n}>\r\n\
-                 WARC-Target-URI: http://h/{n}/\r\nContent-Type: application/http\r\n\
-                 Content-Length: {}\r\n\r\n{http}\r\n\r\n",
-                http.len()
-            )
-            .as_bytes(),
+        let http = warc::http_ok(
+            "Content-Type: text/html\r\n",
+            format!("<a href=p{n}>").as_bytes(),
         );
+        file.extend_from_slice(&warc::response(
+            &n.to_string(),
+            &format!("http://h/{n}/"),
+            &http,
+        ));
     }
     file
 }

@@ -2,7 +2,7 @@
 //! (`--format warc`, `--http-base-headers`, `record`/`target_uri`, `element: "http"`,
 //! `base_from`, `rewrite -o` and `-i`, `-r`), over the fixtures in fixtures/warc/.
 
-use crate::common::{absolve, arc_file, arg, gzipped, json_lines, lz4_warc, stderr};
+use crate::common::{absolve, arc_file, arg, gzipped, json_lines, lz4_warc, stderr, warc};
 use std::io::Read;
 use std::path::Path;
 use std::process::Command;
@@ -303,18 +303,22 @@ fn links_is_send() {
 }
 
 /// A WARC of `records` HTML responses, record `n` linking to `p{n}`.
-fn numbered_warc(records: usize) -> String {
-    let mut warc = String::new();
+fn numbered_warc(records: usize) -> Vec<u8> {
+    let mut file = Vec::new();
     for n in 0..records {
-        let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=p{n}>");
-        warc += &format!(
-            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:n:{n}>\r\n\
-             WARC-Target-URI: http://h/\r\nContent-Type: application/http\r\n\
-             Content-Length: {}\r\n\r\n{http}\r\n\r\n",
-            http.len()
+        let http = warc::http_ok(
+            "Content-Type: text/html\r\n",
+            format!("<a href=p{n}>").as_bytes(),
         );
+        let fields = [
+            ("WARC-Type", "response"),
+            ("WARC-Record-ID", &format!("<urn:n:{n}>")),
+            ("WARC-Target-URI", "http://h/"),
+            ("Content-Type", "application/http"),
+        ];
+        file.extend_from_slice(&warc::record(&fields, &http));
     }
-    warc
+    file
 }
 
 /// `Links` used from inside a rayon pool (a caller's `par_iter`), even a pool of one
@@ -327,7 +331,7 @@ fn links_inside_a_rayon_pool_of_one_thread() {
         .build()
         .unwrap();
     let count = pool.install(|| {
-        absolve::warc::Links::new(warc.as_bytes(), Default::default())
+        absolve::warc::Links::new(&warc[..], Default::default())
             .map(Result::unwrap)
             .filter(|event| matches!(event, absolve::Event::Link(_)))
             .count()
@@ -342,8 +346,8 @@ fn links_inside_a_rayon_pool_of_one_thread() {
 #[test]
 fn files_listed_at_once_on_a_pool_give_what_they_give_alone() {
     use rayon::prelude::*;
-    let list = |warc: &String| -> Vec<String> {
-        absolve::warc::Links::new(warc.as_bytes(), Default::default())
+    let list = |warc: &Vec<u8>| -> Vec<String> {
+        absolve::warc::Links::new(&warc[..], Default::default())
             .map(|event| match event.unwrap() {
                 absolve::Event::Link(link) => {
                     format!("{:?} {}", link.location.record, link.resolved)
@@ -353,7 +357,7 @@ fn files_listed_at_once_on_a_pool_give_what_they_give_alone() {
             .collect()
     };
     // Several batches each (a batch holds at most 256 records), of other sizes.
-    let warcs: Vec<String> = (0..6).map(|n| numbered_warc(300 + 150 * n)).collect();
+    let warcs: Vec<Vec<u8>> = (0..6).map(|n| numbered_warc(300 + 150 * n)).collect();
     let alone: Vec<Vec<String>> = warcs.iter().map(list).collect();
     for threads in [2, 3] {
         let pool = rayon::ThreadPoolBuilder::new()
@@ -369,7 +373,7 @@ fn files_listed_at_once_on_a_pool_give_what_they_give_alone() {
 #[test]
 fn links_come_in_file_order_across_batches() {
     let warc = numbered_warc(600);
-    let links: Vec<_> = absolve::warc::Links::new(warc.as_bytes(), Default::default())
+    let links: Vec<_> = absolve::warc::Links::new(&warc[..], Default::default())
         .map(Result::unwrap)
         .filter_map(|event| match event {
             absolve::Event::Link(link) => Some(link),
@@ -404,12 +408,13 @@ fn url_is_not_used_for_warc() {
 }
 
 /// A WARC record of `warc_type` with no `WARC-Target-URI`, holding `block`.
-fn untargeted(warc_type: &str, id: &str, content_type: &str, block: &str) -> String {
-    format!(
-        "WARC/1.0\r\nWARC-Type: {warc_type}\r\nWARC-Record-ID: <urn:uuid:{id}>\r\n\
-         Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{block}\r\n\r\n",
-        block.len()
-    )
+fn untargeted(warc_type: &str, id: &str, content_type: &str, block: &str) -> Vec<u8> {
+    let fields = [
+        ("WARC-Type", warc_type),
+        ("WARC-Record-ID", &format!("<urn:uuid:{id}>")),
+        ("Content-Type", content_type),
+    ];
+    warc::record(&fields, block.as_bytes())
 }
 
 /// A record without `WARC-Target-URI` has no base (RFC 1808 §3.4): its relative links are
@@ -473,13 +478,13 @@ fn header_urls_the_url_standard_rejects_are_warned_about() {
     let block = "HTTP/1.1 302 Found\r\nContent-Type: text/html\r\nLocation: http://[::1\r\n\
                  Link: <http://a b/>; rel=x\r\nContent-Location: http://[::2\r\n\r\n\
                  <a href=\"p.html\">p</a>";
-    let warc = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:w>\r\n\
-         WARC-Target-URI: http://example.com/d/p\r\n\
-         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n\
-         {block}\r\n\r\n",
-        block.len()
-    );
+    let fields = [
+        ("WARC-Type", "response"),
+        ("WARC-Record-ID", "<urn:uuid:w>"),
+        ("WARC-Target-URI", "http://example.com/d/p"),
+        ("Content-Type", "application/http; msgtype=response"),
+    ];
+    let warc = warc::record(&fields, block.as_bytes());
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("headers.warc");
     std::fs::write(&path, &warc).unwrap();
@@ -601,11 +606,14 @@ fn a_text_xml_feed_after_a_long_prolog_is_read() {
         "<?xml version=\"1.0\"?>\r\n<!DOCTYPE rss [<!ENTITY site \"x\">]>\r\n{}<rss version=\"2.0\"><channel><link>a/</link><item><link>b.html</link></item></channel></rss>\r\n",
         "<!-- a comment that goes on and on -->\r\n".repeat(200)
     );
-    let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\n\r\n{body}");
-    let warc = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\nWARC-Target-URI: http://h/d/feed.xml\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n",
-        http.len()
-    );
+    let http = warc::http_ok("Content-Type: text/xml\r\n", body.as_bytes());
+    let fields = [
+        ("WARC-Type", "response"),
+        ("WARC-Record-ID", "<urn:uuid:1>"),
+        ("WARC-Target-URI", "http://h/d/feed.xml"),
+        ("Content-Type", "application/http; msgtype=response"),
+    ];
+    let warc = warc::record(&fields, &http);
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("feed.warc");
     std::fs::write(&input, warc).unwrap();

@@ -2,6 +2,7 @@
 //! from warcio, jwarc, ia-web-commons and resiliparse), and Common Crawl's WAT generator's
 //! link-extraction test (ia-web-commons `ExtractingParseObserverTest`) against ours.
 
+use crate::common::warc;
 use absolve::warc::{Links, Warning};
 use absolve::{Event, Link, Options, Problem};
 use std::fs::File;
@@ -400,13 +401,9 @@ fn wat_link_extraction_expectations_are_among_ours() {
 #[test]
 fn the_first_base_wins() {
     let body = "<base href='http://first.example/'><base href='http://last.example/'><a href=x>";
-    let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{body}");
-    let warc = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/\r\n\
-         Content-Type: application/http\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n",
-        http.len()
-    );
-    let (links, _) = split(Links::new(warc.as_bytes(), Options::default()).map(Result::unwrap));
+    let http = warc::http_ok("Content-Type: text/html\r\n", body.as_bytes());
+    let warc = warc::response_without_id("http://h/", &http);
+    let (links, _) = split(Links::new(&warc[..], Options::default()).map(Result::unwrap));
     let a = links.iter().find(|l| l.element == "a").unwrap();
     assert_eq!(a.resolved, "http://first.example/x");
     assert_eq!(a.location.record, None, "no WARC-Record-ID");

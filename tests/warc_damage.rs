@@ -4,21 +4,15 @@
 //! a warning says where, and `rewrite` copies the damaged bytes as they are (a file whose
 //! links are all absolute comes out byte for byte). The inputs are made in each test.
 
-use crate::common::{absolve, stderr};
+use crate::common::{absolve, stderr, warc};
 use absolve::warc::{Links, rewrite};
 use absolve::{Collected, Event, Options};
 use std::io::{Read, Write};
 
 /// A `response` record whose HTML payload is `html`.
 fn record(id: u32, html: &str) -> Vec<u8> {
-    let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{html}");
-    format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{id}>\r\n\
-         WARC-Target-URI: http://h{id}/dir/\r\nContent-Type: application/http\r\n\
-         Content-Length: {}\r\n\r\n{http}\r\n\r\n",
-        http.len()
-    )
-    .into_bytes()
+    let http = warc::http_ok("Content-Type: text/html\r\n", html.as_bytes());
+    warc::response(&id.to_string(), &format!("http://h{id}/dir/"), &http)
 }
 
 /// A record whose one link is relative (`rel{id}`) and one whose link is absolute.
@@ -318,17 +312,14 @@ fn overlong_content_length() {
 #[test]
 fn overlong_content_length_before_many_records() {
     let image = |id: u32, size: usize, length: Option<usize>| {
-        let http = format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n{}",
-            "x".repeat(size)
-        );
-        format!(
-            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{id}>\r\n\
-             WARC-Target-URI: http://h{id}/i.png\r\nContent-Type: application/http\r\n\
-             Content-Length: {}\r\n\r\n{http}\r\n\r\n",
-            length.unwrap_or(http.len())
+        let http = warc::http_ok("Content-Type: image/png\r\n", "x".repeat(size).as_bytes());
+        let length = length.unwrap_or(http.len()).to_string();
+        warc::response_claiming(
+            &id.to_string(),
+            &format!("http://h{id}/i.png"),
+            &length,
+            &http,
         )
-        .into_bytes()
     };
     let damaged = image(2, 1000, Some(10_000_000_000));
     let file = [
@@ -433,13 +424,12 @@ fn long_http_head_and_short_chunks() {
         "{warnings:?}"
     );
 
-    let body = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\nffff\r\n<a href=x>";
-    let file = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/\r\n\
-         Content-Type: application/http\r\nContent-Length: {}\r\n\r\n{body}\r\n\r\n",
-        body.len()
+    let http = warc::http_ok(
+        "Content-Type: text/html\r\nTransfer-Encoding: chunked\r\n",
+        b"ffff\r\n<a href=x>",
     );
-    let (found, warnings) = links(file.as_bytes());
+    let file = warc::response_without_id("http://h/", &http);
+    let (found, warnings) = links(&file);
     assert_eq!(found, ["http://h/x"]);
     assert!(
         warnings
@@ -459,17 +449,11 @@ fn decompression_bomb_is_copied() {
         encoder.write_all(&zeros).unwrap();
     }
     let bomb = encoder.finish().unwrap();
-    let mut http =
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n\r\n".to_vec();
-    http.extend_from_slice(&bomb);
-    let mut file = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/\r\n\
-         Content-Type: application/http\r\nContent-Length: {}\r\n\r\n",
-        http.len()
-    )
-    .into_bytes();
-    file.extend_from_slice(&http);
-    file.extend_from_slice(b"\r\n\r\n");
+    let http = warc::http_ok(
+        "Content-Type: text/html\r\nContent-Encoding: gzip\r\n",
+        &bomb,
+    );
+    let file = warc::response_without_id("http://h/", &http);
     let (out, warnings) = rewritten(&file);
     assert_eq!(out.len(), file.len());
     assert!(out == file);
@@ -638,20 +622,8 @@ fn whole_file_gzip_damage_is_not_repeated() {
             b'a' + (state >> 24) as u8 % 16
         })
         .collect();
-    let image_http = [
-        b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n".to_vec(),
-        noise,
-    ]
-    .concat();
-    let mut image = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:img>\r\n\
-         WARC-Target-URI: http://h/i.png\r\nContent-Type: application/http\r\n\
-         Content-Length: {}\r\n\r\n",
-        image_http.len()
-    )
-    .into_bytes();
-    image.extend_from_slice(&image_http);
-    image.extend_from_slice(b"\r\n\r\n");
+    let image_http = warc::http_ok("Content-Type: image/png\r\n", &noise);
+    let image = warc::response("img", "http://h/i.png", &image_http);
     let whole = gz(&[relative(1), image, relative(3)].concat());
     let middle = whole.len() / 2;
     // Random bytes over 4 KiB: a deflate block header among them is invalid.
@@ -746,14 +718,8 @@ fn junk_after_the_last_record_is_copied_once() {
 #[test]
 fn shared_member_then_own_members() {
     let image = |id: u32| {
-        let http = "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\nPNG";
-        format!(
-            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{id}>\r\n\
-             WARC-Target-URI: http://h/i.png\r\nContent-Type: application/http\r\n\
-             Content-Length: {}\r\n\r\n{http}\r\n\r\n",
-            http.len()
-        )
-        .into_bytes()
+        let http = warc::http_ok("Content-Type: image/png\r\n", b"PNG");
+        warc::response(&id.to_string(), "http://h/i.png", &http)
     };
     // A large member after the shared one: more than is read ahead of its start.
     let mut state = 0x2545_f491_4f6c_dd1du64;
@@ -1034,13 +1000,9 @@ fn a_truncated_record_is_copied_as_it_is() {
 /// the file was truncated.
 #[test]
 fn overlong_non_document_records_end_at_the_next_record() {
-    let http = "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n\u{1}PNG....";
-    let image = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:png>\r\n\
-         WARC-Target-URI: http://h/i.png\r\nContent-Type: application/http\r\n\
-         Content-Length: 1000000000000\r\n\r\n{http}\r\n\r\n"
-    );
-    let file = [image.as_bytes(), &relative(1), &relative(2)].concat();
+    let http = warc::http_ok("Content-Type: image/png\r\n", b"\x01PNG....");
+    let image = warc::response_claiming("png", "http://h/i.png", "1000000000000", &http);
+    let file = [&image[..], &relative(1), &relative(2)].concat();
     let (found, warnings) = links(&file);
     assert_eq!(
         found,
@@ -1053,7 +1015,7 @@ fn overlong_non_document_records_end_at_the_next_record() {
         "{warnings:?}"
     );
     let (out, _) = rewritten(&file);
-    assert!(out.starts_with(image.as_bytes()));
+    assert!(out.starts_with(&image[..]));
     let (found, _) = links(&out);
     assert_eq!(found, ["http://h1/dir/rel1", "http://h2/dir/rel2"]);
     assert!(contains(&out, b"<a href=http://h2/dir/rel2>"));
@@ -1066,16 +1028,12 @@ fn overlong_non_document_records_end_at_the_next_record() {
 /// block was taken to end.
 #[test]
 fn overlong_non_document_member_ends_at_the_next_record() {
-    let http = "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n\u{1}PNG....";
-    let image = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:png>\r\n\
-         WARC-Target-URI: http://h/i.png\r\nContent-Type: application/http\r\n\
-         Content-Length: 1000000000000\r\n\r\n{http}\r\n\r\n"
-    );
+    let http = warc::http_ok("Content-Type: image/png\r\n", b"\x01PNG....");
+    let image = warc::response_claiming("png", "http://h/i.png", "1000000000000", &http);
     let first = relative(1);
     let file = [
         gz(&first),
-        gz(image.as_bytes()),
+        gz(&image[..]),
         gz(&relative(2)),
         gz(&relative(3)),
     ]
@@ -1089,7 +1047,7 @@ fn overlong_non_document_member_ends_at_the_next_record() {
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].contains(&overlong), "{warnings:?}");
     assert!(
-        contains(&out, &gz(image.as_bytes())),
+        contains(&out, &gz(&image[..])),
         "the image's member is copied as it is"
     );
     let (found, _) = links(&out);
@@ -1107,7 +1065,7 @@ fn overlong_non_document_member_ends_at_the_next_record() {
         "record 4 is rewritten"
     );
     // Records with absolute links only come out byte for byte.
-    let file = [gz(&absolute(1)), gz(image.as_bytes()), gz(&absolute(2))].concat();
+    let file = [gz(&absolute(1)), gz(&image[..]), gz(&absolute(2))].concat();
     assert_eq!(rewritten(&file).0, file);
 }
 
@@ -1165,21 +1123,8 @@ fn noise(size: usize, mut state: u64) -> Vec<u8> {
 
 /// A `response` record of an image whose payload is `payload`.
 fn image(id: u32, payload: &[u8]) -> Vec<u8> {
-    let http = [
-        b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n".to_vec(),
-        payload.to_vec(),
-    ]
-    .concat();
-    let mut record = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{id}>\r\n\
-         WARC-Target-URI: http://h/i.png\r\nContent-Type: application/http\r\n\
-         Content-Length: {}\r\n\r\n",
-        http.len()
-    )
-    .into_bytes();
-    record.extend_from_slice(&http);
-    record.extend_from_slice(b"\r\n\r\n");
-    record
+    let http = warc::http_ok("Content-Type: image/png\r\n", payload);
+    warc::response(&id.to_string(), "http://h/i.png", &http)
 }
 
 /// A whole-file gzip WARC (one member, several records) whose trailer is wrong, the CRC-32
@@ -1333,14 +1278,13 @@ fn a_large_member_with_a_wrong_trailer_is_copied_as_it_is() {
 #[test]
 fn a_head_without_its_blank_line_that_swallows_the_body_is_warned_about() {
     let warc = |block: &[u8]| {
-        let mut record = format!(
-            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:h>\r\nWARC-Target-URI: http://e.com/d/p.html\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
-            block.len()
-        )
-        .into_bytes();
-        record.extend_from_slice(block);
-        record.extend_from_slice(b"\r\n\r\n");
-        record
+        let fields = [
+            ("WARC-Type", "response"),
+            ("WARC-Record-ID", "<urn:uuid:h>"),
+            ("WARC-Target-URI", "http://e.com/d/p.html"),
+            ("Content-Type", "application/http; msgtype=response"),
+        ];
+        warc::record(&fields, block)
     };
     let swallowed = warc(
         b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n<html><a href=\"a.html\">a</a>\r\n<img src=x.png>\r\n",

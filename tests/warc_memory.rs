@@ -6,6 +6,7 @@
 //! beside these: each measurement runs in a child process of this test binary that runs
 //! that one test alone (`alone`).
 
+use crate::common::warc;
 use absolve::format::Format;
 use absolve::pipeline::{self, Input};
 use absolve::warc::{Links, rewrite};
@@ -54,12 +55,11 @@ static ALLOCATOR: Counting = Counting;
 /// made as it is read.
 fn archive(size: usize) -> impl Read {
     let html = |n: usize| {
-        let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=p{n}>");
-        format!(
-            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/\r\n\
-             Content-Type: application/http\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n",
-            http.len()
-        )
+        let http = warc::http_ok(
+            "Content-Type: text/html\r\n",
+            format!("<a href=p{n}>").as_bytes(),
+        );
+        warc::response_without_id("http://h/", &http)
     };
     let image_head = "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n";
     let image = format!(
@@ -67,9 +67,9 @@ fn archive(size: usize) -> impl Read {
          Content-Type: application/http\r\nContent-Length: {}\r\n\r\n{image_head}",
         image_head.len() + size
     );
-    io::Cursor::new(html(1) + &image)
+    io::Cursor::new([html(1), image.into_bytes()].concat())
         .chain(io::repeat(b'x').take(size as u64))
-        .chain(io::Cursor::new(format!("\r\n\r\n{}", html(2))))
+        .chain(io::Cursor::new([&b"\r\n\r\n"[..], &html(2)].concat()))
 }
 
 fn gzipped(size: usize) -> Vec<u8> {
@@ -231,18 +231,8 @@ fn response(body: &[u8], gzip: bool) -> Vec<u8> {
         }
         false => (body.to_vec(), ""),
     };
-    let mut http =
-        format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{coding}\r\n").into_bytes();
-    http.extend_from_slice(&body);
-    let mut record = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/\r\n\
-         Content-Type: application/http\r\nContent-Length: {}\r\n\r\n",
-        http.len()
-    )
-    .into_bytes();
-    record.extend_from_slice(&http);
-    record.extend_from_slice(b"\r\n\r\n");
-    record
+    let http = warc::http_ok(&format!("Content-Type: text/html\r\n{coding}"), &body);
+    warc::response_without_id("http://h/", &http)
 }
 
 /// Links leave as they are found: a record with 400,000 links (4 MB decoded, some 180 MB
@@ -402,17 +392,26 @@ impl Sink for CountingSink {
     }
 }
 
+/// A `response` record of `http://h/` whose body of `content_type` is `body`, its
+/// `Content-Length` (10 GB) running far past the end of any file.
+fn overlong_response(content_type: &str, body: &[u8]) -> Vec<u8> {
+    let http = warc::http_ok(&format!("Content-Type: {content_type}\r\n"), body);
+    let fields = [
+        ("WARC-Type", "response"),
+        ("WARC-Target-URI", "http://h/"),
+        ("Content-Type", "application/http"),
+    ];
+    warc::claiming(&fields, "10000000000", &http)
+}
+
 /// A `resource` record of a `text/css` payload `css`, at target `http://h/s.css`.
 fn stylesheet_record(css: &[u8]) -> Vec<u8> {
-    let mut record = format!(
-        "WARC/1.0\r\nWARC-Type: resource\r\nWARC-Target-URI: http://h/s.css\r\n\
-         Content-Type: text/css\r\nContent-Length: {}\r\n\r\n",
-        css.len()
-    )
-    .into_bytes();
-    record.extend_from_slice(css);
-    record.extend_from_slice(b"\r\n\r\n");
-    record
+    let fields = [
+        ("WARC-Type", "resource"),
+        ("WARC-Target-URI", "http://h/s.css"),
+        ("Content-Type", "text/css"),
+    ];
+    warc::record(&fields, css)
 }
 
 /// A stylesheet's links leave as they are found and its bytes as they are rewritten, as
@@ -487,11 +486,7 @@ impl Sink for CountingWarnings<'_> {
 fn an_overlong_block_is_not_held_in_memory() {
     alone("an_overlong_block_is_not_held_in_memory", || {
         let _serial = SERIAL.lock().unwrap();
-        let http = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=p0>";
-        let overlong = format!(
-            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/\r\n\
-             Content-Type: application/http\r\nContent-Length: 10000000000\r\n\r\n{http}\r\n\r\n"
-        );
+        let overlong = overlong_response("text/html", b"<a href=p0>");
         let input = || io::Cursor::new(overlong.clone()).chain(archive(48 * MIB));
         let peak = peak_during(|| {
             let mut warnings = Vec::new();
@@ -536,19 +531,14 @@ fn an_overlong_record_does_not_hold_the_compressed_rest() {
                 gz.write_all(record).unwrap();
                 gz.finish().unwrap()
             };
-            let record = |content_type: &str, body: &[u8], length: Option<u64>| {
-                let http = format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n\r\n");
-                let length = length.unwrap_or((http.len() + body.len()) as u64);
-                let head = format!(
-                    "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/\r\n\
-                 Content-Type: application/http\r\nContent-Length: {length}\r\n\r\n{http}"
-                );
-                [head.as_bytes(), body, b"\r\n\r\n"].concat()
+            let record = |content_type: &str, body: &[u8]| {
+                let http = warc::http_ok(&format!("Content-Type: {content_type}\r\n"), body);
+                warc::response_without_id("http://h/", &http)
             };
-            let image = member(&record("image/png", &vec![b'x'; 40 * MIB], None));
-            let last = member(&record("text/html", b"<a href=p1>", None));
+            let image = member(&record("image/png", &vec![b'x'; 40 * MIB]));
+            let last = member(&record("text/html", b"<a href=p1>"));
             for overlong_type in ["text/html", "image/png"] {
-                let overlong = record(overlong_type, b"<a href=p0>", Some(10_000_000_000));
+                let overlong = overlong_response(overlong_type, b"<a href=p0>");
                 let input = [&member(&overlong)[..], &image, &last].concat();
                 let mut written = 0u64;
                 let peak = peak_during(|| {
@@ -592,17 +582,8 @@ fn a_member_held_back_to_its_end_is_not_held_in_memory() {
                         b'a' + (state >> 24) as u8 % 16
                     })
                     .collect();
-                let http = [
-                    &b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n"[..],
-                    &body,
-                ]
-                .concat();
-                let head = format!(
-                    "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/i.png\r\n\
-                 Content-Type: application/http\r\nContent-Length: {}\r\n\r\n",
-                    http.len()
-                );
-                [head.as_bytes(), &http, b"\r\n\r\n"].concat()
+                let http = warc::http_ok("Content-Type: image/png\r\n", &body);
+                warc::response_without_id("http://h/i.png", &http)
             };
             let records = [
                 html(1),

@@ -1,5 +1,7 @@
 //! Runners and generators shared by the test modules: running the `absolve` binary,
-//! reading its output, and generated MIME input.
+//! reading its output, and generated MIME input; WARC records are made in [`warc`].
+
+pub mod warc;
 
 use std::io::Write;
 use std::path::Path;
@@ -108,15 +110,13 @@ pub fn arc_file() -> Vec<u8> {
 /// (LZ4 Frame Format §3: magic number, descriptor, one uncompressed block, end mark), as
 /// resiliparse writes `.warc.lz4` files (with compressed blocks).
 pub fn lz4_warc() -> Vec<u8> {
-    let mut warc = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:a>\r\n\
-         WARC-Target-URI: http://example.com/d/p.html\r\n\
-         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
-        ARCHIVED_RESPONSE.len()
-    )
-    .into_bytes();
-    warc.extend_from_slice(ARCHIVED_RESPONSE);
-    warc.extend_from_slice(b"\r\n\r\n");
+    let fields = [
+        ("WARC-Type", "response"),
+        ("WARC-Record-ID", "<urn:uuid:a>"),
+        ("WARC-Target-URI", "http://example.com/d/p.html"),
+        ("Content-Type", "application/http; msgtype=response"),
+    ];
+    let warc = warc::record(&fields, ARCHIVED_RESPONSE);
     // Magic number, then FLG (version 1, independent blocks), BD (64 KiB blocks), HC.
     let mut frame = vec![0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x82];
     let size = warc.len() as u32 | 1 << 31; // The high bit: stored uncompressed.
