@@ -450,10 +450,13 @@ impl Document {
         let Some(href) = self.decoded_attribute(el, "href") else {
             return;
         };
-        let href = href.trim_matches(|c: char| c.is_ascii_whitespace());
-        let base = base_from_href(href, &self.outer, self.options.standard, self.encoding);
+        // Read as every reference is ([`super::emit::resolve`]): a tab or newline inside
+        // is no part of it, whatever the standard, so that the base is the URL its
+        // `href` is rewritten to.
+        let href = super::emit::as_url_parser_reads(&href);
+        let base = base_from_href(&href, &self.outer, self.options.standard, self.encoding);
         if base.is_none() {
-            self.warnings.push(Warning::UnusableBase(href.to_owned()));
+            self.warnings.push(Warning::UnusableBase(href.into_owned()));
         }
         if base.is_some() {
             self.base_element_at = Some(location.start);

@@ -256,7 +256,11 @@ fn empty_value(doc: &Document, value: &AttributeValue, base: &Base) -> Option<St
         "href" | "xlink:href" => base.url()?,
         _ => doc.outer.url()?,
     };
-    Some(target.split('#').next().unwrap_or(target).to_owned())
+    // Written as a resolved URL is: a base can hold whitespace (RFC 1808 and 3986 take
+    // a `<base href>` as it is), which the next reading would not read as this URL.
+    Some(without_whitespace(
+        target.split('#').next().unwrap_or(target).to_owned(),
+    ))
 }
 
 /// The base a value resolves against: the outer base for `<base href>` itself, the
@@ -269,10 +273,11 @@ fn value_base<'a>(
     if value.is_base_href {
         return Cow::Borrowed(&doc.outer);
     }
-    let codebase = value.codebase.as_deref().map(str::trim);
+    let codebase = value.codebase.as_deref().map(as_url_parser_reads);
     let standard = doc.options.standard;
-    let inner =
-        |c| document_base.inner_with(standard, c, document_base.source(), Some(value.encoding));
+    let inner = |c: Cow<'_, str>| {
+        document_base.inner_with(standard, &c, document_base.source(), Some(value.encoding))
+    };
     match codebase.and_then(inner) {
         Some(codebase) => Cow::Owned(codebase),
         None => Cow::Borrowed(document_base),
@@ -689,7 +694,7 @@ fn without_whitespace(url: String) -> String {
 
 /// A reference without leading and trailing C0 controls and spaces, and without tabs
 /// and newlines inside (WHATWG URL, basic URL parser steps 1-3).
-fn as_url_parser_reads(reference: &str) -> Cow<'_, str> {
+pub(crate) fn as_url_parser_reads(reference: &str) -> Cow<'_, str> {
     // On the bytes: the characters trimmed are ASCII, and no byte of another character's
     // UTF-8 is below 0x80, so the cuts fall between characters.
     let bytes = reference.as_bytes();
