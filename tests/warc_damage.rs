@@ -227,6 +227,33 @@ fn plain_then_gzip_members() {
     );
 }
 
+/// A plain WARC whose record has a `Content-Length` too short, its HTTP payload gzip
+/// (`Content-Encoding: gzip`): the payload's gzip member, met among the bytes skipped to
+/// the next record, decompresses to no record and is no gzip WARC going on: it is copied
+/// as it is, once, and a second rewrite changes nothing. Found by a rewrite-twice fuzzer:
+/// the file was read as gzip from there, the member's decoded bytes written besides its
+/// compressed bytes (each rewrite added them again), the records after it lost.
+#[test]
+fn a_gzip_payload_among_skipped_bytes_is_no_gzip_warc() {
+    let page = gz(b"<html><a href=inner>page</a> and text after the link</html>");
+    let http = warc::http_ok(
+        "Content-Type: text/html\r\nContent-Encoding: gzip\r\n",
+        &page,
+    );
+    // Ending inside the HTTP head: the payload is among the bytes skipped after it.
+    let short = (http.len() - page.len() - 6).to_string();
+    let first = warc::response_claiming("1", "http://h1/dir/", &short, &http);
+    let file = [first, relative(2), relative(3)].concat();
+    let (once, warnings) = rewritten(&file);
+    let copies = once.windows(page.len()).filter(|w| *w == &page[..]).count();
+    assert_eq!(copies, 1, "{warnings:?}");
+    assert!(!contains(&once, b"<a href=inner>"), "decoded bytes written");
+    let (twice, _) = rewritten(&once);
+    assert!(twice == once, "a second rewrite changed it");
+    let (found, _) = links(&file);
+    assert_eq!(found, ["http://h2/dir/rel2", "http://h3/dir/rel3"]);
+}
+
 /// Junk or NUL padding that does not end in a newline: the next record is found all the
 /// same, and `rewrite` copies the junk.
 #[test]

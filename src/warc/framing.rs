@@ -23,6 +23,10 @@ const MAX_LENGTH: u64 = 1 << 40;
 /// How a record's version line begins (ISO 28500 §4).
 const VERSION: &[u8] = b"WARC/";
 
+/// The most compressed bytes read ahead that [`Framing::member_holds_a_record`] looks at:
+/// a deflate block's header (its Huffman tables) and its first bytes are well within.
+const PEEK_COMPRESSED: usize = 4096;
+
 /// The most bytes [`Framing::probe_member_end`] reads ahead in a record's gzip member.
 const PROBE_LIMIT: usize = 1 << 20;
 
@@ -330,6 +334,7 @@ impl<R: Read> Framing<R> {
             if !self.input.get_ref().gzip
                 && let Some(p) = super::stream::find_gzip_start(&line)
                 && line[p..].len() >= 10
+                && self.member_holds_a_record(&line[p..])
             {
                 // A plain WARC that goes on with gzip members: read as gzip from there.
                 if p > 0 {
@@ -395,6 +400,24 @@ impl<R: Read> Framing<R> {
             .read_until(b'\n', line)
             .map_err(stream_error)?;
         Ok(n)
+    }
+
+    /// Whether the gzip member that starts `start` (the rest of the line read, the bytes
+    /// read ahead after it) decompresses to a record's start, a `WARC/` line (WARC 1.1
+    /// Annex D: a record per member; files joined, `cat a.warc b.warc.gz`): a plain WARC
+    /// goes on in gzip members there. A member that does not, or whose start does not
+    /// decompress from the bytes at hand, is bytes that are not a record: an HTTP payload
+    /// sent `Content-Encoding: gzip`, met after a wrong `Content-Length`, is one. (Read as
+    /// gzip, its decoded bytes were written besides its compressed bytes, copied as they
+    /// were: a second rewrite wrote them again.)
+    fn member_holds_a_record(&self, start: &[u8]) -> bool {
+        let ahead = self.input.buffer();
+        let bytes = [start, &ahead[..ahead.len().min(PEEK_COMPRESSED)]].concat();
+        let mut first = Vec::with_capacity(VERSION.len());
+        let decoded = flate2::bufread::GzDecoder::new(&bytes[..])
+            .take(VERSION.len() as u64)
+            .read_to_end(&mut first);
+        decoded.is_ok() && first == VERSION
     }
 
     /// After a pause in the stream (gzip data found damaged), whether the bytes where
