@@ -1416,3 +1416,48 @@ fn a_last_member_without_its_trailer_is_warned_about() {
     assert_eq!(found.len(), 3, "{found:?}");
     assert!(cut_short(&warnings), "{warnings:?}");
 }
+
+/// A record that runs on from its own gzip member into a second one, damaged (a byte
+/// inserted, deleted or changed at each position): the damage is found at that member's
+/// end (RFC 1952 §2.3.1), after the record's block. The record is copied as it is, its
+/// two members byte for byte, and the record after them is rewritten once; a second
+/// rewrite changes nothing. Found by a rewrite-twice fuzzer: only the record's own member
+/// was read to its end before the record was written, so the record was rewritten from
+/// what the damaged member decoded to (its bytes lost), and the next record written
+/// twice, copied and rewritten.
+#[test]
+fn a_record_running_on_into_a_damaged_member_is_copied_as_it_is() {
+    let body: Vec<u8> = noise(600, 0x2545_f491_4f6c_dd1d);
+    let html = [&b"<a href=rel1>"[..], &body, b"<a href=late1>"].concat();
+    let first = record(1, std::str::from_utf8(&html).unwrap());
+    let (head, rest) = first.split_at(200);
+    let [own, next] = [gz(head), gz(rest)];
+    let after = gz(&relative(2));
+    for at in 12..next.len() - 8 {
+        let mut inserted = next.clone();
+        inserted.insert(at, 0x22);
+        let mut deleted = next.clone();
+        deleted.remove(at);
+        let mut changed = next.clone();
+        changed[at] ^= 0x55;
+        for (how, damaged) in [
+            ("inserted", inserted),
+            ("deleted", deleted),
+            ("changed", changed),
+        ] {
+            let file = [&own[..], &damaged, &after].concat();
+            let (once, warnings) = rewritten(&file);
+            let name = format!("a byte {how} at {at}");
+            assert!(contains(&once, &damaged), "{name}: {warnings:?}");
+            let text: Vec<u8> = whole_members(&once).concat();
+            let rewritten_twos = text
+                .windows(b"http://h2/dir/rel2".len())
+                .filter(|w| *w == b"http://h2/dir/rel2")
+                .count();
+            assert_eq!(rewritten_twos, 1, "{name}: {warnings:?}");
+            assert!(!contains(&once, &after), "{name}: record 2 copied too");
+            let (twice, _) = rewritten(&once);
+            assert!(twice == once, "{name}: a second rewrite changed it");
+        }
+    }
+}

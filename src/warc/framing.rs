@@ -521,18 +521,21 @@ impl<R: Read> Framing<R> {
     }
 
     /// `rewrite`, after a record that began a gzip member (decompressed offset
-    /// `member_start`): reads on in that member until it is known whole (the next member
-    /// begins: the decoder checked its CRC-32 and length, RFC 1952 §2.3.1; or the input
-    /// ends) or damaged, or until a record starts in it, at most [`PROBE_LIMIT`] bytes, then
-    /// gives them back. The damage of a
-    /// member is found at its end, which may come after the record's: the record is then
-    /// known damaged before it is written, not after.
+    /// `member_start`): reads on in the member its last bytes are in (its own, or a later
+    /// one when it runs on into others) until it is known whole (the next member begins:
+    /// the decoder checked its CRC-32 and length, RFC 1952 §2.3.1; or the input ends) or
+    /// damaged, or until a record starts in it, at most [`PROBE_LIMIT`] bytes, then gives
+    /// them back. The damage of a member is found at its end, which may come after the
+    /// record's: the record is then known damaged before it is written, not after. (Its
+    /// own member was probed alone: a record running on into a damaged member was
+    /// rewritten from what it decoded to, the damaged bytes lost.)
     pub fn probe_member_end(&mut self, member_start: u64) -> Result<(), Error> {
         let damaged_before = self.input.get_ref().damaged;
+        let record_end = self.position().max(member_start);
         let mut ahead = Vec::new();
         loop {
             let stream = self.input.get_ref();
-            if stream.member_after(member_start).is_some()
+            if stream.member_after(record_end).is_some()
                 || stream.damaged != damaged_before
                 || ahead.len() >= PROBE_LIMIT
             {

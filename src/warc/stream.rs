@@ -984,8 +984,12 @@ impl<R: Read> Stream<R> {
                         }
                         if produced {
                             self.pause = true;
-                            return Ok(0);
                         }
+                        // A member that gave nothing pauses the stream too: the bytes
+                        // before it may be the start of a record whose rest it held, which
+                        // the next member's bytes are not (read on, they were taken as that
+                        // record's rest, the next record swallowed).
+                        return Ok(0);
                     }
                 },
                 Body::Between(mut tee) => {
