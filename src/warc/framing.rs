@@ -589,7 +589,8 @@ impl<R: Read> Framing<R> {
             }
         }
         let ends = trailer.iter().filter(|&&b| b == b'\n').count();
-        if ends < 2 && !self.at_end()? {
+        // A block cut short has its warning: what follows it is no trailer.
+        if ends < 2 && !self.cut && !self.at_end()? {
             warn(Warning::NoRecordEnd {
                 record: record.clone(),
                 found: trailer.len() as u64,

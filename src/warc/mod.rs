@@ -108,6 +108,19 @@ pub enum Warning {
         /// How many bytes of it are missing.
         missing: u64,
     },
+    /// A record whose block is cut by damaged gzip data: its bytes after the damage are
+    /// not there (reading resumed in a later gzip member, at another record's bytes).
+    #[error(
+        "{record}: its block ends {missing} bytes before its end (Content-Length {length}), cut by damaged gzip data"
+    )]
+    CutByDamage {
+        /// The record cut.
+        record: RecordRef,
+        /// Its `Content-Length`.
+        length: u64,
+        /// How many bytes of it are missing.
+        missing: u64,
+    },
     /// A record without a usable `Content-Length` (none, not a number, or beyond 1 TiB).
     #[error("{record}: no valid Content-Length: skipped to the next WARC/ line")]
     NoContentLength {

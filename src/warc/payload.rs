@@ -322,7 +322,7 @@ pub(crate) fn read_block<R: Read>(
             warn_overlong(framing, analysis, ahead, warn);
         }
         Rest::Short { missing } => {
-            warn_truncated(analysis, missing, warn);
+            warn_truncated(framing, analysis, missing, warn)?;
             analysis.truncated = true;
         }
     }
@@ -572,7 +572,7 @@ pub(crate) fn copy_block_with<R: Read>(
             framing.give_back_spool(held)?;
             warn_overlong(framing, analysis, ahead, warn);
         }
-        Rest::Short { missing } => warn_truncated(analysis, missing, warn),
+        Rest::Short { missing } => warn_truncated(framing, analysis, missing, warn)?,
     }
     Ok(())
 }
@@ -587,12 +587,29 @@ fn line_ends_before(bytes: &[u8]) -> usize {
         .count()
 }
 
-fn warn_truncated(analysis: &Analysis, missing: u64, warn: &mut dyn FnMut(Warning)) {
-    warn(Warning::Truncated {
-        record: analysis.head.record.clone(),
-        length: analysis.head.length,
-        missing,
+/// A block that came up `missing` bytes short: the file ends there, or damaged gzip data
+/// cut it (reading resumed after it, in a later member).
+fn warn_truncated<R: Read>(
+    framing: &mut Framing<R>,
+    analysis: &Analysis,
+    missing: u64,
+    warn: &mut dyn FnMut(Warning),
+) -> Result<(), Error> {
+    let record = analysis.head.record.clone();
+    let length = analysis.head.length;
+    warn(match framing.at_end()? {
+        true => Warning::Truncated {
+            record,
+            length,
+            missing,
+        },
+        false => Warning::CutByDamage {
+            record,
+            length,
+            missing,
+        },
     });
+    Ok(())
 }
 
 /// The payload of a record whose block is read: the HTTP body with its transfer coding
