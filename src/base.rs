@@ -17,7 +17,7 @@
 //! the serialized URL.
 
 use crate::url::whatwg::{self, WhatwgError};
-use crate::url::{ParsedBase, Standard, has_scheme};
+use crate::url::{ParsedBase, Standard, has_scheme, has_scheme_by};
 use encoding_rs::Encoding;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -244,6 +244,13 @@ impl Base {
         url: &str,
         source: BaseSource,
     ) -> Result<Self, BaseError> {
+        if standard == Standard::Rfc3986 && !has_scheme_by(standard, url) {
+            // RFC 3986 §5.1: the base is an absolute URI, whose scheme starts with a
+            // letter (§3.1). A digit first (`3http://h/`), which RFC 1808 reads as a
+            // scheme, would be a relative path here: each resolution against it relative
+            // again, and a second rewrite resolving it once more.
+            return Err(NotAbsolute(url.to_owned()).into());
+        }
         if standard != Standard::Whatwg {
             return Ok(Self::absolute(url, source)?);
         }
@@ -332,7 +339,7 @@ impl Base {
         let mut url = String::with_capacity(self.url.len() + value.len());
         self.parsed
             .resolve_into(standard, &self.url, value, &mut url);
-        if !has_scheme(&url) || is_opaque(&url) {
+        if !has_scheme_by(standard, &url) || is_opaque(&url) {
             return Err(NotAbsolute(url).into());
         }
         Ok(Self::unparsed(url.into(), source))

@@ -229,6 +229,36 @@ fn rule_5_a_base_href_is_read_as_a_reference_and_written_as_one() {
     }
 }
 
+/// By RFC 3986 a scheme starts with a letter (§3.1) and a base is absolute (§5.1):
+/// `3http://example.com/a/`, a scheme by RFC 1808's reading, is no retrieval URL there
+/// (a WARC record's `WARC-Target-URI` written so is passed over, with its warning), and a
+/// `<base href="3http://e/o/">` is a relative path, resolved against the outer base.
+/// Found by a rewrite-twice fuzzer: taken as a base, every link resolved against it came
+/// out relative (`3http://example.com/a/q`), and each rewrite resolved it again.
+#[test]
+fn rule_5_a_base_without_a_letter_first_scheme_is_no_base_by_rfc3986() {
+    for (standard, accepted) in [
+        (absolve::Standard::Rfc1808, true),
+        (absolve::Standard::Rfc3986, false),
+    ] {
+        let target = Base::retrieval_url_with(standard, "3http://example.com/a/");
+        assert_eq!(target.is_ok(), accepted, "{standard:?}");
+    }
+    let options = Options {
+        standard: absolve::Standard::Rfc3986,
+        ..Options::default()
+    };
+    let input = "<base href=\"3http://e/o/\"><a href=\"q\">q</a>";
+    let once = rewrite(input.as_bytes(), &base(), &options).output;
+    let text = String::from_utf8(once.clone()).unwrap();
+    assert_eq!(
+        text,
+        "<base href=\"http://h/d/3http://e/o/\"><a href=\"http://h/d/3http://e/o/q\">q</a>"
+    );
+    let twice = rewrite(&once, &base(), &options).output;
+    assert_eq!(String::from_utf8(twice).unwrap(), text);
+}
+
 #[test]
 fn rule_6_image_set_strings_are_urls() {
     assert_eq!(

@@ -382,3 +382,13 @@ pub(crate) fn returned_as_written(standard: Standard, reference: &str, has_base:
 pub fn has_scheme(reference: &str) -> bool {
     scheme_len(reference).is_some()
 }
+
+/// Whether `reference` starts with a scheme by `standard`'s rule: RFC 3986 §3.1 wants a
+/// letter first, RFC 1808 §2.4.2 does not ([`has_scheme`]); the URL Standard's parser
+/// judges for itself, as RFC 1808 is asked here.
+pub(crate) fn has_scheme_by(standard: Standard, reference: &str) -> bool {
+    match standard {
+        Standard::Rfc3986 => rfc3986::has_scheme(reference),
+        Standard::Rfc1808 | Standard::Whatwg => has_scheme(reference),
+    }
+}

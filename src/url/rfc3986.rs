@@ -91,6 +91,12 @@ fn split_off(s: &str, delimiter: u8) -> (&str, Option<&str>) {
     }
 }
 
+/// Whether `s` starts with a scheme by RFC 3986 §3.1 (a letter first: `9p:x` has none,
+/// as RFC 1808 reads it).
+pub(crate) fn has_scheme(s: &str) -> bool {
+    scheme_len(s).is_some()
+}
+
 /// RFC 3986 §3.1: `scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`, then `:`.
 fn scheme_len(s: &str) -> Option<usize> {
     let bytes = s.as_bytes();
