@@ -261,6 +261,7 @@ impl<R: Read> Framing<R> {
         warn: &mut dyn FnMut(Warning),
         skipped: Skipped<'_>,
     ) -> Result<Option<Head>, Error> {
+        self.input.get_mut().mid_record = false;
         if !std::mem::take(&mut self.yielded) {
             self.previous_cut = std::mem::take(&mut self.cut);
             self.skipped = 0;
@@ -440,6 +441,7 @@ impl<R: Read> Framing<R> {
     /// The fields of a header block over [`MAX_HEAD`] bytes are read no further (its
     /// `Content-Length` still is); one over [`HEAD_LIMIT`] is not a record.
     fn read_head(&mut self, version: Vec<u8>, at: u64) -> Result<Found, Error> {
+        self.input.get_mut().mid_record = true;
         let mut raw = version;
         let mut fields: Vec<(String, String)> = Vec::new();
         let mut line = Vec::new();
@@ -577,6 +579,8 @@ impl<R: Read> Framing<R> {
         record: &RecordRef,
         warn: &mut dyn FnMut(Warning),
     ) -> Result<Vec<u8>, Error> {
+        // The block is read: a damaged member that gave nothing no longer cuts a record.
+        self.input.get_mut().mid_record = false;
         let mut trailer = Vec::new();
         loop {
             let buf = self.input.fill_buf().map_err(stream_error)?;

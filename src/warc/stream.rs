@@ -588,6 +588,9 @@ pub(crate) struct Stream<R> {
     pause: bool,
     /// Whether gzip members met after plain data have their compressed bytes kept.
     pub keep_gzip: bool,
+    /// A record's head or block is being read (set by the framing): a damaged member that
+    /// gave nothing pauses the stream then, as one that gave bytes always does.
+    pub mid_record: bool,
     /// The decoder of the last member, for the next.
     spare: Option<Decoder<R>>,
     /// While set (and the input's bytes not kept), the bytes decoded are being
@@ -684,6 +687,7 @@ impl<R: Read> Stream<R> {
             damaged: 0,
             pause: false,
             keep_gzip: false,
+            mid_record: false,
             spare: None,
             lean: false,
             skipping: None,
@@ -984,12 +988,15 @@ impl<R: Read> Stream<R> {
                         }
                         if produced {
                             self.pause = true;
+                            return Ok(0);
                         }
-                        // A member that gave nothing pauses the stream too: the bytes
-                        // before it may be the start of a record whose rest it held, which
-                        // the next member's bytes are not (read on, they were taken as that
-                        // record's rest, the next record swallowed).
-                        return Ok(0);
+                        if self.mid_record {
+                            // A member that gave nothing, inside a record: the bytes before
+                            // it are the start of a record whose rest it held, which the
+                            // next member's bytes are not (read on, they were taken as that
+                            // record's rest, the next record swallowed).
+                            return Ok(0);
+                        }
                     }
                 },
                 Body::Between(mut tee) => {
