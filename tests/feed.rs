@@ -1134,3 +1134,34 @@ fn rss_body_and_fullitem_are_content() {
     assert_eq!(String::from_utf8(done.output).unwrap(), expected);
     assert!(done.warnings.is_empty(), "{:?}", done.warnings);
 }
+
+/// Only an entity declaration of the DOCTYPE's internal subset is warned of: `<!ENTITY`
+/// in a comment, a processing instruction or a quoted literal of the subset declares
+/// nothing (XML 1.0 §2.8 \[28b\], §2.5), and the links are rewritten without a word (any
+/// `<!ENTITY` in the DOCTYPE's bytes gave the warning "declares entities"). A real
+/// declaration after a comment still warns.
+#[test]
+fn entity_words_in_a_doctype_comment_or_literal_declare_nothing() {
+    let dir = "http://feeds.example.com/dir/";
+    let feed = |prolog: &str| {
+        format!(r#"{prolog}<rss version="2.0"><channel><link>home.html</link></channel></rss>"#)
+    };
+    for prolog in [
+        r#"<!DOCTYPE rss [ <!-- <!ENTITY x "y"> --> ]>"#,
+        r#"<!DOCTYPE rss [ <?pi <!ENTITY x "y"> ?> <!ATTLIST rss a CDATA "<!ENTITY z 'y'>"> ]>"#,
+    ] {
+        let feed = feed(prolog);
+        for chunk in [1, 7, feed.len()] {
+            let done = in_chunks_with(feed.as_bytes(), chunk, &Options::default());
+            let expected = feed.replace(">home.html<", &format!(">{dir}home.html<"));
+            assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+            assert!(done.warnings.is_empty(), "{prolog}: {:?}", done.warnings);
+        }
+    }
+    let declared = feed(r#"<!DOCTYPE rss [ <!-- <!ENTITY x "y"> --> <!ENTITY z "y"> ]>"#);
+    let done = feed::rewrite(declared.as_bytes(), &base(), &Options::default(), None);
+    assert_eq!(
+        feed_warnings(&done.warnings),
+        [Warning::EntityDeclarations { offset: 0 }]
+    );
+}

@@ -417,8 +417,9 @@ impl<S: Sink> Machine<S> {
     /// [`doctype::end`]).
     fn doctype(&mut self, bytes: &[u8], at: u64) {
         // XML 1.0 §4.2: entities a DTD declares are never expanded (no "billion laughs"),
-        // and no external DTD is fetched.
-        if memchr::memmem::find(bytes, b"<!ENTITY").is_some() {
+        // and no external DTD is fetched. Only a declaration counts: not the words in a
+        // comment, a processing instruction or a literal of the subset.
+        if doctype::declares_entities(bytes) {
             self.warn(Warning::EntityDeclarations { offset: at });
         }
     }
