@@ -689,38 +689,59 @@ fn escaped_html_with_declared_entities_is_never_destroyed() {
 }
 
 /// A comment or processing instruction inside a URL element's text is no part of the URL
-/// and cannot be kept in the resolved one: the element is left as written, with a
-/// warning (it was deleted: `<link>a/<!-- c -->b</link>` became `http://…/a/b`). One
-/// around the URL stays where it is, the URL rewritten.
+/// (XML 1.0 §2.5, §2.6: the text of `<link>/a<!-- c -->/b</link>` is `/a/b`): the text is
+/// resolved and the comment kept in the resolved URL, between the bytes it stood between,
+/// as in HTML content. The element was left as written, its URL unresolved, with a
+/// warning. One around the URL stays where it is. Only where no place can be told (a
+/// multi-byte charset other than UTF-8) is the element left as written, with a warning.
 #[test]
-fn comments_inside_url_elements_are_never_deleted() {
+fn comments_inside_url_elements_are_kept_in_the_resolved_url() {
     let feed = br#"<feed xmlns="http://www.w3.org/2005/Atom"><icon>i/<!-- c -->i.png</icon><logo><!-- before -->l.png<?pi x?></logo><author><uri>u<?pi x?>.html</uri></author></feed>"#;
     let done = feed::rewrite(feed, &base(), &Options::default(), None);
     let dir = "http://feeds.example.com/dir/";
     let expected = String::from_utf8(feed.to_vec())
         .unwrap()
-        .replace("-->l.png", &format!("-->{dir}l.png"));
-    assert_eq!(String::from_utf8(done.output).unwrap(), expected);
-    let at = |s: &str| {
-        feed.windows(s.len())
-            .position(|w| w == s.as_bytes())
-            .unwrap() as u64
-    };
+        .replace(">i/<!--", &format!(">{dir}i/<!--"))
+        .replace("-->l.png", &format!("-->{dir}l.png"))
+        .replace(">u<?pi", &format!(">{dir}u<?pi"));
+    assert_eq!(String::from_utf8(done.output.clone()).unwrap(), expected);
+    assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+    let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.clone()).collect();
     assert_eq!(
-        feed_warnings(&done.warnings),
+        resolved,
         [
-            Warning::MarkupInUrl {
-                offset: at("<!-- c"),
-                element: "icon".into()
-            },
-            Warning::MarkupInUrl {
-                offset: at("<?pi x?>.html"),
-                element: "uri".into()
-            }
+            format!("{dir}i/i.png"),
+            format!("{dir}l.png"),
+            format!("{dir}u.html")
         ]
     );
-    let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.as_str()).collect();
-    assert_eq!(resolved, ["i/i.png", &format!("{dir}l.png"), "u.html"]);
+    let again = feed::rewrite(&done.output, &base(), &Options::default(), None);
+    assert_eq!(again.output, done.output);
+
+    let rss = br#"<rss version="2.0"><channel><link>/a<!-- c -->/b</link><item><link><![CDATA[x]]><!-- c -->y.html</link><comments>a b<!-- c -->c d.html</comments></item></channel></rss>"#;
+    for chunk in [1, 7, rss.len()] {
+        let done = in_chunks_with(rss, chunk, &Options::default());
+        let expected = String::from_utf8(rss.to_vec())
+            .unwrap()
+            .replace(">/a<!--", ">http://feeds.example.com/a<!--")
+            .replace("[x]]>", &format!("[]]>{dir}x"))
+            .replace("a b<!-- c -->c d", &format!("{dir}a%20b<!-- c -->c%20d"));
+        assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+        assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+    }
+
+    let sjis = br#"<?xml version="1.0" encoding="Shift_JIS"?><rss version="2.0"><channel><link>a b<!-- c -->c d.html</link></channel></rss>"#;
+    let done = feed::rewrite(sjis, &base(), &Options::default(), None);
+    assert_eq!(done.output, sjis);
+    let comment = sjis.windows(4).position(|w| w == b"<!--").unwrap() as u64;
+    assert_eq!(
+        feed_warnings(&done.warnings),
+        [Warning::MarkupInUrl {
+            offset: comment,
+            element: "link".into()
+        }]
+    );
+    assert_eq!(done.links[0].resolved, "a bc d.html");
 }
 
 /// By the URL Standard an `xml:base` the URL parser rejects gives no base: the parent's
