@@ -1186,3 +1186,53 @@ fn entity_words_in_a_doctype_comment_or_literal_declare_nothing() {
         [Warning::EntityDeclarations { offset: 0 }]
     );
 }
+
+/// Escaped HTML whose `<style>` sits beside a reference to an entity the DOCTYPE declares
+/// (not expanded): every `url()` of the style and every URL of the rest of the HTML is
+/// rewritten and listed, the reference passes through as written, and only a URL that
+/// holds one is left as written, with a warning naming the entity. The whole `<style>`
+/// was one change, dropped for the reference in it: its URLs were left relative and not
+/// listed, only the `<img>` rewritten.
+#[test]
+fn an_entity_beside_an_escaped_style_leaves_its_urls_rewritten() {
+    let dir = "http://feeds.example.com/dir/";
+    let rss = br#"<!DOCTYPE rss [<!ENTITY custom "X">]><rss version="2.0"><channel><item><description>&lt;style&gt;a{b:url(a.png)} &custom; p{c:url(b.png)} q{d:url(y&custom;.png)} r{e:url(c.png)}&lt;/style&gt;&lt;p&gt;&custom;&lt;/p&gt;&lt;img src="i.png"&gt;</description></item></channel></rss>"#;
+    let done = feed::rewrite(rss, &base(), &Options::default(), None);
+    let expected = String::from_utf8(rss.to_vec())
+        .unwrap()
+        .replace("url(a.png)", &format!("url({dir}a.png)"))
+        .replace("url(b.png)", &format!("url({dir}b.png)"))
+        .replace("url(c.png)", &format!("url({dir}c.png)"))
+        .replace("\"i.png\"", &format!("\"{dir}i.png\""));
+    assert_eq!(String::from_utf8(done.output.clone()).unwrap(), expected);
+    let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.clone()).collect();
+    assert_eq!(
+        resolved,
+        ["a.png", "b.png", "c.png", "i.png"].map(|f| format!("{dir}{f}"))
+    );
+    let in_url = rss.windows(9).position(|w| w == b"y&custom;").unwrap() as u64 + 1;
+    assert_eq!(
+        feed_warnings(&done.warnings),
+        [
+            Warning::EntityDeclarations { offset: 0 },
+            Warning::Entity {
+                offset: in_url,
+                reason: "custom".into()
+            }
+        ]
+    );
+    let again = feed::rewrite(&done.output, &base(), &Options::default(), None);
+    assert_eq!(again.output, done.output);
+
+    let atom = br#"<!DOCTYPE feed [<!ENTITY custom "X">]><feed xmlns="http://www.w3.org/2005/Atom"><entry><content type="html">&lt;p&gt;&custom;&lt;/p&gt;&lt;style&gt;a{b:url(a.png)} p{c:url(b.png)}&lt;/style&gt;&lt;a href="h.html"&gt;x&lt;/a&gt;</content></entry></feed>"#;
+    for chunk in [1, 7, atom.len()] {
+        let done = in_chunks_with(atom, chunk, &Options::default());
+        let expected = String::from_utf8(atom.to_vec())
+            .unwrap()
+            .replace("url(a.png)", &format!("url({dir}a.png)"))
+            .replace("url(b.png)", &format!("url({dir}b.png)"))
+            .replace("\"h.html\"", &format!("\"{dir}h.html\""));
+        assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+        assert_eq!(done.links.len(), 3);
+    }
+}
