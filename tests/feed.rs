@@ -689,38 +689,59 @@ fn escaped_html_with_declared_entities_is_never_destroyed() {
 }
 
 /// A comment or processing instruction inside a URL element's text is no part of the URL
-/// and cannot be kept in the resolved one: the element is left as written, with a
-/// warning (it was deleted: `<link>a/<!-- c -->b</link>` became `http://…/a/b`). One
-/// around the URL stays where it is, the URL rewritten.
+/// (XML 1.0 §2.5, §2.6: the text of `<link>/a<!-- c -->/b</link>` is `/a/b`): the text is
+/// resolved and the comment kept in the resolved URL, between the bytes it stood between,
+/// as in HTML content. The element was left as written, its URL unresolved, with a
+/// warning. One around the URL stays where it is. Only where no place can be told (a
+/// multi-byte charset other than UTF-8) is the element left as written, with a warning.
 #[test]
-fn comments_inside_url_elements_are_never_deleted() {
+fn comments_inside_url_elements_are_kept_in_the_resolved_url() {
     let feed = br#"<feed xmlns="http://www.w3.org/2005/Atom"><icon>i/<!-- c -->i.png</icon><logo><!-- before -->l.png<?pi x?></logo><author><uri>u<?pi x?>.html</uri></author></feed>"#;
     let done = feed::rewrite(feed, &base(), &Options::default(), None);
     let dir = "http://feeds.example.com/dir/";
     let expected = String::from_utf8(feed.to_vec())
         .unwrap()
-        .replace("-->l.png", &format!("-->{dir}l.png"));
-    assert_eq!(String::from_utf8(done.output).unwrap(), expected);
-    let at = |s: &str| {
-        feed.windows(s.len())
-            .position(|w| w == s.as_bytes())
-            .unwrap() as u64
-    };
+        .replace(">i/<!--", &format!(">{dir}i/<!--"))
+        .replace("-->l.png", &format!("-->{dir}l.png"))
+        .replace(">u<?pi", &format!(">{dir}u<?pi"));
+    assert_eq!(String::from_utf8(done.output.clone()).unwrap(), expected);
+    assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+    let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.clone()).collect();
     assert_eq!(
-        feed_warnings(&done.warnings),
+        resolved,
         [
-            Warning::MarkupInUrl {
-                offset: at("<!-- c"),
-                element: "icon".into()
-            },
-            Warning::MarkupInUrl {
-                offset: at("<?pi x?>.html"),
-                element: "uri".into()
-            }
+            format!("{dir}i/i.png"),
+            format!("{dir}l.png"),
+            format!("{dir}u.html")
         ]
     );
-    let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.as_str()).collect();
-    assert_eq!(resolved, ["i/i.png", &format!("{dir}l.png"), "u.html"]);
+    let again = feed::rewrite(&done.output, &base(), &Options::default(), None);
+    assert_eq!(again.output, done.output);
+
+    let rss = br#"<rss version="2.0"><channel><link>/a<!-- c -->/b</link><item><link><![CDATA[x]]><!-- c -->y.html</link><comments>a b<!-- c -->c d.html</comments></item></channel></rss>"#;
+    for chunk in [1, 7, rss.len()] {
+        let done = in_chunks_with(rss, chunk, &Options::default());
+        let expected = String::from_utf8(rss.to_vec())
+            .unwrap()
+            .replace(">/a<!--", ">http://feeds.example.com/a<!--")
+            .replace("[x]]>", &format!("[]]>{dir}x"))
+            .replace("a b<!-- c -->c d", &format!("{dir}a%20b<!-- c -->c%20d"));
+        assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+        assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+    }
+
+    let sjis = br#"<?xml version="1.0" encoding="Shift_JIS"?><rss version="2.0"><channel><link>a b<!-- c -->c d.html</link></channel></rss>"#;
+    let done = feed::rewrite(sjis, &base(), &Options::default(), None);
+    assert_eq!(done.output, sjis);
+    let comment = sjis.windows(4).position(|w| w == b"<!--").unwrap() as u64;
+    assert_eq!(
+        feed_warnings(&done.warnings),
+        [Warning::MarkupInUrl {
+            offset: comment,
+            element: "link".into()
+        }]
+    );
+    assert_eq!(done.links[0].resolved, "a bc d.html");
 }
 
 /// By the URL Standard an `xml:base` the URL parser rejects gives no base: the parent's
@@ -1133,4 +1154,85 @@ fn rss_body_and_fullitem_are_content() {
         .replace("\"/full\"", "\"http://feeds.example.com/full\"");
     assert_eq!(String::from_utf8(done.output).unwrap(), expected);
     assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+}
+
+/// Only an entity declaration of the DOCTYPE's internal subset is warned of: `<!ENTITY`
+/// in a comment, a processing instruction or a quoted literal of the subset declares
+/// nothing (XML 1.0 §2.8 \[28b\], §2.5), and the links are rewritten without a word (any
+/// `<!ENTITY` in the DOCTYPE's bytes gave the warning "declares entities"). A real
+/// declaration after a comment still warns.
+#[test]
+fn entity_words_in_a_doctype_comment_or_literal_declare_nothing() {
+    let dir = "http://feeds.example.com/dir/";
+    let feed = |prolog: &str| {
+        format!(r#"{prolog}<rss version="2.0"><channel><link>home.html</link></channel></rss>"#)
+    };
+    for prolog in [
+        r#"<!DOCTYPE rss [ <!-- <!ENTITY x "y"> --> ]>"#,
+        r#"<!DOCTYPE rss [ <?pi <!ENTITY x "y"> ?> <!ATTLIST rss a CDATA "<!ENTITY z 'y'>"> ]>"#,
+    ] {
+        let feed = feed(prolog);
+        for chunk in [1, 7, feed.len()] {
+            let done = in_chunks_with(feed.as_bytes(), chunk, &Options::default());
+            let expected = feed.replace(">home.html<", &format!(">{dir}home.html<"));
+            assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+            assert!(done.warnings.is_empty(), "{prolog}: {:?}", done.warnings);
+        }
+    }
+    let declared = feed(r#"<!DOCTYPE rss [ <!-- <!ENTITY x "y"> --> <!ENTITY z "y"> ]>"#);
+    let done = feed::rewrite(declared.as_bytes(), &base(), &Options::default(), None);
+    assert_eq!(
+        feed_warnings(&done.warnings),
+        [Warning::EntityDeclarations { offset: 0 }]
+    );
+}
+
+/// Escaped HTML whose `<style>` sits beside a reference to an entity the DOCTYPE declares
+/// (not expanded): every `url()` of the style and every URL of the rest of the HTML is
+/// rewritten and listed, the reference passes through as written, and only a URL that
+/// holds one is left as written, with a warning naming the entity. The whole `<style>`
+/// was one change, dropped for the reference in it: its URLs were left relative and not
+/// listed, only the `<img>` rewritten.
+#[test]
+fn an_entity_beside_an_escaped_style_leaves_its_urls_rewritten() {
+    let dir = "http://feeds.example.com/dir/";
+    let rss = br#"<!DOCTYPE rss [<!ENTITY custom "X">]><rss version="2.0"><channel><item><description>&lt;style&gt;a{b:url(a.png)} &custom; p{c:url(b.png)} q{d:url(y&custom;.png)} r{e:url(c.png)}&lt;/style&gt;&lt;p&gt;&custom;&lt;/p&gt;&lt;img src="i.png"&gt;</description></item></channel></rss>"#;
+    let done = feed::rewrite(rss, &base(), &Options::default(), None);
+    let expected = String::from_utf8(rss.to_vec())
+        .unwrap()
+        .replace("url(a.png)", &format!("url({dir}a.png)"))
+        .replace("url(b.png)", &format!("url({dir}b.png)"))
+        .replace("url(c.png)", &format!("url({dir}c.png)"))
+        .replace("\"i.png\"", &format!("\"{dir}i.png\""));
+    assert_eq!(String::from_utf8(done.output.clone()).unwrap(), expected);
+    let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.clone()).collect();
+    assert_eq!(
+        resolved,
+        ["a.png", "b.png", "c.png", "i.png"].map(|f| format!("{dir}{f}"))
+    );
+    let in_url = rss.windows(9).position(|w| w == b"y&custom;").unwrap() as u64 + 1;
+    assert_eq!(
+        feed_warnings(&done.warnings),
+        [
+            Warning::EntityDeclarations { offset: 0 },
+            Warning::Entity {
+                offset: in_url,
+                reason: "custom".into()
+            }
+        ]
+    );
+    let again = feed::rewrite(&done.output, &base(), &Options::default(), None);
+    assert_eq!(again.output, done.output);
+
+    let atom = br#"<!DOCTYPE feed [<!ENTITY custom "X">]><feed xmlns="http://www.w3.org/2005/Atom"><entry><content type="html">&lt;p&gt;&custom;&lt;/p&gt;&lt;style&gt;a{b:url(a.png)} p{c:url(b.png)}&lt;/style&gt;&lt;a href="h.html"&gt;x&lt;/a&gt;</content></entry></feed>"#;
+    for chunk in [1, 7, atom.len()] {
+        let done = in_chunks_with(atom, chunk, &Options::default());
+        let expected = String::from_utf8(atom.to_vec())
+            .unwrap()
+            .replace("url(a.png)", &format!("url({dir}a.png)"))
+            .replace("url(b.png)", &format!("url({dir}b.png)"))
+            .replace("\"h.html\"", &format!("\"{dir}h.html\""));
+        assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+        assert_eq!(done.links.len(), 3);
+    }
 }

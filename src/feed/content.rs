@@ -13,6 +13,7 @@ mod base64_html;
 mod markup;
 
 pub(crate) use base64_html::rewrite as rewrite_base64;
+pub(crate) use markup::places as markup_places;
 
 use super::Warning;
 use super::escape::{self, TextEscapes};

@@ -37,7 +37,27 @@ pub(crate) fn end(bytes: &[u8]) -> Scan {
     if head.len() < OPEN.len() {
         return Scan::Cut;
     }
-    let mut at = OPEN.len();
+    walk(bytes, OPEN.len(), |_| {})
+}
+
+/// Whether the DOCTYPE `bytes` (from its `<!DOCTYPE`, or from just past it as quick-xml
+/// hands it over) declares an entity: an `<!ENTITY` that starts a markup declaration of
+/// its internal subset (XML 1.0 §2.8 \[28b\], \[29\]; §4.2 \[70\] EntityDecl), not
+/// one inside a comment (§2.5 \[15\]), a processing instruction (§2.6 \[16\]) or a
+/// quoted literal, where it declares nothing.
+pub(crate) fn declares_entities(bytes: &[u8]) -> bool {
+    let mut declares = false;
+    walk(bytes, 0, |at| {
+        declares |= bytes[at..].starts_with(b"<!ENTITY");
+    });
+    declares
+}
+
+/// Walks a DOCTYPE from `at` (past its `<!DOCTYPE`) to its `>`, skipping quoted
+/// literals, and in the internal subset comments and processing instructions, as the
+/// module says; `markup` is called at every other `<` of the internal subset, where a
+/// markup declaration starts (XML 1.0 §2.8 \[28b\]).
+fn walk(bytes: &[u8], mut at: usize, mut markup: impl FnMut(usize)) -> Scan {
     let mut in_subset = false;
     while let Some(&byte) = bytes.get(at) {
         let skipped = match byte {
@@ -52,6 +72,10 @@ pub(crate) fn end(bytes: &[u8]) -> Scan {
             }
             b'<' if in_subset && bytes[at..].starts_with(b"<!--") => past(bytes, at + 4, b"-->"),
             b'<' if in_subset && bytes[at..].starts_with(b"<?") => past(bytes, at + 2, b"?>"),
+            b'<' if in_subset => {
+                markup(at);
+                Some(at + 1)
+            }
             b'>' if !in_subset => return Scan::Ends(at + 1),
             _ => Some(at + 1),
         };
@@ -87,5 +111,24 @@ mod tests {
         assert_eq!(end(b"<!DOC"), Scan::Cut);
         assert_eq!(end(b"<!-- x -->"), Scan::NotDoctype);
         assert_eq!(end(b"<rss>"), Scan::NotDoctype);
+    }
+
+    #[test]
+    fn only_a_markup_declaration_declares_an_entity() {
+        assert!(declares_entities(br#"<!DOCTYPE rss [ <!ENTITY x "y"> ]>"#));
+        assert!(declares_entities(br#" rss [<!-- c --><!ENTITY x "y">]"#));
+        for none in [
+            &br#"<!DOCTYPE rss [ <!-- <!ENTITY x "y"> --> ]>"#[..],
+            br#"<!DOCTYPE rss [ <?pi <!ENTITY x "y"> ?> ]>"#,
+            br#"<!DOCTYPE rss [ <!ATTLIST a b CDATA "<!ENTITY x 'y'>"> ]>"#,
+            br#"<!DOCTYPE rss SYSTEM "<!ENTITY x.dtd">"#,
+            br#" rss [ <!-- <!ENTITY x "y"> --> ]"#,
+        ] {
+            assert!(
+                !declares_entities(none),
+                "{}",
+                String::from_utf8_lossy(none)
+            );
+        }
     }
 }

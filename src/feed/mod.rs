@@ -186,10 +186,13 @@ pub enum Warning {
         /// The limit.
         limit: usize,
     },
-    /// A comment or processing instruction inside a URL that changes: the element is left
-    /// as written (and listed so).
+    /// A comment or processing instruction inside a URL that changes, where no place for
+    /// it in the resolved URL can be told (the feed's charset is a multi-byte one other
+    /// than UTF-8, or too many in one URL): the element is left as written (and listed
+    /// so). Elsewhere one is kept in the resolved URL, between the bytes that match those
+    /// it stood between.
     #[error(
-        "the URL of <{element}> holds a comment or processing instruction at byte {offset}: left unchanged"
+        "the URL of <{element}> holds a comment or processing instruction at byte {offset} where it changes: left unchanged"
     )]
     MarkupInUrl {
         /// The comment's or processing instruction's offset.

@@ -417,8 +417,9 @@ impl<S: Sink> Machine<S> {
     /// [`doctype::end`]).
     fn doctype(&mut self, bytes: &[u8], at: u64) {
         // XML 1.0 §4.2: entities a DTD declares are never expanded (no "billion laughs"),
-        // and no external DTD is fetched.
-        if memchr::memmem::find(bytes, b"<!ENTITY").is_some() {
+        // and no external DTD is fetched. Only a declaration counts: not the words in a
+        // comment, a processing instruction or a literal of the subset.
+        if doctype::declares_entities(bytes) {
             self.warn(Warning::EntityDeclarations { offset: at });
         }
     }
@@ -893,20 +894,32 @@ impl<S: Sink> Machine<S> {
             None => return self.unreadable(Unreadable::Undecodable, offset),
         };
         let (mut resolved, kept) = self.resolve(&original, &held.base, offset);
-        if resolved != original
-            && let Some(markup) = held.markup.iter().find(|m| range.contains(&m.start))
-        {
-            // XML 1.0 §2.5, §2.6: a comment or processing instruction inside the URL is
-            // no part of its text, and has no place in the resolved URL: the element is
-            // left as written (listed so), with a warning.
-            self.warn(Warning::MarkupInUrl {
-                offset: held.content_start + markup.start as u64,
-                element: held.element.clone(),
-            });
-            resolved = Cow::Borrowed(&original);
+        // XML 1.0 §2.5, §2.6: a comment or processing instruction inside the URL is no
+        // part of its text; it is kept where it falls in the resolved URL (between the
+        // bytes that match those it stood between), or, where no place can be told, the
+        // element is left as written (listed so), with a warning.
+        let inside: Vec<&Range<usize>> = held
+            .markup
+            .iter()
+            .filter(|m| range.contains(&m.start))
+            .collect();
+        let mut url = Vec::new();
+        let mut places = Vec::new();
+        if resolved != original {
+            url = escape::encode(&resolved, self.encoding);
+            let points = markup_points(held, &inside, &starts, value.len(), first..last);
+            match content::markup_places(&value[first..last], &url, &points, self.encoding) {
+                Some(found) => places = found,
+                None => {
+                    self.warn(Warning::MarkupInUrl {
+                        offset: held.content_start + inside[0].start as u64,
+                        element: held.element.clone(),
+                    });
+                    resolved = Cow::Borrowed(&original);
+                }
+            }
         }
         if resolved != original && self.wants_output {
-            let url = escape::encode(&resolved, self.encoding);
             let one_cdata =
                 first_piece == last_piece && held.pieces[first_piece].kind == PieceKind::CData;
             let mut written = Vec::with_capacity(url.len() + 16);
@@ -918,7 +931,7 @@ impl<S: Sink> Machine<S> {
                 if held.pieces[first_piece].kind == PieceKind::CData {
                     written.extend_from_slice(b"]]>");
                 }
-                escape::text_bytes(&url, escape::TextEscapes::default(), &mut written);
+                text_with_markup(&url, &inside, &places, raw, &mut written);
                 if held.pieces[last_piece].kind == PieceKind::CData {
                     written.extend_from_slice(b"<![CDATA[");
                 }
@@ -1201,6 +1214,46 @@ fn declared_encoding(bytes: &[u8]) -> Option<&'static Encoding> {
         },
         _ => None,
     }
+}
+
+/// Where each comment or processing instruction `inside` a URL element's text stands in
+/// its character data `value[text]` (`starts`: where each piece of the content begins in
+/// the value, `value_len` its length): offsets in `value[text]` (XML 1.0 §2.5, §2.6:
+/// between the character data before and after it).
+fn markup_points(
+    held: &Held,
+    inside: &[&Range<usize>],
+    starts: &[usize],
+    value_len: usize,
+    text: Range<usize>,
+) -> Vec<usize> {
+    inside
+        .iter()
+        .map(|m| {
+            let before = held.pieces.partition_point(|p| p.raw.end <= m.start);
+            let at = starts.get(before).copied().unwrap_or(value_len);
+            at.clamp(text.start, text.end) - text.start
+        })
+        .collect()
+}
+
+/// The URL `url` written as character data (XML 1.0 §2.4) into `out`, with each
+/// comment or processing instruction `inside` (ranges in the content `raw`) at its place
+/// in `places` (offsets in `url`, in order).
+fn text_with_markup(
+    url: &[u8],
+    inside: &[&Range<usize>],
+    places: &[usize],
+    raw: &[u8],
+    out: &mut Vec<u8>,
+) {
+    let mut from = 0;
+    for (markup, &place) in inside.iter().zip(places) {
+        escape::text_bytes(&url[from..place], escape::TextEscapes::default(), out);
+        out.extend_from_slice(&raw[(*markup).clone()]);
+        from = place;
+    }
+    escape::text_bytes(&url[from..], escape::TextEscapes::default(), out);
 }
 
 #[cfg(test)]

@@ -359,8 +359,9 @@ pub(crate) fn write_css(
 }
 
 /// The bytes of CSS on their way to a sink: those before each replaced token as they
-/// were, then its new token, gathered up to [`CSS_CHUNK`] bytes (a longer run unchanged
-/// is given as it is).
+/// were, given as unchanged ([`Sink::output_unchanged`], at their offset in the CSS, so
+/// that a sink can tell each new token apart: the feed rewriter writes back only those),
+/// then its new token, the new tokens gathered up to [`CSS_CHUNK`] bytes.
 struct CssOut {
     buf: Vec<u8>,
     /// Where the bytes not yet written start.
@@ -378,18 +379,34 @@ impl CssOut {
         new: &[u8],
         sink: &mut dyn Sink,
     ) -> io::Result<()> {
-        self.write(&css[self.cursor..token.start], sink)?;
+        self.unchanged(css, self.cursor..token.start, sink)?;
         self.write(new, sink)?;
         self.cursor = token.end;
         Ok(())
     }
 
-    /// The rest of `css`, and whatever is gathered.
+    /// The rest of `css`, after whatever is gathered.
     fn finish(mut self, css: &[u8], sink: &mut dyn Sink) -> io::Result<()> {
-        self.write(&css[self.cursor..], sink)?;
-        match self.buf.is_empty() {
+        self.unchanged(css, self.cursor..css.len(), sink)
+    }
+
+    /// The bytes of `css` at `range`, as they were: whatever is gathered goes first.
+    fn unchanged(
+        &mut self,
+        css: &[u8],
+        range: Range<usize>,
+        sink: &mut dyn Sink,
+    ) -> io::Result<()> {
+        if !self.wanted {
+            return Ok(());
+        }
+        if !self.buf.is_empty() {
+            sink.output(&self.buf)?;
+            self.buf.clear();
+        }
+        match range.is_empty() {
             true => Ok(()),
-            false => sink.output(&self.buf),
+            false => sink.output_unchanged(range.start as u64, &css[range]),
         }
     }
 
@@ -549,6 +566,9 @@ struct Shifted<'a> {
 impl Sink for Shifted<'_> {
     fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.inner.output(bytes)
+    }
+    fn output_unchanged(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        self.inner.output_unchanged(offset + self.shift, bytes)
     }
     fn link(&mut self, mut link: Link) {
         link.offset += self.shift;

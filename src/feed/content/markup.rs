@@ -80,6 +80,54 @@ pub(super) fn split(
     (kept, unplaced)
 }
 
+/// Where each comment of a text (`points`: offsets in `old`, in order, each at a
+/// character's boundary) goes in `new`, which the whole of `old` becomes: offsets in
+/// `new`, in order, placed as in [`split`]; `None` where no place can be told.
+pub(crate) fn places(
+    old: &[u8],
+    new: &[u8],
+    points: &[usize],
+    encoding: &'static Encoding,
+) -> Option<Vec<usize>> {
+    let Some((altered, altered_new)) = super::narrowed(old, 0..old.len(), new.to_vec()) else {
+        return Some(points.to_vec());
+    };
+    let points: Vec<Point> = points.iter().map(|&html| Point { html, raw: 0 }).collect();
+    let inside = strictly_inside(&points, &altered);
+    if inside.is_empty() {
+        return Some(
+            points
+                .iter()
+                .map(|p| moved(p.html, &altered, &altered_new))
+                .collect(),
+        );
+    }
+    let around = Around {
+        old,
+        altered: altered.clone(),
+        new: &altered_new,
+    };
+    let mut placed = around.places(inside, encoding)?.into_iter();
+    let places = points
+        .iter()
+        .map(|point| match point.html {
+            at if at <= altered.start || at >= altered.end => moved(at, &altered, &altered_new),
+            _ => altered.start + placed.next().expect("one place for each inside"),
+        })
+        .collect();
+    Some(places)
+}
+
+/// Where the point `at` of the old bytes, not strictly inside `altered`, is once
+/// `altered` becomes `new`.
+fn moved(at: usize, altered: &Range<usize>, new: &[u8]) -> usize {
+    if at <= altered.start {
+        at
+    } else {
+        at - altered.end + altered.start + new.len()
+    }
+}
+
 /// Each link of a value left as written (its HTML offset in `range`) listed so: resolved
 /// as it is written.
 pub(super) fn listed_as_written(range: &Range<usize>, links: &mut [Link]) {
@@ -110,21 +158,33 @@ impl Around<'_> {
     /// The change split at each of `inside` (in order), or `None` if a place cannot be
     /// told for one.
     fn split(&self, inside: &[Point], encoding: &'static Encoding) -> Option<Vec<Change>> {
+        let places = self.places(inside, encoding)?;
+        let mut parts = Vec::with_capacity(inside.len() + 1);
+        let (mut from_old, mut from_new) = (self.altered.start, 0);
+        for (point, place) in inside.iter().zip(places) {
+            parts.push((from_old..point.html, self.new[from_new..place].to_vec()));
+            (from_old, from_new) = (point.html, place);
+        }
+        parts.push((from_old..self.altered.end, self.new[from_new..].to_vec()));
+        Some(parts)
+    }
+
+    /// Where each of `inside` (in order) goes in the new bytes, in order, or `None` if a
+    /// place cannot be told for one.
+    fn places(&self, inside: &[Point], encoding: &'static Encoding) -> Option<Vec<usize>> {
         let utf8 = encoding == encoding_rs::UTF_8;
         if inside.len() > MAX_INSIDE || !(utf8 || encoding.is_single_byte()) {
             return None;
         }
         // A bound on the bytes compared, so that no content takes long to place.
         let mut budget = (2 * CONTEXT + 2) * (self.new.len() + 1) * 4;
-        let mut parts = Vec::with_capacity(inside.len() + 1);
-        let (mut from_old, mut from_new) = (self.altered.start, 0);
+        let mut from_new = 0;
+        let mut places = Vec::with_capacity(inside.len());
         for point in inside {
-            let place = self.place(point.html, from_new, utf8, &mut budget)?;
-            parts.push((from_old..point.html, self.new[from_new..place].to_vec()));
-            (from_old, from_new) = (point.html, place);
+            from_new = self.place(point.html, from_new, utf8, &mut budget)?;
+            places.push(from_new);
         }
-        parts.push((from_old..self.altered.end, self.new[from_new..].to_vec()));
-        Some(parts)
+        Some(places)
     }
 
     /// Where in the new bytes, from `from` on, the point `at` of the old goes: the place
@@ -213,5 +273,25 @@ mod tests {
         assert!(std::str::from_utf8(&"yéé".as_bytes()[..place]).is_ok());
         // A multi-byte charset other than UTF-8: no place is told.
         assert_eq!(split_at(old, new, 11, encoding_rs::SHIFT_JIS), None);
+    }
+
+    #[test]
+    fn comments_of_a_text_are_placed_in_the_whole_new_text() {
+        let utf8 = encoding_rs::UTF_8;
+        // `/a|/b` resolved: between `a` and `/b`; one at either end stays there.
+        let new = b"http://h/a/b";
+        assert_eq!(
+            places(b"/a/b", new, &[0, 2, 2, 4], utf8),
+            Some(vec![0, 10, 10, 12])
+        );
+        assert_eq!(places(b"x", b"x", &[1], utf8), Some(vec![1]));
+        assert_eq!(
+            places(b"a bc d", b"a%20bc%20d", &[3], encoding_rs::SHIFT_JIS),
+            None
+        );
+        assert_eq!(
+            places(b"ab", b"h/ab", &[1], encoding_rs::SHIFT_JIS),
+            Some(vec![3])
+        );
     }
 }
