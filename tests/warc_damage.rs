@@ -4,7 +4,8 @@
 //! a warning says where, and `rewrite` copies the damaged bytes as they are (a file whose
 //! links are all absolute comes out byte for byte). The inputs are made in each test.
 
-use crate::common::{absolve, stderr, warc};
+use crate::common::warc::{self, noise};
+use crate::common::{absolve, stderr};
 use absolve::warc::{Links, rewrite};
 use absolve::{Collected, Event, Options};
 use std::io::{Read, Write};
@@ -640,15 +641,7 @@ fn records_sharing_a_member_with_much_junk_say_they_are_not_rewritten() {
 fn whole_file_gzip_damage_is_not_repeated() {
     // Bytes that compress some (Huffman-coded, so that damage is found where it is, not
     // at the checksum), not much: a repeat would add half the output's size.
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let noise: Vec<u8> = (0..2 << 20)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            b'a' + (state >> 24) as u8 % 16
-        })
-        .collect();
+    let noise = warc::noise(2 << 20, 0x2545_f491_4f6c_dd1d);
     let image_http = warc::http_ok("Content-Type: image/png\r\n", &noise);
     let image = warc::response("img", "http://h/i.png", &image_http);
     let whole = gz(&[relative(1), image, relative(3)].concat());
@@ -1134,18 +1127,6 @@ fn wrong_trailer(bytes: &[u8], crc: bool) -> Vec<u8> {
     let at = member.len() - if crc { 6 } else { 2 };
     member[at] ^= 1;
     member
-}
-
-/// Bytes that compress some, not much (Huffman-coded letters): `size` of them.
-fn noise(size: usize, mut state: u64) -> Vec<u8> {
-    (0..size)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            b'a' + (state >> 24) as u8 % 16
-        })
-        .collect()
 }
 
 /// A `response` record of an image whose payload is `payload`.

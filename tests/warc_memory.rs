@@ -572,16 +572,7 @@ fn a_member_held_back_to_its_end_is_not_held_in_memory() {
             let _serial = SERIAL.lock().unwrap();
             let html = |n: usize| response(format!("<a href=p{n}>").as_bytes(), false);
             let image = |seed: u64| {
-                // Letters that compress some, not much: the records recompressed are large too.
-                let mut state = seed;
-                let body: Vec<u8> = (0..12 * MIB)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        b'a' + (state >> 24) as u8 % 16
-                    })
-                    .collect();
+                let body = warc::noise(12 * MIB, seed);
                 let http = warc::http_ok("Content-Type: image/png\r\n", &body);
                 warc::response_without_id("http://h/i.png", &http)
             };

@@ -88,11 +88,8 @@ pub(crate) struct Framing<R> {
     pub yielded: bool,
     /// The start of the first line that is not blank, for the error if no record follows.
     first_line: Option<Vec<u8>>,
-    /// The current record's block came up short ([`Block`]), until the next head is
-    /// looked for.
+    /// The last record's block came up short ([`Block`]), until the next head is read.
     cut: bool,
-    /// The last record's block came up short.
-    previous_cut: bool,
 }
 
 /// The bytes of a record's block ([`Framing::block`]). Once a read comes up short (the
@@ -159,7 +156,6 @@ impl<R: Read> Framing<R> {
             yielded: false,
             first_line: None,
             cut: false,
-            previous_cut: false,
         })
     }
 
@@ -263,7 +259,6 @@ impl<R: Read> Framing<R> {
     ) -> Result<Option<Head>, Error> {
         self.input.get_mut().mid_record = false;
         if !std::mem::take(&mut self.yielded) {
-            self.previous_cut = std::mem::take(&mut self.cut);
             self.skipped = 0;
             self.skipped_at = None;
         }
@@ -287,7 +282,7 @@ impl<R: Read> Framing<R> {
                 self.report_damage(warn);
                 if self.number == 0 {
                     self.no_record(warn)?;
-                } else if self.previous_cut {
+                } else if self.cut {
                     // The last record's block, cut short, has its warning.
                     self.input.get_mut().truncated = false;
                 } else {
@@ -413,9 +408,9 @@ impl<R: Read> Framing<R> {
     /// were: a second rewrite wrote them again.)
     fn member_holds_a_record(&self, start: &[u8]) -> bool {
         let ahead = self.input.buffer();
-        let bytes = [start, &ahead[..ahead.len().min(PEEK_COMPRESSED)]].concat();
+        let bytes = start.chain(&ahead[..ahead.len().min(PEEK_COMPRESSED)]);
         let mut first = Vec::with_capacity(VERSION.len());
-        let decoded = flate2::bufread::GzDecoder::new(&bytes[..])
+        let decoded = flate2::read::GzDecoder::new(bytes)
             .take(VERSION.len() as u64)
             .read_to_end(&mut first);
         decoded.is_ok() && first == VERSION
@@ -442,6 +437,7 @@ impl<R: Read> Framing<R> {
     /// `Content-Length` still is); one over [`HEAD_LIMIT`] is not a record.
     fn read_head(&mut self, version: Vec<u8>, at: u64) -> Result<Found, Error> {
         self.input.get_mut().mid_record = true;
+        self.cut = false;
         let mut raw = version;
         let mut fields: Vec<(String, String)> = Vec::new();
         let mut line = Vec::new();

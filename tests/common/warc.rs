@@ -55,3 +55,18 @@ pub fn response_without_id(uri: &str, http: &[u8]) -> Vec<u8> {
     ];
     record(&fields, http)
 }
+
+/// `size` letters that compress some, not much (Huffman-coded, no repeats for LZ77 to find:
+/// a payload whose damage is found where it is, and whose recompressed records are large
+/// too), from xorshift state `seed`.
+pub fn noise(size: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed;
+    (0..size)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            b'a' + (state >> 24) as u8 % 16
+        })
+        .collect()
+}
