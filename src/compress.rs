@@ -28,6 +28,17 @@
 //! A damaged member's start is not chosen instead: its decoded part has already been
 //! delivered (memory stays bounded), and copying it again would double it.
 //!
+//! # Reading on after damage
+//!
+//! [`Decoder::resume`] reads on from the next member (gzip member, bzip2 or xz stream, zstd
+//! frame) that decodes, the compressed bytes before it handed over as they are; the
+//! pipeline does so in a mail folder and a WARC file, whose messages and records after
+//! the damage are whole ([`starts_damaged`]: a file whose start is damaged). A candidate
+//! member is decoded from a copy first ([`TRIAL_INPUT`], [`TRIAL_OUTPUT`],
+//! [`MAX_FALSE_STARTS`]); one that damaged data ran into (deflate or LZMA data decoded on
+//! past its member's end) is found among the last compressed bytes consumed, kept for
+//! that (1 MiB at least), and read again.
+//!
 //! ```
 //! use absolve::compress::{Compression, Decoder, Encoder};
 //! use std::io::{Read, Write};
@@ -118,8 +129,32 @@ impl Compression {
         }
     }
 
+    /// Whether `bytes` start a member that holds content: as [`Compression::starts`], but
+    /// not a zstd skippable frame (RFC 8878 §3.1.2).
+    fn starts_content(self, bytes: &[u8]) -> bool {
+        match self {
+            Compression::Zstd => bytes.starts_with(&ZSTD_MAGIC),
+            _ => self.starts(bytes),
+        }
+    }
+
     /// How many bytes [`Compression::detect`] needs to tell every compression: 6.
     pub const MAGIC_LEN: usize = 6;
+
+    /// What a compressed input of this compression is a sequence of: gzip `member`s
+    /// (RFC 1952 §2.2), bzip2 and xz `stream`s, zstd `frame`s (RFC 8878 §3.1).
+    ///
+    /// ```
+    /// assert_eq!(absolve::compress::Compression::Gzip.unit(), "gzip member");
+    /// ```
+    pub fn unit(self) -> &'static str {
+        match self {
+            Compression::Gzip => "gzip member",
+            Compression::Bzip2 => "bzip2 stream",
+            Compression::Xz => "xz stream",
+            Compression::Zstd => "zstd frame",
+        }
+    }
 
     /// The file name extension, without the dot: `gz`, `bz2`, `xz`, `zst`.
     ///
@@ -214,6 +249,10 @@ pub struct Damage {
     pub decompressed_offset: u64,
     /// What the damage is.
     pub reason: DamageReason,
+    /// Where reading resumed after it ([`Decoder::resume`]): the compressed offset of the
+    /// member read on from, the bytes before it copied as they are; `None` when the rest
+    /// of the input was copied as it is.
+    pub resumed_at: Option<u64>,
 }
 
 /// What damage a [`Decoder`] met.
@@ -267,6 +306,23 @@ pub enum DamageReason {
     WindowTooLarge(Compression),
 }
 
+impl Damage {
+    /// What reading resumes at: a gzip member, a bzip2 or xz stream, a zstd frame.
+    fn compression_unit(&self) -> &'static str {
+        match &self.reason {
+            DamageReason::Truncated(c)
+            | DamageReason::Corrupt(c, _)
+            | DamageReason::BadChecksum(c)
+            | DamageReason::BadHeader(c, _)
+            | DamageReason::ZeroPadding(c)
+            | DamageReason::TrailingData(c)
+            | DamageReason::TooManyLayers(c, _)
+            | DamageReason::WindowTooLarge(c) => c.unit(),
+            _ => Compression::Zstd.unit(),
+        }
+    }
+}
+
 impl fmt::Display for Damage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let DamageReason::TooManyLayers(..) = self.reason {
@@ -288,9 +344,17 @@ impl fmt::Display for Damage {
         }
         write!(
             f,
-            "{} at compressed byte {} (after {} decompressed bytes); the rest is copied as it is",
+            "{} at compressed byte {} (after {} decompressed bytes); ",
             self.reason, self.compressed_offset, self.decompressed_offset
-        )
+        )?;
+        match self.resumed_at {
+            Some(at) => write!(
+                f,
+                "the compressed bytes up to byte {at} are copied as they are, and the {} there is read on (byte offsets after this count from it)",
+                self.compression_unit()
+            ),
+            None => write!(f, "the rest is copied as it is"),
+        }
     }
 }
 
@@ -302,7 +366,28 @@ struct Input<R> {
     carry: Vec<u8>,
     carry_pos: usize,
     consumed: u64,
+    /// The last bytes consumed, at least [`LOOKBACK`] of them (all, when fewer were):
+    /// where damaged data that decoded on ran into the next member
+    /// ([`Decoder::resume`]).
+    behind: Vec<u8>,
 }
+
+/// Keeps `bytes`, just consumed, at the end of those `behind`, which hold from
+/// [`LOOKBACK`] to twice as many (the oldest dropped a megabyte at a time).
+fn keep_behind(behind: &mut Vec<u8>, bytes: &[u8]) {
+    if behind.len() + bytes.len() > 2 * LOOKBACK {
+        let drop = (behind.len() + bytes.len())
+            .saturating_sub(LOOKBACK)
+            .min(behind.len());
+        behind.drain(..drop);
+    }
+    let keep = bytes.len().min(2 * LOOKBACK);
+    behind.extend_from_slice(&bytes[bytes.len() - keep..]);
+}
+
+/// How many of the compressed bytes last consumed are kept, so that a member damaged
+/// data decoded on into can be read again ([`Decoder::resume`]): 1 MiB.
+const LOOKBACK: usize = 1024 * 1024;
 
 impl<R: BufRead> Input<R> {
     fn new(inner: R) -> Self {
@@ -311,6 +396,7 @@ impl<R: BufRead> Input<R> {
             carry: Vec::new(),
             carry_pos: 0,
             consumed: 0,
+            behind: Vec::new(),
         }
     }
 
@@ -344,6 +430,23 @@ impl<R: BufRead> Input<R> {
     fn into_rest(self) -> Rest<R> {
         Cursor::new(self.carry[self.carry_pos..].to_vec()).chain(self.inner)
     }
+
+    /// The bytes consumed from compressed byte `from` on, if they are still behind.
+    fn behind_from(&self, from: u64) -> Option<&[u8]> {
+        let back = usize::try_from(self.consumed.checked_sub(from)?).ok()?;
+        (back <= self.behind.len()).then(|| &self.behind[self.behind.len() - back..])
+    }
+
+    /// Moves the position back by the last `n` bytes consumed (they are behind): they are
+    /// read again.
+    fn rewind(&mut self, n: usize) {
+        let at = self.behind.len() - n;
+        let mut carry = self.behind.split_off(at);
+        carry.extend_from_slice(&self.carry[self.carry_pos.min(self.carry.len())..]);
+        self.carry = carry;
+        self.carry_pos = 0;
+        self.consumed -= n as u64;
+    }
 }
 
 impl<R: BufRead> BufRead for Input<R> {
@@ -359,12 +462,17 @@ impl<R: BufRead> BufRead for Input<R> {
     fn consume(&mut self, n: usize) {
         self.consumed += n as u64;
         if self.carry_pos < self.carry.len() {
+            let end = (self.carry_pos + n).min(self.carry.len());
+            keep_behind(&mut self.behind, &self.carry[self.carry_pos..end]);
             self.carry_pos += n;
             if self.carry_pos >= self.carry.len() {
                 self.carry.clear();
                 self.carry_pos = 0;
             }
         } else {
+            if let Ok(available) = self.inner.fill_buf() {
+                keep_behind(&mut self.behind, &available[..n.min(available.len())]);
+            }
             self.inner.consume(n);
         }
     }
@@ -390,6 +498,73 @@ pub(crate) fn read_from_buffer(reader: &mut impl BufRead, out: &mut [u8]) -> io:
 /// rest of the reader.
 pub type Rest<R> = io::Chain<Cursor<Vec<u8>>, R>;
 
+/// How many compressed bytes a candidate member is tried on before [`Decoder::resume`]
+/// reads on from it: 4 MiB, room for a whole bzip2 block (`BZIP2_MAX_UNIT`).
+pub const TRIAL_INPUT: usize = 2 * BZIP2_MAX_UNIT;
+
+/// How many decompressed bytes, with no damage, make a candidate member one that
+/// [`Decoder::resume`] reads on from when it does not end sooner: 1 MiB. Damaged deflate
+/// data holding a gzip magic number fails long before.
+pub const TRIAL_OUTPUT: u64 = 1024 * 1024;
+
+/// How many candidate members that fail their trial [`Decoder::resume`] passes over
+/// before it gives up, the rest copied as it is: 1,024 (a hostile input could hold a
+/// magic number every few bytes).
+pub const MAX_FALSE_STARTS: usize = 1024;
+
+/// How many bytes [`Decoder::resume`] looks for a candidate in before it hands them over.
+const SCAN_STEP: usize = 256 * 1024;
+
+/// Whether `head`, which starts with no magic number, holds a member of `compression`
+/// that decodes past its first byte: a compressed file (its name says which) whose start
+/// is damaged, to be read from that member on ([`Decoder::resume`]). At most
+/// [`MAX_FALSE_STARTS`] candidates are tried.
+///
+/// ```
+/// use absolve::compress::{Compression, Encoder, starts_damaged};
+/// use std::io::Write;
+///
+/// let mut encoder = Encoder::new(Compression::Gzip, Vec::new())?;
+/// encoder.write_all(b"From a@b Mon Jan  1 00:00:00 2024\n")?;
+/// let mut gz = encoder.finish()?;
+/// assert!(!starts_damaged(Compression::Gzip, &gz));
+/// let whole = gz.clone();
+/// gz[0] = b'_';
+/// gz.extend_from_slice(&whole);
+/// assert!(starts_damaged(Compression::Gzip, &gz));
+/// assert!(!starts_damaged(Compression::Gzip, b"<html>"));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn starts_damaged(compression: Compression, head: &[u8]) -> bool {
+    if Compression::detect(head).is_some() {
+        return false;
+    }
+    (1..head.len())
+        .filter(|&at| compression.starts_content(&head[at..]))
+        .take(MAX_FALSE_STARTS)
+        .any(|at| trial_decodes(compression, &head[at..head.len().min(at + TRIAL_INPUT)]))
+}
+
+/// Whether the member at the start of `bytes` decodes: it ends whole, or gives
+/// [`TRIAL_OUTPUT`] bytes with no damage, or (bzip2) a block whose CRC matched.
+fn trial_decodes(compression: Compression, bytes: &[u8]) -> bool {
+    let mut trial = Decoder::new(compression, bytes);
+    let mut delivered = 0;
+    while trial.whole == 0 && delivered < TRIAL_OUTPUT {
+        match trial.fill_buf() {
+            Ok([]) | Err(_) => break,
+            Ok(out) => {
+                let n = out.len();
+                delivered += n as u64;
+                trial.consume(n);
+            }
+        }
+    }
+    trial.whole > 0
+        || (trial.damage.is_none() && delivered >= TRIAL_OUTPUT)
+        || (compression == Compression::Bzip2 && delivered > 0)
+}
+
 /// Where a gzip member is (RFC 1952 §2.2).
 enum GzipState {
     /// Before a member's header, or at the end of the input.
@@ -408,6 +583,22 @@ enum Codec {
     Xz(Option<Box<lzma_rust2::XzStream>>),
     /// The frame decoder and, inside a frame, whether it ends with a checksum.
     Zstd(Box<FrameDecoder>, Option<bool>),
+}
+
+impl Codec {
+    /// A decoder of `compression`, before its first member.
+    fn new(compression: Compression) -> Codec {
+        match compression {
+            Compression::Gzip => Codec::Gzip(Box::new(Decompress::new(false)), GzipState::Header),
+            Compression::Bzip2 => Codec::Bzip2(None),
+            Compression::Xz => Codec::Xz(None),
+            Compression::Zstd => {
+                let mut decoder = FrameDecoder::new();
+                decoder.set_max_window_size(MAX_WINDOW);
+                Codec::Zstd(Box::new(decoder), None)
+            }
+        }
+    }
 }
 
 /// A reader of the decompressed bytes of every member of a compressed input; on damage it
@@ -452,6 +643,12 @@ pub struct Decoder<R> {
     delivered: u64,
     /// How many members began; a compressed input with none is not damage-free.
     members: u64,
+    /// How many members ended whole (their checksum, when they have one, matched).
+    whole: u64,
+    /// Where the last member began, in the compressed input, and how many members had
+    /// ended whole then.
+    member_start: u64,
+    whole_at_member_start: u64,
     done: bool,
     damage: Option<Damage>,
     /// Where the zstd skippable frames met go, to be written back ([`SkippableFrames`]).
@@ -465,25 +662,18 @@ pub struct Decoder<R> {
 impl<R: BufRead> Decoder<R> {
     /// A decoder of `compression` over `input` (give it a large buffer: 64 KiB or more).
     pub fn new(compression: Compression, input: R) -> Self {
-        let codec = match compression {
-            Compression::Gzip => Codec::Gzip(Box::new(Decompress::new(false)), GzipState::Header),
-            Compression::Bzip2 => Codec::Bzip2(None),
-            Compression::Xz => Codec::Xz(None),
-            Compression::Zstd => {
-                let mut decoder = FrameDecoder::new();
-                decoder.set_max_window_size(MAX_WINDOW);
-                Codec::Zstd(Box::new(decoder), None)
-            }
-        };
         Decoder {
             compression,
             input: Input::new(input),
-            codec,
+            codec: Codec::new(compression),
             out: vec![0; OUTPUT_BUFFER].into_boxed_slice(),
             out_pos: 0,
             out_len: 0,
             delivered: 0,
             members: 0,
+            whole: 0,
+            member_start: 0,
+            whole_at_member_start: 0,
             done: false,
             damage: None,
             skippable: None,
@@ -530,6 +720,137 @@ impl<R: BufRead> Decoder<R> {
         self.input.into_rest()
     }
 
+    /// After damage, reads on at the next member (gzip member, bzip2 or xz stream, zstd
+    /// frame) that decodes: the compressed bytes before it go to `gap` as they are, then
+    /// the decoder delivers that member's bytes and those after it, as a stream of its own
+    /// (`read` gives bytes again; [`Decoder::damage`] is cleared, the next one is its own).
+    /// Returns `false` when none is found before the end of the input (every byte went to
+    /// `gap`) or the search gave up ([`MAX_FALSE_STARTS`]); `false` with nothing done when
+    /// there was no damage.
+    ///
+    /// A candidate is a member's magic number (RFC 1952 §2.3.1, RFC 8878 §3.1.1, the xz
+    /// and bzip2 stream headers) whose member, decoded from a copy of at most
+    /// [`TRIAL_INPUT`] bytes, ends whole (its checksum matched), or gives [`TRIAL_OUTPUT`]
+    /// bytes (a bzip2 block: one, its CRC matched) with no damage: damaged data that
+    /// happens to hold a magic number fails that. Memory stays bounded: the copy, then the
+    /// bytes go to `gap` as they are passed over.
+    ///
+    /// ```
+    /// use absolve::compress::{Compression, Decoder};
+    /// use std::io::{Read, Write};
+    ///
+    /// let member = |text: &str| -> std::io::Result<Vec<u8>> {
+    ///     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    ///     e.write_all(text.as_bytes())?;
+    ///     e.finish()
+    /// };
+    /// let mut damaged = member("one ")?;
+    /// let at = damaged.len() - 8;
+    /// damaged[at] ^= 1; // its CRC-32
+    /// let gz = [damaged.clone(), member("two")?].concat();
+    ///
+    /// let mut decoder = Decoder::new(Compression::Gzip, &gz[..]);
+    /// let mut text = String::new();
+    /// decoder.read_to_string(&mut text)?;
+    /// assert!(decoder.damage().is_some());
+    /// let mut gap = Vec::new();
+    /// assert!(decoder.resume(&mut |bytes| Ok(gap.extend_from_slice(bytes)))?);
+    /// assert_eq!(gap, damaged[at..]);
+    /// decoder.read_to_string(&mut text)?;
+    /// assert_eq!(text, "one two");
+    /// assert_eq!(decoder.damage(), None);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn resume(&mut self, gap: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<bool> {
+        if self.damage.is_none() || self.out_pos < self.out_len {
+            return Ok(false);
+        }
+        let mut false_starts = 0;
+        if let Some(back) = self.ran_into_a_member(&mut false_starts)? {
+            self.input.rewind(back);
+            self.restart();
+            return Ok(true);
+        }
+        loop {
+            let window = self.input.peek(TRIAL_INPUT + SCAN_STEP)?;
+            if window.is_empty() {
+                return Ok(false);
+            }
+            let scanned = window.len().min(SCAN_STEP);
+            let mut found = None;
+            for at in 0..scanned {
+                if !self.compression.starts_content(&window[at..]) {
+                    continue;
+                }
+                let tried = &window[at..window.len().min(at + TRIAL_INPUT)];
+                if trial_decodes(self.compression, tried) {
+                    found = Some(at);
+                    break;
+                }
+                false_starts += 1;
+                if false_starts >= MAX_FALSE_STARTS {
+                    break;
+                }
+            }
+            let passed = found.unwrap_or(scanned);
+            gap(&window[..passed])?;
+            self.input.consume(passed);
+            if found.is_some() {
+                self.restart();
+                return Ok(true);
+            }
+            if false_starts >= MAX_FALSE_STARTS {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// Damaged data can decode on into the next member (deflate, LZMA: its bytes read as
+    /// the damaged member's): how far back, among the bytes behind, the first member that
+    /// starts after the damaged member's start and decodes begins. Those bytes are read
+    /// again; what they decoded to as the damaged member's was delivered with it.
+    fn ran_into_a_member(&mut self, false_starts: &mut usize) -> io::Result<Option<usize>> {
+        if self.whole_at_member_start != self.whole {
+            // The last member ended whole: the damage is after it.
+            return Ok(None);
+        }
+        let Some(behind) = self.input.behind_from(self.member_start + 1) else {
+            return Ok(None);
+        };
+        let mut joined = behind.to_vec();
+        let back = joined.len();
+        joined.extend_from_slice(self.input.peek(TRIAL_INPUT)?);
+        for at in 0..back {
+            if !self.compression.starts_content(&joined[at..]) {
+                continue;
+            }
+            if trial_decodes(
+                self.compression,
+                &joined[at..joined.len().min(at + TRIAL_INPUT)],
+            ) {
+                return Ok(Some(back - at));
+            }
+            *false_starts += 1;
+            if *false_starts >= MAX_FALSE_STARTS {
+                break;
+            }
+        }
+        Ok(None)
+    }
+
+    /// A new stream at the input's position: the codec before its first member, no
+    /// damage (what was delivered is still counted).
+    fn restart(&mut self) {
+        self.codec = Codec::new(self.compression);
+        self.done = false;
+        self.damage = None;
+        self.not_kept = None;
+        self.undecided = false;
+        self.members = 0;
+        self.out_pos = 0;
+        self.out_len = 0;
+    }
+
     /// Ends the stream with `reason`, the rest starting at the input's position.
     fn stop(&mut self, reason: DamageReason) {
         self.done = true;
@@ -538,6 +859,7 @@ impl<R: BufRead> Decoder<R> {
             compressed_offset: self.input.consumed,
             decompressed_offset: self.delivered + self.out_len as u64,
             reason,
+            resumed_at: None,
         });
     }
 
@@ -557,6 +879,8 @@ impl<R: BufRead> Decoder<R> {
             || (compression != Compression::Zstd && head.len() < 4 && self.members == 0)
         {
             self.members += 1;
+            self.member_start = self.input.consumed;
+            self.whole_at_member_start = self.whole;
             return Ok(true);
         }
         let zeros = self.input.fill_buf()?.iter().all(|&b| b == 0);
@@ -655,6 +979,7 @@ impl<R: BufRead> Decoder<R> {
                     unreachable!()
                 };
                 *state = GzipState::Header;
+                self.whole += 1;
             }
         }
         Ok(())
@@ -683,11 +1008,15 @@ impl<R: BufRead> Decoder<R> {
             stream.held_pos += n;
             if stream.held_pos == stream.held.len() && stream.unit == Bzip2Unit::Ended {
                 *slot = None;
+                self.whole += 1;
             }
             return Ok(());
         }
         match stream.decode_unit(&mut self.input)? {
-            Ok(()) if stream.unit == Bzip2Unit::Ended && stream.held.is_empty() => *slot = None,
+            Ok(()) if stream.unit == Bzip2Unit::Ended && stream.held.is_empty() => {
+                *slot = None;
+                self.whole += 1;
+            }
             Ok(()) => {}
             // A whole last block, then the end of the input: delivered, then the damage.
             Err(reason) if stream.unit == Bzip2Unit::Ended => {
@@ -734,6 +1063,7 @@ impl<R: BufRead> Decoder<R> {
             Ok(result) => {
                 if result.status == lzma_rust2::Status::StreamEnd {
                     *slot = None;
+                    self.whole += 1;
                 } else if consumed == 0 && produced == 0 {
                     let reason = if at_end {
                         DamageReason::Truncated(Compression::Xz)
@@ -787,8 +1117,11 @@ impl<R: BufRead> Decoder<R> {
             {
                 // The rest starts at the checksum (§3.1.1: 4 bytes after the last block).
                 self.stop(DamageReason::BadChecksum(Compression::Zstd));
-            } else if checksum {
-                self.input.consume(4);
+            } else {
+                if checksum {
+                    self.input.consume(4);
+                }
+                self.whole += 1;
             }
             return Ok(());
         }
@@ -902,6 +1235,7 @@ impl<R: BufRead> Decoder<R> {
                     compressed_offset: offset,
                     decompressed_offset: at,
                     reason: DamageReason::SkippableNotKept(1),
+                    resumed_at: None,
                 })
             }
         }
@@ -996,6 +1330,7 @@ impl<R: BufRead> Decoder<R> {
             compressed_offset,
             decompressed_offset,
             reason,
+            resumed_at: None,
         });
         if decoded.len() <= self.out.len() - self.out_len {
             self.out[self.out_len..self.out_len + decoded.len()].copy_from_slice(&decoded);
@@ -1120,6 +1455,12 @@ impl Bzip2Stream {
             input.consume(marker / 8);
             self.unit = Bzip2Unit::Ended;
             return Ok(Err(DamageReason::Truncated(Compression::Bzip2)));
+        }
+        if self.unit == Bzip2Unit::Block && self.held.is_empty() && next.is_some() {
+            // A whole block gives its output once read: one that gives none is cut short,
+            // the next unit's bytes read as its own (the stream after it is another's).
+            let reason = DamageReason::Corrupt(Compression::Bzip2, "a block cut short".into());
+            return Ok(Err(reason));
         }
         let Some((bit, unit)) = next.filter(|_| fed == bytes.len()) else {
             self.held.clear();
@@ -1563,6 +1904,7 @@ impl Met {
             compressed_offset: self.offset,
             decompressed_offset: self.at,
             reason,
+            resumed_at: None,
         }
     }
 }

@@ -107,6 +107,9 @@ pub struct Summary {
     /// Whether a link resolved to something other than what it said (as far as links
     /// were built: always when the sink wants links), or a WARC record was rewritten.
     pub changed: bool,
+    /// How many messages a mail folder (mbox) held: the number of its last; 0 for the
+    /// other formats.
+    pub messages: usize,
 }
 
 /// What stops the reading of an input: an input or output error, a WARC file that
@@ -228,7 +231,7 @@ fn run_source(
         .format
         .unwrap_or_else(|| damaged_warc_by_name(head, name).unwrap_or_else(|| detect(head)));
     // A gzipped WARC is read by the WARC container, which keeps one member per record.
-    if let Some(compression) = Compression::detect(head)
+    if let Some(compression) = Compression::detect(head).or_else(|| damaged_start(head, name))
         && !(format == Format::Warc && compression == Compression::Gzip)
     {
         if layers >= MAX_COMPRESSION_LAYERS {
@@ -246,11 +249,19 @@ fn run_source(
                 sink.warning(Warning::new(Problem::UrlUnused));
             }
             let changed = warc_file(source.reader(), options, sink)?;
-            return Ok(Summary { format, changed });
+            return Ok(Summary {
+                format,
+                changed,
+                messages: 0,
+            });
         }
         Format::Wacz => {
             let changed = wacz_file(source, options, sink)?;
-            return Ok(Summary { format, changed });
+            return Ok(Summary {
+                format,
+                changed,
+                messages: 0,
+            });
         }
         _ => {}
     }
@@ -268,6 +279,7 @@ fn run_source(
     }
     let no_base = outer.url().is_none();
     let marker = outer.source();
+    let mut messages = 0;
     let mut tally = Tally {
         inner: sink,
         changed: false,
@@ -291,7 +303,7 @@ fn run_source(
             &mut tally,
             |message, sink| one_message(message, 1, &outer, &html, sink),
         )?,
-        Format::Mbox => mbox(source, options.max_held, &outer, &html, &mut tally)?,
+        Format::Mbox => messages = mbox(source, options.max_held, &outer, &html, &mut tally)?,
         Format::Warc | Format::Wacz => unreachable!("archives are read above"),
     }
     let Tally {
@@ -315,13 +327,19 @@ fn run_source(
         };
         sink.warning(Warning::new(problem));
     }
-    Ok(Summary { format, changed })
+    Ok(Summary {
+        format,
+        changed,
+        messages,
+    })
 }
 
 /// A compressed input (gzip, bzip2, xz, zstd: [`compress`]): the decompressed bytes run as
 /// any input, the output compressed again the same way. Damage partway ends the
-/// decompressed stream: what came before it is processed and written, the compressed
-/// bytes from the damage on are copied as they are, with a warning that says where.
+/// decompressed stream: what came before it is processed and written, and the compressed
+/// bytes from the damage on are copied as they are, with a warning that says where; in a
+/// mail folder or a WARC file, only up to the next member that decodes, read on from
+/// there ([`each_stream`]).
 fn compressed(
     compression: Compression,
     source: Source<'_>,
@@ -329,24 +347,27 @@ fn compressed(
     options: &Options,
     sink: &mut dyn Sink,
 ) -> Result<Summary, Error> {
-    let skippable = kept_skippable_frames(compression, sink);
     if let (false, Some(file)) = (source.whole, source.file) {
-        return compressed_file(compression, file, source.path, skippable, options, sink);
+        return compressed_file(compression, file, source.path, options, sink);
     }
     let path = source.path;
     let input = io::BufReader::with_capacity(CHUNK, source.reader());
-    let mut decoder = Decoder::new(compression, input);
-    if let Some(frames) = &skippable {
-        decoder.keep_skippable_frames(frames.clone());
-    }
-    let inner = Inner {
+    let decoder = Decoder::new(compression, input);
+    let streams = Streams {
+        compression,
         path,
         layers: layers + 1,
-        skippable: skippable.clone(),
     };
-    let summary = decompressed(compression, &mut decoder, inner, options, sink)?;
-    after_the_stream(decoder, skippable.as_ref(), sink)?;
-    Ok(summary)
+    each_stream(
+        streams,
+        decoder,
+        options,
+        sink,
+        |mut decoder, inner, options, sink| {
+            let summary = decompressed(compression, &mut decoder, inner, options, sink)?;
+            Ok((summary, decoder))
+        },
+    )
 }
 
 /// RFC 8878 §3.1.2: a zstd stream's skippable frames are kept for the output, when there
@@ -366,6 +387,147 @@ struct Inner<'a> {
     skippable: Option<crate::compress::SkippableFrames>,
 }
 
+/// What [`each_stream`] reads: a compression, the file's path, how many layers of
+/// compression are around its decompressed bytes.
+struct Streams<'a> {
+    compression: Compression,
+    path: Option<&'a Path>,
+    layers: usize,
+}
+
+/// The formats read on after damage in their compression, from the next member that
+/// decodes: a mail folder and a WARC file are sequences of messages (RFC 4155: each from
+/// its `From_` line) and records (WARC/1.1 §4: each from its `WARC/` line), and the ones
+/// after the damage are whole. A document cut by damage (HTML, CSS, a feed, a message)
+/// is not: its rest is no document.
+fn read_on_after_damage(format: Format) -> bool {
+    matches!(format, Format::Mbox | Format::Warc)
+}
+
+/// The decompressed stream `run` (processed as any input), then what follows it: its
+/// damage said, and the compressed bytes from the damage on copied as they are. In a
+/// format [`read_on_after_damage`], only those up to the next member that decodes
+/// ([`Decoder::resume`]): `run` is given the stream from there, read as the same format,
+/// the messages numbered on, and so on to the end.
+fn each_stream<R: io::BufRead>(
+    streams: Streams<'_>,
+    mut decoder: Decoder<R>,
+    options: &Options,
+    sink: &mut dyn Sink,
+    mut run: impl FnMut(
+        Decoder<R>,
+        Inner<'_>,
+        &Options,
+        &mut dyn Sink,
+    ) -> Result<(Summary, Decoder<R>), Error>,
+) -> Result<Summary, Error> {
+    let mut numbered = NumberedOn {
+        inner: sink,
+        first: 0,
+        read_on: false,
+    };
+    // The summary of the first stream that gave bytes, and how many bytes came before
+    // the stream being read.
+    let mut first: Option<Summary> = None;
+    let mut delivered = 0;
+    loop {
+        let skippable = kept_skippable_frames(streams.compression, numbered.inner);
+        if let Some(frames) = &skippable {
+            decoder.keep_skippable_frames(frames.clone());
+        }
+        let inner = Inner {
+            path: streams.path,
+            layers: streams.layers,
+            skippable: skippable.clone(),
+        };
+        // A stream read on is read as the first one was: it starts inside its message or
+        // record.
+        let read_on_options = first.map(|first| options.clone().with_format(Some(first.format)));
+        let read_on_options = read_on_options.as_ref().unwrap_or(options);
+        let (summary, back) = run(decoder, inner, read_on_options, &mut numbered)?;
+        decoder = back;
+        numbered.first += summary.messages;
+        let damage = decoder.damage().cloned();
+        // Damage before any byte: the stream after it is the file's start, its format
+        // told by its content.
+        let gave_nothing = damage
+            .as_ref()
+            .is_some_and(|damage| damage.decompressed_offset == delivered);
+        let summary = match &mut first {
+            Some(first) => {
+                first.changed |= summary.changed;
+                first.messages = numbered.first;
+                *first
+            }
+            None if gave_nothing => summary,
+            None => *first.insert(summary),
+        };
+        let sink = &mut *numbered.inner;
+        let Some(damage) = damage else {
+            after_the_stream(decoder, None, skippable.as_ref(), sink)?;
+            return Ok(summary);
+        };
+        let resumed = (gave_nothing || read_on_after_damage(summary.format))
+            && decoder.resume(&mut |bytes| match sink.wants_output() {
+                true => sink.output(bytes),
+                false => Ok(()),
+            })?;
+        let damage = crate::compress::Damage {
+            resumed_at: resumed.then(|| decoder.compressed_offset()),
+            ..damage
+        };
+        if !resumed {
+            after_the_stream(decoder, Some(damage), skippable.as_ref(), sink)?;
+            return Ok(summary);
+        }
+        delivered = damage.decompressed_offset;
+        stream_warnings(&decoder, Some(damage), skippable.as_ref(), sink);
+        numbered.read_on = first.is_some();
+    }
+}
+
+/// A sink for the streams of a compressed input read on after damage ([`each_stream`]):
+/// the messages of a stream read on are numbered after those before it, and its format
+/// is not said to mismatch (it starts inside the message or record the damage cut).
+struct NumberedOn<'s> {
+    inner: &'s mut dyn Sink,
+    /// How many messages came before this stream.
+    first: usize,
+    /// Whether this stream was read on after damage.
+    read_on: bool,
+}
+
+impl NumberedOn<'_> {
+    fn number(&mut self, location: &mut crate::links::Location) {
+        if let Some(message) = &mut location.message {
+            *message += self.first;
+        }
+    }
+}
+
+impl Sink for NumberedOn<'_> {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.inner.output(bytes)
+    }
+    fn link(&mut self, mut link: Link) {
+        self.number(&mut link.location);
+        self.inner.link(link);
+    }
+    fn warning(&mut self, mut warning: Warning) {
+        if self.read_on && matches!(warning.problem, Problem::FormatMismatch { .. }) {
+            return;
+        }
+        self.number(&mut warning.location);
+        self.inner.warning(warning);
+    }
+    fn wants_output(&self) -> bool {
+        self.inner.wants_output()
+    }
+    fn wants_links(&self) -> bool {
+        self.inner.wants_links()
+    }
+}
+
 /// A compressed file: decompressed on a thread of its own, a few chunks ahead of the
 /// reading (as `zcat file | absolve` would be, without the pipe), so that both cores
 /// work.
@@ -373,33 +535,35 @@ fn compressed_file(
     compression: Compression,
     file: &Path,
     path: Option<&Path>,
-    skippable: Option<crate::compress::SkippableFrames>,
     options: &Options,
     sink: &mut dyn Sink,
 ) -> Result<Summary, Error> {
     let input = io::BufReader::with_capacity(CHUNK, File::open(file)?);
-    let mut decoder = Decoder::new(compression, input);
-    if let Some(frames) = &skippable {
-        decoder.keep_skippable_frames(frames.clone());
-    }
-    std::thread::scope(|scope| {
-        let (sender, receiver) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
-        let worker = scope.spawn(move || decode_ahead(decoder, sender));
-        // The reader (and its receiver) is dropped when this returns: the worker then
-        // stops at its next chunk, however this ended.
-        let inner = Inner {
-            path,
-            layers: 1,
-            skippable: skippable.clone(),
-        };
-        let result = decompressed(compression, Chunks::new(receiver), inner, options, sink);
-        let decoder = worker
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        let summary = result?;
-        after_the_stream(decoder, skippable.as_ref(), sink)?;
-        Ok(summary)
-    })
+    let decoder = Decoder::new(compression, input);
+    let streams = Streams {
+        compression,
+        path,
+        layers: 1,
+    };
+    each_stream(
+        streams,
+        decoder,
+        options,
+        sink,
+        |decoder, inner, options, sink| {
+            std::thread::scope(|scope| {
+                let (sender, receiver) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
+                let worker = scope.spawn(move || decode_ahead(decoder, sender));
+                // The reader (and its receiver) is dropped when this returns: the worker then
+                // stops at its next chunk, however this ended.
+                let result = decompressed(compression, Chunks::new(receiver), inner, options, sink);
+                let decoder = worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                Ok((result?, decoder))
+            })
+        },
+    )
 }
 
 /// How many decompressed chunks the decoding thread may have ready.
@@ -525,6 +689,7 @@ fn too_many_layers(
         compressed_offset: 0,
         decompressed_offset: 0,
         reason: crate::compress::DamageReason::TooManyLayers(compression, MAX_COMPRESSION_LAYERS),
+        resumed_at: None,
     };
     sink.warning(Warning::new(Problem::Compression(damage)));
     if sink.wants_output() {
@@ -533,18 +698,36 @@ fn too_many_layers(
     Ok(Summary {
         format,
         changed: false,
+        messages: 0,
     })
 }
 
-/// After the decompressed stream: damage said (where, what), what became of zstd
+/// After the decompressed stream: its `damage` said (where, what), what became of zstd
 /// skippable frames said, and the compressed bytes from the damage on copied as they are.
 fn after_the_stream<R: io::BufRead>(
     decoder: Decoder<R>,
+    damage: Option<crate::compress::Damage>,
     skippable: Option<&crate::compress::SkippableFrames>,
     sink: &mut dyn Sink,
 ) -> io::Result<()> {
-    if let Some(damage) = decoder.damage() {
-        sink.warning(Warning::new(Problem::Compression(damage.clone())));
+    stream_warnings(&decoder, damage, skippable, sink);
+    if sink.wants_output() {
+        let mut rest = decoder.into_rest();
+        copy_chunks(&mut rest, |bytes| sink.output(bytes))?;
+    }
+    Ok(())
+}
+
+/// The warnings about a decompressed stream: its `damage`, the zstd skippable frames not
+/// kept or moved.
+fn stream_warnings<R: io::BufRead>(
+    decoder: &Decoder<R>,
+    damage: Option<crate::compress::Damage>,
+    skippable: Option<&crate::compress::SkippableFrames>,
+    sink: &mut dyn Sink,
+) {
+    if let Some(damage) = damage {
+        sink.warning(Warning::new(Problem::Compression(damage)));
     }
     if let Some(not_kept) = decoder.skippable_not_kept() {
         sink.warning(Warning::new(Problem::Compression(not_kept.clone())));
@@ -552,11 +735,6 @@ fn after_the_stream<R: io::BufRead>(
     for note in skippable.map(|frames| frames.notes()).unwrap_or_default() {
         sink.warning(Warning::new(Problem::Compression(note)));
     }
-    if sink.wants_output() {
-        let mut rest = decoder.into_rest();
-        copy_chunks(&mut rest, |bytes| sink.output(bytes))?;
-    }
-    Ok(())
 }
 
 /// The decompressed input's results on their way out: output compressed again, links and
@@ -752,6 +930,20 @@ fn damaged_warc_by_name(head: &[u8], name: Option<&Path>) -> Option<Format> {
             .read_exact(&mut start)
             .is_err();
     (named_warc && unreadable).then_some(Format::Warc)
+}
+
+/// The compression a file's name says (`.mbox.gz`) when its bytes start with no magic
+/// number but hold a member of it that decodes further on: its start is damaged, and it is
+/// read from that member on. A gzipped WARC is left to the WARC container.
+fn damaged_start(head: &[u8], name: Option<&Path>) -> Option<Compression> {
+    let name = name?.file_name()?.to_str()?;
+    let (stem, compression) = crate::mailfolder::strip_compression_extension(name);
+    let compression = compression?;
+    let warc_gzip = compression == Compression::Gzip
+        && Path::new(stem)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("warc"));
+    (!warc_gzip && crate::compress::starts_damaged(compression, head)).then_some(compression)
 }
 
 /// Reads `reader` onto `bytes` until it ends or `bytes` holds `most` bytes; the buffer
@@ -1175,12 +1367,14 @@ fn mbox(
     outer: &Base,
     options: &html::Options,
     sink: &mut dyn Sink,
-) -> io::Result<()> {
+) -> io::Result<usize> {
     let archive = io::BufReader::with_capacity(CHUNK, source.reader());
+    let mut last = 0;
     // The message too large to hold being passed through: its number, its size so far.
     let mut too_large: Option<(usize, u64)> = None;
     for entry in mime::mbox::Messages::new(archive).with_limit(limit) {
         let mut entry = entry?;
+        last = entry.number.unwrap_or(last);
         if !entry.continued
             && let Some((number, size)) = too_large.take()
         {
@@ -1209,7 +1403,7 @@ fn mbox(
     if let Some((number, size)) = too_large {
         warn_too_large_message(number, size, limit, sink);
     }
-    Ok(())
+    Ok(last)
 }
 
 /// Message `number` of an mbox, `size` bytes, was longer than `limit`: passed through.

@@ -16,6 +16,7 @@ mod cli_saved;
 mod cli_trees;
 mod cli_usage;
 mod compress;
+mod compress_damage;
 mod feed;
 mod hardening;
 mod html_bytes;

@@ -1,0 +1,260 @@
+//! Damage inside a compressed mail folder or WARC file: the members (gzip members, bzip2
+//! and xz streams, zstd frames) after it are read on, their messages and records listed
+//! and rewritten, the bytes from the damage to the next member that decodes copied as
+//! they are, the messages numbered on; a member the damaged data ran into is read again;
+//! a document (HTML) cut by damage is not read on; magic numbers that start no member
+//! do not make the search unbounded.
+
+use crate::common::{self, arg, json_lines};
+use absolve::compress::{ALL, Compression, Decoder, Encoder};
+use absolve::{Options, document};
+use std::io::{Read, Write};
+
+fn compressed(c: Compression, data: &[u8]) -> Vec<u8> {
+    let mut e = Encoder::new(c, Vec::new()).unwrap();
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// Message `n` of an mbox: HTML with one link, relative to its own `Content-Base`.
+fn message(n: usize) -> Vec<u8> {
+    format!(
+        "From a@b Mon Jan  1 00:00:00 2024\nFrom: a@b\nSubject: m{n}\n\
+         Content-Base: http://h{n}.example/d/\nContent-Type: text/html\n\n\
+         <html><body><a href=\"rel{n}.html\">x</a><p>{}</p></body></html>\n\n",
+        "filler ".repeat(40 * n)
+    )
+    .into_bytes()
+}
+
+/// Where the link of message `n` resolves to.
+fn resolved(n: usize) -> String {
+    format!("http://h{n}.example/d/rel{n}.html")
+}
+
+/// Five messages, each compressed as a member of its own (as `pbzip2`, `pzstd` or
+/// `cat a.gz b.gz` make), the second damaged by `damage`.
+fn five_members(c: Compression, damage: impl Fn(&mut Vec<u8>)) -> (Vec<Vec<u8>>, Vec<u8>) {
+    let mut members: Vec<Vec<u8>> = (1..=5).map(|n| compressed(c, &message(n))).collect();
+    damage(&mut members[1]);
+    let file = members.concat();
+    (members, file)
+}
+
+/// Overwrites the middle of a member's data with 16 bytes of `0xFF`.
+fn overwrite_middle(member: &mut [u8]) {
+    let middle = member.len() / 2;
+    member[middle..middle + 16].fill(0xff);
+}
+
+/// What `bytes` decompress to, every member that decodes, read on after damage.
+fn decoded_on(c: Compression, bytes: &[u8]) -> Vec<u8> {
+    let mut decoder = Decoder::new(c, bytes);
+    let mut text = Vec::new();
+    loop {
+        decoder.read_to_end(&mut text).unwrap();
+        if !decoder.resume(&mut |_| Ok(())).unwrap() {
+            return text;
+        }
+    }
+}
+
+#[test]
+fn every_member_after_a_damaged_one_is_read_on_in_an_mbox() {
+    // Before: the rest from the damage on was copied as it is, messages 3 to 5 neither
+    // listed nor rewritten.
+    let options = Options::new();
+    for c in ALL {
+        let (members, file) = five_members(c, |m| overwrite_middle(m));
+        let found = document::links(&file, &options).unwrap();
+        let listed: Vec<(Option<usize>, String)> = found
+            .links
+            .iter()
+            .map(|link| (link.location.message, link.resolved.to_string()))
+            .collect();
+        for n in [1, 3, 4, 5] {
+            assert!(
+                listed.iter().any(|(_, url)| *url == resolved(n)),
+                "{c}: message {n} listed: {listed:?}"
+            );
+        }
+        let numbers: Vec<usize> = listed.iter().filter_map(|(number, _)| *number).collect();
+        assert!(
+            numbers.windows(2).all(|w| w[0] < w[1]),
+            "{c}: numbered on: {numbers:?}"
+        );
+
+        let done = document::rewrite(&file, &options).unwrap();
+        let warnings: Vec<String> = done.warnings.iter().map(|w| w.to_string()).collect();
+        let warning = warnings
+            .iter()
+            .find(|w| w.contains("is read on"))
+            .unwrap_or_else(|| panic!("{c}: {warnings:?}"));
+        assert!(warning.contains(c.unit()), "{c}: {warning}");
+        let text = String::from_utf8_lossy(&decoded_on(c, &done.output)).into_owned();
+        for n in [1, 3, 4, 5] {
+            assert!(
+                text.contains(&format!("href=\"{}\"", resolved(n))),
+                "{c}: {n}"
+            );
+        }
+        // The compressed bytes from the damage to the member read on from are in the
+        // output as they were.
+        let damage = done
+            .warnings
+            .iter()
+            .find_map(|w| match &w.problem {
+                absolve::Problem::Compression(damage) => Some(damage.clone()),
+                _ => None,
+            })
+            .unwrap();
+        let gap = &file[damage.compressed_offset as usize..damage.resumed_at.unwrap() as usize];
+        let output = &done.output;
+        assert!(
+            gap.is_empty() || output.windows(gap.len()).any(|w| w == gap),
+            "{c}: the damaged bytes copied"
+        );
+        assert!(members[1].len() > gap.len(), "{c}");
+    }
+}
+
+#[test]
+fn the_command_line_reads_on_and_numbers_the_messages_on() {
+    // The file path runs the decoder on a thread of its own, stream after stream.
+    let dir = tempfile::tempdir().unwrap();
+    for c in ALL {
+        let (_, file) = five_members(c, |m| overwrite_middle(m));
+        let path = dir.path().join(format!("folder.mbox.{}", c.extension()));
+        std::fs::write(&path, &file).unwrap();
+        let out = common::absolve(&["links", arg(&path)], b"");
+        assert!(out.status.success(), "{c}: {}", common::stderr(&out));
+        let links = json_lines(&out.stdout);
+        let last = links.last().unwrap();
+        assert_eq!(last["resolved"], resolved(5), "{c}");
+        let second = links.iter().find(|l| l["resolved"] == resolved(3)).unwrap();
+        assert!(second["message"].as_u64().unwrap() >= 2, "{c}");
+        assert!(common::stderr(&out).contains("is read on"), "{c}");
+
+        let copy = dir.path().join(format!("copy.mbox.{}", c.extension()));
+        let out = common::absolve(&["rewrite", arg(&path), "-o", arg(&copy)], b"");
+        assert!(out.status.success(), "{c}: {}", common::stderr(&out));
+        let text = decoded_on(c, &std::fs::read(&copy).unwrap());
+        let text = String::from_utf8_lossy(&text);
+        assert!(text.contains(&format!("href=\"{}\"", resolved(5))), "{c}");
+    }
+}
+
+#[test]
+fn a_member_the_damaged_data_ran_into_is_read_again() {
+    // gzip: the last bytes of a member overwritten, its deflate data decodes on into the
+    // next member's bytes. xz: a stream cut short, the next stream's bytes read as its
+    // data. bzip2: a stream cut inside a block, the next stream's block read as the rest
+    // of it. Before: the damage was found past the next member's start, and the search
+    // for a member started there; message 3 was lost.
+    let options = Options::new();
+    type Damage = fn(&mut Vec<u8>);
+    let cases: [(Compression, Damage); 4] = [
+        (Compression::Gzip, |m| {
+            let end = m.len();
+            m[end - 16..].fill(0xff)
+        }),
+        (Compression::Xz, |m| m.truncate(m.len() / 2)),
+        (Compression::Bzip2, |m| m.truncate(m.len() / 2)),
+        (Compression::Zstd, |m| m.truncate(m.len() / 2)),
+    ];
+    for (c, damage) in cases {
+        let (_, file) = five_members(c, damage);
+        let found = document::links(&file, &options).unwrap();
+        for n in [1, 3, 4, 5] {
+            assert!(
+                found.links.iter().any(|l| l.resolved == resolved(n)),
+                "{c}: message {n}: {:?}",
+                found.warnings
+            );
+        }
+    }
+}
+
+#[test]
+fn a_bzip2_block_cut_short_is_damage_where_it_starts() {
+    // Before: the cut block took the next stream's block as its end, gave nothing and no
+    // error, and the damage was said to be in the next stream: its messages lost.
+    let mut first = compressed(Compression::Bzip2, &message(1));
+    first.truncate(first.len() - 20);
+    let second = compressed(Compression::Bzip2, &message(2));
+    let file = [first.clone(), second].concat();
+    let mut decoder = Decoder::new(Compression::Bzip2, &file[..]);
+    let mut text = Vec::new();
+    decoder.read_to_end(&mut text).unwrap();
+    let damage = decoder.damage().unwrap().clone();
+    assert!(damage.compressed_offset < first.len() as u64, "{damage:?}");
+    assert!(decoder.resume(&mut |_| Ok(())).unwrap());
+    assert_eq!(decoder.compressed_offset(), first.len() as u64);
+    decoder.read_to_end(&mut text).unwrap();
+    assert!(text.ends_with(&message(2)));
+}
+
+#[test]
+fn damage_before_any_byte_reads_the_next_member_as_the_file_start() {
+    // A page whose first gzip member gives nothing: the page in the next is the file.
+    let mut broken = compressed(Compression::Gzip, b"<p>lost</p>");
+    broken[3] = 0xe0; // reserved flags: no member
+    let page = compressed(Compression::Gzip, b"<a href=\"p.html\">p</a>");
+    let file = [broken, page].concat();
+    let options = Options::new().with_url("http://h/d/").unwrap();
+    let found = document::links(&file, &options).unwrap();
+    let urls: Vec<String> = found.links.iter().map(|l| l.resolved.to_string()).collect();
+    assert_eq!(urls, ["http://h/d/p.html"], "{:?}", found.warnings);
+}
+
+#[test]
+fn a_document_is_not_read_on_after_damage() {
+    // An HTML page in two members, the first damaged: what follows the damage is the
+    // rest of one document, cut: copied as it is, not read as a document of its own.
+    let page = (0..400)
+        .map(|i| format!("<p><a href=\"p{i}.html\">{i}</a>\n"))
+        .collect::<String>();
+    let (one, two) = page.as_bytes().split_at(page.len() / 2);
+    let mut first = compressed(Compression::Gzip, one);
+    let end = first.len();
+    first[end - 6] ^= 1; // its CRC-32
+    let second = compressed(Compression::Gzip, two);
+    let file = [first.clone(), second.clone()].concat();
+    let options = Options::new().with_url("http://h/d/").unwrap();
+    let done = document::rewrite(&file, &options).unwrap();
+    assert!(done.output.ends_with(&second));
+    let warnings: Vec<String> = done.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("the rest is copied as it is"))
+    );
+}
+
+#[test]
+fn magic_numbers_that_start_no_member_end_the_search() {
+    // A hostile rest: after the damage, 5,000 gzip magic numbers with nothing decodable
+    // after them, then a whole member. The search gives up after MAX_FALSE_STARTS
+    // trials: the rest is copied as it is.
+    let (_, mut file) = five_members(Compression::Gzip, |m| overwrite_middle(m));
+    let damaged_end = file.len();
+    let mut hostile = Vec::new();
+    for _ in 0..5000 {
+        hostile.extend_from_slice(&[0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff]);
+    }
+    file.splice(damaged_end..damaged_end, hostile);
+    file.extend(compressed(Compression::Gzip, &message(6)));
+    // Members 3 to 5 are read on after the damage in member 2; the hostile bytes after
+    // them start no member.
+    let done = document::rewrite(&file, &Options::new()).unwrap();
+    let warnings: Vec<String> = done.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("the rest is copied as it is")),
+        "{warnings:?}"
+    );
+    let last = compressed(Compression::Gzip, &message(6));
+    assert!(done.output.ends_with(&last));
+    const { assert!(absolve::compress::MAX_FALSE_STARTS < 5000) };
+}
