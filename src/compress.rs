@@ -37,7 +37,9 @@
 //! member is decoded from a copy first ([`TRIAL_INPUT`], [`TRIAL_OUTPUT`],
 //! [`MAX_FALSE_STARTS`]); one that damaged data ran into (deflate or LZMA data decoded on
 //! past its member's end) is found among the last compressed bytes consumed, kept for
-//! that (1 MiB at least), and read again.
+//! that (1 MiB at least), and read again. A bzip2 stream is also read on at a block, as
+//! `bzip2recover` does: each block after it decoded alone, as a stream of its own, its
+//! CRC checked.
 //!
 //! ```
 //! use absolve::compress::{Compression, Decoder, Encoder};
@@ -140,21 +142,6 @@ impl Compression {
 
     /// How many bytes [`Compression::detect`] needs to tell every compression: 6.
     pub const MAGIC_LEN: usize = 6;
-
-    /// What a compressed input of this compression is a sequence of: gzip `member`s
-    /// (RFC 1952 §2.2), bzip2 and xz `stream`s, zstd `frame`s (RFC 8878 §3.1).
-    ///
-    /// ```
-    /// assert_eq!(absolve::compress::Compression::Gzip.unit(), "gzip member");
-    /// ```
-    pub fn unit(self) -> &'static str {
-        match self {
-            Compression::Gzip => "gzip member",
-            Compression::Bzip2 => "bzip2 stream",
-            Compression::Xz => "xz stream",
-            Compression::Zstd => "zstd frame",
-        }
-    }
 
     /// The file name extension, without the dot: `gz`, `bz2`, `xz`, `zst`.
     ///
@@ -306,23 +293,6 @@ pub enum DamageReason {
     WindowTooLarge(Compression),
 }
 
-impl Damage {
-    /// What reading resumes at: a gzip member, a bzip2 or xz stream, a zstd frame.
-    fn compression_unit(&self) -> &'static str {
-        match &self.reason {
-            DamageReason::Truncated(c)
-            | DamageReason::Corrupt(c, _)
-            | DamageReason::BadChecksum(c)
-            | DamageReason::BadHeader(c, _)
-            | DamageReason::ZeroPadding(c)
-            | DamageReason::TrailingData(c)
-            | DamageReason::TooManyLayers(c, _)
-            | DamageReason::WindowTooLarge(c) => c.unit(),
-            _ => Compression::Zstd.unit(),
-        }
-    }
-}
-
 impl fmt::Display for Damage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let DamageReason::TooManyLayers(..) = self.reason {
@@ -350,8 +320,7 @@ impl fmt::Display for Damage {
         match self.resumed_at {
             Some(at) => write!(
                 f,
-                "the compressed bytes up to byte {at} are copied as they are, and the {} there is read on (byte offsets after this count from it)",
-                self.compression_unit()
+                "the compressed bytes up to byte {at} are copied as they are, and reading resumes there (byte offsets after this count from it)"
             ),
             None => write!(f, "the rest is copied as it is"),
         }
@@ -777,26 +746,48 @@ impl<R: BufRead> Decoder<R> {
                 return Ok(false);
             }
             let scanned = window.len().min(SCAN_STEP);
-            let mut found = None;
+            // Where reading resumes: a byte, and the bit a bzip2 block starts at in it.
+            let mut found: Option<(usize, Option<usize>)> = None;
+            // The next bzip2 block magic number at or after the byte looked at.
+            let mut block = None;
             for at in 0..scanned {
-                if !self.compression.starts_content(&window[at..]) {
-                    continue;
+                if self.compression.starts_content(&window[at..]) {
+                    let tried = &window[at..window.len().min(at + TRIAL_INPUT)];
+                    if trial_decodes(self.compression, tried) {
+                        found = Some((at, None));
+                        break;
+                    }
+                    false_starts += 1;
                 }
-                let tried = &window[at..window.len().min(at + TRIAL_INPUT)];
-                if trial_decodes(self.compression, tried) {
-                    found = Some(at);
-                    break;
+                if self.compression == Compression::Bzip2 {
+                    if block.is_none_or(|bit| bit < at * 8) {
+                        block = Some(next_bzip2_block(window, at * 8).unwrap_or(usize::MAX));
+                    }
+                    if let Some(bit) = block.filter(|bit| bit / 8 == at) {
+                        if bzip2_block_decodes(window, bit) {
+                            found = Some((at, Some(bit % 8)));
+                            break;
+                        }
+                        false_starts += 1;
+                    }
                 }
-                false_starts += 1;
                 if false_starts >= MAX_FALSE_STARTS {
                     break;
                 }
             }
-            let passed = found.unwrap_or(scanned);
+            let passed = found.map_or(scanned, |(at, _)| at);
             gap(&window[..passed])?;
             self.input.consume(passed);
-            if found.is_some() {
+            if let Some((_, block)) = found {
                 self.restart();
+                if let Some(bit) = block {
+                    // A bzip2 stream read on at a block (bzip2recover's way): each block
+                    // alone, its CRC checked.
+                    self.codec = Codec::Bzip2(Some(Box::new(Bzip2Stream::at_block(bit))));
+                    self.members = 1;
+                    self.member_start = self.input.consumed;
+                    self.whole_at_member_start = self.whole;
+                }
                 return Ok(true);
             }
             if false_starts >= MAX_FALSE_STARTS {
@@ -1379,6 +1370,10 @@ struct Bzip2Stream {
     ahead: usize,
     held: Vec<u8>,
     held_pos: usize,
+    /// Read block by block, each as a stream of its own ([`single_block_stream`]): the
+    /// stream was read on at a block after damage ([`Decoder::resume`]), its start and
+    /// its stream CRC (over every block) gone.
+    blockwise: bool,
 }
 
 impl Bzip2Stream {
@@ -1390,7 +1385,59 @@ impl Bzip2Stream {
             ahead: 0,
             held: Vec::new(),
             held_pos: 0,
+            blockwise: false,
         }
+    }
+
+    /// A stream read on at the block that starts at bit `start_bit` of the byte at the
+    /// input's position.
+    fn at_block(start_bit: usize) -> Self {
+        Bzip2Stream {
+            unit: Bzip2Unit::Block,
+            start_bit,
+            blockwise: true,
+            ..Bzip2Stream::new()
+        }
+    }
+
+    /// Blockwise ([`Bzip2Stream::blockwise`]): the unit at the input's position decoded
+    /// alone, a block as a stream of its own (its CRC checked), the end of the stream
+    /// passed over (its CRC is over blocks that are gone).
+    fn decode_alone<R: BufRead>(
+        &mut self,
+        input: &mut Input<R>,
+    ) -> io::Result<Result<(), DamageReason>> {
+        self.held.clear();
+        self.held_pos = 0;
+        if self.unit == Bzip2Unit::End {
+            let end = (self.start_bit + 80).div_ceil(8);
+            if input.peek(end)?.len() < end {
+                return Ok(Err(DamageReason::Truncated(Compression::Bzip2)));
+            }
+            input.consume(end);
+            self.unit = Bzip2Unit::Ended;
+            return Ok(Ok(()));
+        }
+        let (end, next) = find_bzip2_unit_end(input, self.start_bit + 48)?;
+        let Some((bit, unit)) = next else {
+            let reason = match end < BZIP2_MAX_UNIT {
+                true => DamageReason::Truncated(Compression::Bzip2),
+                false => DamageReason::Corrupt(Compression::Bzip2, "no end to the block".into()),
+            };
+            return Ok(Err(reason));
+        };
+        let bytes = input.peek(end)?;
+        match decode_single_block(&bytes[..end], self.start_bit, bit) {
+            Some(held) => self.held = held,
+            None => {
+                let reason = DamageReason::Corrupt(Compression::Bzip2, "bad block".into());
+                return Ok(Err(reason));
+            }
+        }
+        input.consume(bit / 8);
+        self.start_bit = bit % 8;
+        self.unit = unit;
+        Ok(Ok(()))
     }
 
     /// Decodes the unit at the input's position into `held`, and moves the input to the
@@ -1401,6 +1448,9 @@ impl Bzip2Stream {
     ) -> io::Result<Result<(), DamageReason>> {
         self.held.clear();
         self.held_pos = 0;
+        if self.blockwise {
+            return self.decode_alone(input);
+        }
         let (end, next) = match self.unit {
             // §end of stream: 48 bits of magic and 32 of CRC, then padding.
             Bzip2Unit::End => ((self.start_bit + 80).div_ceil(8), None),
@@ -1476,6 +1526,110 @@ impl Bzip2Stream {
         self.start_bit = bit % 8;
         self.unit = unit;
         Ok(Ok(()))
+    }
+}
+
+/// The bzip2 block from bit `from` to bit `to` of `bytes` as a stream of its own, as
+/// `bzip2recover` writes one: the stream header (`BZh9`: the largest block size, any
+/// block fits), the block's bits, the end-of-stream magic number and the stream CRC,
+/// which for one block is the block's CRC (the 32 bits after its magic number).
+fn single_block_stream(bytes: &[u8], from: usize, to: usize) -> Vec<u8> {
+    let bit_at = |bit: usize| u64::from(bytes[bit / 8] >> (7 - bit % 8) & 1);
+    let mut out = BitWriter::default();
+    out.push(u64::from_be_bytes(*b"\0\0\0\0BZh9"), 32);
+    let mut bit = from;
+    while bit + 8 <= to {
+        let (byte, shift) = (bit / 8, bit % 8);
+        let high = u64::from(bytes[byte]) << shift;
+        let low = u64::from(*bytes.get(byte + 1).unwrap_or(&0)) >> (8 - shift);
+        out.push((high | low) & 0xff, 8);
+        bit += 8;
+    }
+    for bit in bit..to {
+        out.push(bit_at(bit), 1);
+    }
+    let crc = (from + 48..from + 80).fold(0, |crc, bit| crc << 1 | bit_at(bit));
+    out.push(0x1772_4538_5090, 48);
+    out.push(crc, 32);
+    out.finish()
+}
+
+/// Bits written most significant first, the last byte padded with zeros.
+#[derive(Default)]
+struct BitWriter {
+    bytes: Vec<u8>,
+    bits: u64,
+    count: u32,
+}
+
+impl BitWriter {
+    /// The low `n` bits of `value` (at most 56).
+    fn push(&mut self, value: u64, n: u32) {
+        let mut n = n;
+        while n > 0 {
+            let take = n.min(56 - self.count);
+            let part = (value >> (n - take)) & ((1 << take) - 1);
+            self.bits = self.bits << take | part;
+            self.count += take;
+            n -= take;
+            while self.count >= 8 {
+                self.count -= 8;
+                self.bytes.push((self.bits >> self.count) as u8);
+            }
+            self.bits &= (1 << self.count) - 1;
+        }
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        if self.count > 0 {
+            self.bytes.push((self.bits << (8 - self.count)) as u8);
+        }
+        self.bytes
+    }
+}
+
+/// The first bit at `from` or later in `bytes` where a bzip2 block magic number starts.
+fn next_bzip2_block(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut from = from;
+    loop {
+        match find_bzip2_magic(bytes, from)? {
+            (bit, Bzip2Unit::Block) => return Some(bit),
+            (bit, _) => from = bit + 1,
+        }
+    }
+}
+
+/// Whether the bzip2 block whose magic number starts at bit `start` of `bytes` decodes
+/// alone, its CRC matched ([`decode_single_block`]); its end is the next magic number,
+/// within [`BZIP2_MAX_UNIT`] bytes.
+fn bzip2_block_decodes(bytes: &[u8], start: usize) -> bool {
+    let limit = bytes.len().min(start / 8 + BZIP2_MAX_UNIT);
+    find_bzip2_magic(&bytes[..limit], start + 48)
+        .is_some_and(|(end, _)| decode_single_block(bytes, start, end).is_some())
+}
+
+/// What the bzip2 block from bit `from` to bit `to` of `bytes` decodes to, decoded alone
+/// ([`single_block_stream`]); `None` if it does not decode or its CRC does not match.
+fn decode_single_block(bytes: &[u8], from: usize, to: usize) -> Option<Vec<u8>> {
+    // 48 bits of magic number and 32 of CRC at least.
+    if to < from + 80 {
+        return None;
+    }
+    let stream = single_block_stream(bytes, from, to);
+    let mut decoder = bzip2::Decompress::new(false);
+    let mut out = Vec::with_capacity(OUTPUT_BUFFER);
+    loop {
+        if out.capacity() - out.len() < OUTPUT_BUFFER {
+            out.reserve(OUTPUT_BUFFER);
+        }
+        let before = (decoder.total_in(), decoder.total_out());
+        let status = decoder.decompress_vec(&stream[decoder.total_in() as usize..], &mut out);
+        match status {
+            Ok(bzip2::Status::StreamEnd) => return Some(out),
+            Ok(_) if before == (decoder.total_in(), decoder.total_out()) => return None,
+            Ok(_) => {}
+            Err(_) => return None,
+        }
     }
 }
 
