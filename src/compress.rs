@@ -614,6 +614,8 @@ pub struct Decoder<R> {
     members: u64,
     /// How many members ended whole (their checksum, when they have one, matched).
     whole: u64,
+    /// Whether reading resumed after damage ([`Decoder::resume`]).
+    resumed: bool,
     /// Where the last member began, in the compressed input, and how many members had
     /// ended whole then.
     member_start: u64,
@@ -641,6 +643,7 @@ impl<R: BufRead> Decoder<R> {
             delivered: 0,
             members: 0,
             whole: 0,
+            resumed: false,
             member_start: 0,
             whole_at_member_start: 0,
             done: false,
@@ -658,6 +661,11 @@ impl<R: BufRead> Decoder<R> {
     /// Without it they are passed over. At most [`MAX_SKIPPABLE_HELD`] bytes of them are held at once; a
     /// frame that does not fit is left out, and said ([`Decoder::skippable_not_kept`]).
     pub fn keep_skippable_frames(&mut self, frames: SkippableFrames) {
+        if self.resumed {
+            // Compressed bytes copied as they are come before the frames written: a seek
+            // table at the end would not describe them.
+            frames.lock().raw_rest = true;
+        }
         self.skippable = Some(frames);
     }
 
@@ -832,6 +840,7 @@ impl<R: BufRead> Decoder<R> {
     /// A new stream at the input's position: the codec before its first member, no
     /// damage (what was delivered is still counted).
     fn restart(&mut self) {
+        self.resumed = true;
         self.codec = Codec::new(self.compression);
         self.done = false;
         self.damage = None;

@@ -573,7 +573,7 @@ fn what_pzstd_writes_pzstd_reads_once_rewritten() {
 
 /// The seekable format's seek table for `frames` (compressed size, decompressed size,
 /// checksum), with checksums.
-fn seek_table(frames: &[(usize, usize, u32)]) -> Vec<u8> {
+pub(crate) fn seek_table(frames: &[(usize, usize, u32)]) -> Vec<u8> {
     let mut data = Vec::new();
     for &(compressed, decompressed, checksum) in frames {
         data.extend((compressed as u32).to_le_bytes());

@@ -284,3 +284,39 @@ fn a_bzip2_stream_is_read_on_at_the_block_after_the_damaged_one() {
     let text = String::from_utf8_lossy(&decoded_on(Compression::Bzip2, &done.output)).into_owned();
     assert!(text.contains(&format!("href=\"{}\"", resolved(80))));
 }
+
+#[test]
+fn a_seek_table_after_damage_read_on_is_left_out() {
+    // Four messages in zstd frames, a seek table (zstd's seekable format) at the end, the
+    // second frame damaged. Before: the frames read on were rewritten and the table
+    // rewritten to describe them alone, the bytes copied as they are before them left
+    // out of it: a wrong table, with no word.
+    let frames: Vec<Vec<u8>> = (1..=4)
+        .map(|n| compressed(Compression::Zstd, &message(n)))
+        .collect();
+    let entries: Vec<(usize, usize, u32)> = frames
+        .iter()
+        .zip(1..=4)
+        .map(|(frame, n)| {
+            let checksum = u32::from_le_bytes(frame[frame.len() - 4..].try_into().unwrap());
+            (frame.len(), message(n).len(), checksum)
+        })
+        .collect();
+    let mut file = frames.clone();
+    overwrite_middle(&mut file[1]);
+    let mut file = file.concat();
+    file.extend(crate::compress::seek_table(&entries));
+    let done = document::rewrite(&file, &Options::new()).unwrap();
+    let footer_magic = 0x8F92_EAB1u32.to_le_bytes();
+    assert!(
+        !done.output.windows(4).any(|w| w == footer_magic),
+        "no seek table"
+    );
+    let warnings: Vec<String> = done.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        warnings.iter().any(|w| w.contains("seek table")),
+        "{warnings:?}"
+    );
+    let text = String::from_utf8_lossy(&decoded_on(Compression::Zstd, &done.output)).into_owned();
+    assert!(text.contains(&format!("href=\"{}\"", resolved(4))));
+}
