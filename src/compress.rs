@@ -686,6 +686,22 @@ impl<R: BufRead> Decoder<R> {
         self.damage.as_ref()
     }
 
+    /// How many decompressed bytes were delivered so far (by every stream read, when
+    /// reading resumed after damage).
+    ///
+    /// ```
+    /// use absolve::compress::{Compression, Decoder};
+    /// use std::io::Read;
+    ///
+    /// let mut decoder = Decoder::new(Compression::Gzip, &b"\x1f\x8b\x08"[..]);
+    /// decoder.read_to_end(&mut Vec::new())?;
+    /// assert_eq!(decoder.decompressed_offset(), 0);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn decompressed_offset(&self) -> u64 {
+        self.delivered
+    }
+
     /// How many compressed bytes were consumed so far.
     pub fn compressed_offset(&self) -> u64 {
         self.input.consumed

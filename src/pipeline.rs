@@ -231,7 +231,13 @@ fn run_source(
         .format
         .unwrap_or_else(|| damaged_warc_by_name(head, name).unwrap_or_else(|| detect(head)));
     // A gzipped WARC is read by the WARC container, which keeps one member per record.
-    if let Some(compression) = Compression::detect(head).or_else(|| damaged_start(head, name))
+    let compression = match Compression::detect(head) {
+        Some(compression) => Some(compression),
+        // The name is the file's: it speaks of the outer layer only.
+        None if layers == 0 => named_compression(head, name, sink),
+        None => None,
+    };
+    if let Some(compression) = compression
         && !(format == Format::Warc && compression == Compression::Gzip)
     {
         if layers >= MAX_COMPRESSION_LAYERS {
@@ -464,6 +470,10 @@ fn each_stream<R: io::BufRead>(
         };
         let sink = &mut *numbered.inner;
         let Some(damage) = damage else {
+            if decoder.decompressed_offset() == delivered && sink.wants_output() {
+                // A whole stream of no content (an empty file, compressed): written as one.
+                empty_stream(streams.compression, skippable.clone(), sink)?;
+            }
             after_the_stream(decoder, None, skippable.as_ref(), sink)?;
             return Ok(summary);
         };
@@ -484,6 +494,20 @@ fn each_stream<R: io::BufRead>(
         stream_warnings(&decoder, Some(damage), skippable.as_ref(), sink);
         numbered.read_on = first.is_some();
     }
+}
+
+/// A compressed stream of no content, its kept skippable frames in it, written to `sink`.
+fn empty_stream(
+    compression: Compression,
+    skippable: Option<crate::compress::SkippableFrames>,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
+    let shared = RefCell::new(sink);
+    let mut encoder = Encoder::new(compression, SinkWriter(&shared))?;
+    if let Some(frames) = skippable {
+        encoder.keep_skippable_frames(frames);
+    }
+    encoder.finish().map(drop)
 }
 
 /// A sink for the streams of a compressed input read on after damage ([`each_stream`]):
@@ -647,19 +671,11 @@ fn decompressed(
     } = inner;
     let wants_output = sink.wants_output();
     let shared = RefCell::new(sink);
-    let encoder = match wants_output {
-        true => {
-            let mut encoder = Encoder::new(compression, SinkWriter(&shared))?;
-            if let Some(frames) = skippable {
-                encoder.keep_skippable_frames(frames);
-            }
-            Some(encoder)
-        }
-        false => None,
-    };
     let mut compressing = Compressing {
         shared: &shared,
-        encoder,
+        encoder: None,
+        compression: wants_output.then_some(compression),
+        skippable,
     };
     let head = read_head(&mut input)?;
     let inner = Source {
@@ -741,11 +757,26 @@ fn stream_warnings<R: io::BufRead>(
 /// warnings passed on.
 struct Compressing<'a, 's> {
     shared: &'a RefCell<&'s mut dyn Sink>,
+    /// The encoder, made at the first byte: a stream that gives none (damaged at its
+    /// first byte) writes nothing, not an empty member ([`each_stream`] writes one for a
+    /// whole empty stream).
     encoder: Option<Encoder<SinkWriter<'a, 's>>>,
+    /// The compression to write, when there is an output.
+    compression: Option<Compression>,
+    skippable: Option<crate::compress::SkippableFrames>,
 }
 
 impl Sink for Compressing<'_, '_> {
     fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if let (None, Some(compression), false) =
+            (&self.encoder, self.compression, bytes.is_empty())
+        {
+            let mut encoder = Encoder::new(compression, SinkWriter(self.shared))?;
+            if let Some(frames) = self.skippable.take() {
+                encoder.keep_skippable_frames(frames);
+            }
+            self.encoder = Some(encoder);
+        }
         match &mut self.encoder {
             Some(encoder) => encoder.write_all(bytes),
             None => self.shared.borrow_mut().output(bytes),
@@ -933,9 +964,10 @@ fn damaged_warc_by_name(head: &[u8], name: Option<&Path>) -> Option<Format> {
 }
 
 /// The compression a file's name says (`.mbox.gz`) when its bytes start with no magic
-/// number but hold a member of it that decodes further on: its start is damaged, and it is
-/// read from that member on. A gzipped WARC is left to the WARC container.
-fn damaged_start(head: &[u8], name: Option<&Path>) -> Option<Compression> {
+/// number: if they hold a member of it that decodes further on, its start is damaged, and
+/// it is read from that member on; else it is read as it is, with a warning (a file saved
+/// decompressed under its compressed name). A gzipped WARC is left to the WARC container.
+fn named_compression(head: &[u8], name: Option<&Path>, sink: &mut dyn Sink) -> Option<Compression> {
     let name = name?.file_name()?.to_str()?;
     let (stem, compression) = crate::mailfolder::strip_compression_extension(name);
     let compression = compression?;
@@ -943,7 +975,14 @@ fn damaged_start(head: &[u8], name: Option<&Path>) -> Option<Compression> {
         && Path::new(stem)
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("warc"));
-    (!warc_gzip && crate::compress::starts_damaged(compression, head)).then_some(compression)
+    if warc_gzip {
+        return None;
+    }
+    if crate::compress::starts_damaged(compression, head) {
+        return Some(compression);
+    }
+    sink.warning(Warning::new(Problem::NotCompressed(compression)));
+    None
 }
 
 /// Reads `reader` onto `bytes` until it ends or `bytes` holds `most` bytes; the buffer

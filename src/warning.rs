@@ -110,6 +110,13 @@ pub enum Problem {
         crate::feed::SNIFF_LIMIT >> 10
     )]
     LongProlog,
+    /// The file's name says it is compressed (`.gz`, `.bz2`, `.xz`, `.zst`), but its bytes
+    /// are not, and hold no member of that compression: read as they are (a file saved
+    /// decompressed under its compressed name, as a browser or `wget` may save one).
+    #[error(
+        "its name says {0}, but it is not {0} data and holds none: read as it is (saved decompressed?)"
+    )]
+    NotCompressed(crate::compress::Compression),
 }
 
 impl Warning {

@@ -320,3 +320,48 @@ fn a_seek_table_after_damage_read_on_is_left_out() {
     let text = String::from_utf8_lossy(&decoded_on(Compression::Zstd, &done.output)).into_owned();
     assert!(text.contains(&format!("href=\"{}\"", resolved(4))));
 }
+
+#[test]
+fn a_file_named_compressed_that_is_not_is_read_as_it_is_and_said() {
+    // Before: read as it is with no word (a damaged start and a file saved decompressed
+    // looked alike: nothing said either).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("page.html.gz");
+    std::fs::write(&path, b"<a href=\"p.html\">p</a>").unwrap();
+    let out = common::absolve(&["links", "--url", "http://h/d/", arg(&path)], b"");
+    assert!(out.status.success());
+    assert_eq!(json_lines(&out.stdout)[0]["resolved"], "http://h/d/p.html");
+    let stderr = common::stderr(&out);
+    assert!(
+        stderr.contains("page.html.gz: its name says gzip, but it is not gzip data"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_file_whose_first_member_is_damaged_is_read_from_the_next() {
+    // `folder.mbox.gz` whose first byte is damaged: no longer read as text with no
+    // word, but from its second member on, the first copied as it is.
+    let dir = tempfile::tempdir().unwrap();
+    let (members, mut file) = five_members(Compression::Gzip, |_| {});
+    file[0] = b'_';
+    let path = dir.path().join("folder.mbox.gz");
+    std::fs::write(&path, &file).unwrap();
+    let out = common::absolve(&["links", arg(&path)], b"");
+    assert!(out.status.success());
+    let links = json_lines(&out.stdout);
+    let urls: Vec<&str> = links
+        .iter()
+        .map(|l| l["resolved"].as_str().unwrap())
+        .collect();
+    assert_eq!(urls, [2, 3, 4, 5].map(resolved));
+    let copy = dir.path().join("copy.mbox.gz");
+    let out = common::absolve(&["rewrite", arg(&path), "-o", arg(&copy)], b"");
+    assert!(out.status.success());
+    let written = std::fs::read(&copy).unwrap();
+    let first = &file[..members[0].len()];
+    assert!(
+        written.starts_with(first),
+        "the damaged member copied as it is"
+    );
+}
