@@ -26,7 +26,9 @@
 //!   everything the frame decoded before it, its window included, is delivered.
 //!
 //! A damaged member's start is not chosen instead: its decoded part has already been
-//! delivered (memory stays bounded), and copying it again would double it.
+//! delivered (memory stays bounded), and copying it again would double it. When nothing
+//! at all was delivered (the input damaged from its first member on), the rest starts at
+//! the input's start: nothing of it is lost (the first megabyte consumed is kept for this).
 //!
 //! # Reading on after damage
 //!
@@ -616,6 +618,10 @@ pub struct Decoder<R> {
     whole: u64,
     /// Whether reading resumed after damage ([`Decoder::resume`]).
     resumed: bool,
+    /// Where the stream being read started (0, or where reading resumed), and how many
+    /// bytes were delivered then.
+    stream_start: u64,
+    delivered_at_stream_start: u64,
     /// Where the last member began, in the compressed input, and how many members had
     /// ended whole then.
     member_start: u64,
@@ -644,6 +650,8 @@ impl<R: BufRead> Decoder<R> {
             members: 0,
             whole: 0,
             resumed: false,
+            stream_start: 0,
+            delivered_at_stream_start: 0,
             member_start: 0,
             whole_at_member_start: 0,
             done: false,
@@ -857,6 +865,8 @@ impl<R: BufRead> Decoder<R> {
     /// damage (what was delivered is still counted).
     fn restart(&mut self) {
         self.resumed = true;
+        self.stream_start = self.input.consumed;
+        self.delivered_at_stream_start = self.delivered;
         self.codec = Codec::new(self.compression);
         self.done = false;
         self.damage = None;
@@ -877,6 +887,25 @@ impl<R: BufRead> Decoder<R> {
             reason,
             resumed_at: None,
         });
+        self.rest_from_the_start_if_nothing_given();
+    }
+
+    /// Damage before the stream (from the input's start, or from where reading resumed)
+    /// gave a byte: nothing was decoded from the bytes it consumed, so the rest starts
+    /// where it started (when those bytes are still kept, [`LOOKBACK`]), none of them
+    /// lost.
+    fn rest_from_the_start_if_nothing_given(&mut self) {
+        if self.delivered != self.delivered_at_stream_start || self.out_len > 0 {
+            return;
+        }
+        let back = self.input.consumed - self.stream_start;
+        if back == 0 || back > self.input.behind.len() as u64 {
+            return;
+        }
+        self.input.rewind(back as usize);
+        if let Some(damage) = &mut self.damage {
+            damage.compressed_offset = self.stream_start;
+        }
     }
 
     /// What stands after a complete member: the end, another member, zero padding or
@@ -1348,6 +1377,9 @@ impl<R: BufRead> Decoder<R> {
             reason,
             resumed_at: None,
         });
+        if decoded.is_empty() {
+            self.rest_from_the_start_if_nothing_given();
+        }
         if decoded.len() <= self.out.len() - self.out_len {
             self.out[self.out_len..self.out_len + decoded.len()].copy_from_slice(&decoded);
             self.out_len += decoded.len();

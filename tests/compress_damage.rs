@@ -365,3 +365,25 @@ fn a_file_whose_first_member_is_damaged_is_read_from_the_next() {
         "the damaged member copied as it is"
     );
 }
+
+#[test]
+fn a_stream_that_gives_nothing_is_copied_whole() {
+    // A page whose first bytes happen to be a gzip header, its deflate data bad from the
+    // start; a zstd frame damaged at its first block after a skippable frame. Before: the
+    // bytes the decoder consumed before it found the damage were lost (an empty member
+    // written in their place, the skippable frame dropped), and a second rewrite
+    // changed the output again.
+    let mut gzip_page = vec![0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff];
+    gzip_page.extend_from_slice(b"<![CDATA[<a href=\"p.html\">p</a>");
+    let frame = compressed(Compression::Zstd, &message(1));
+    let mut zstd = vec![0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0];
+    zstd.extend_from_slice(b"META");
+    zstd.extend_from_slice(&frame[..frame.len() / 2]);
+    let options = Options::new().with_url("http://h/d/").unwrap();
+    for file in [gzip_page, zstd] {
+        let done = document::rewrite(&file, &options).unwrap();
+        assert_eq!(done.output, file, "{:?}", done.warnings);
+        let again = document::rewrite(&done.output, &options).unwrap();
+        assert_eq!(again.output, done.output);
+    }
+}
