@@ -287,3 +287,22 @@ fn a_rewritten_base64_part_keeps_the_blank_line_before_the_next_message() {
         assert_eq!(rewritten, expected);
     }
 }
+
+/// RFC 2045 §6.7 allows no 8-bit octet, NUL or control character in a quoted-printable
+/// body, but sloppy mailers write raw UTF-8 there. The decoder absolve uses drops such
+/// octets ("a robust implementation might exclude them"): `café.html` became `caf.html`,
+/// and a NUL on a rewritten line was lost. They are kept, as Python's email keeps them;
+/// the rewritten line carries them `=XX`-encoded, the other lines are copied as they were.
+#[test]
+fn octets_quoted_printable_does_not_allow_are_kept() {
+    let message = b"Content-Type: text/html; charset=utf-8\nContent-Base: http://h/\n\
+Content-Transfer-Encoding: quoted-printable\n\n\
+<a href=3D\"caf\xc3\xa9.html\">caf\xc3\xa9</a>\x00=\xff\n<p>raw \xc3\xa9 =3D kept</p>\n";
+    let (out, warnings) = rewrite(message);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(
+        changed_lines(message, &out),
+        ["<a href=3D\"http://h/caf=C3=A9.html\">caf=C3=A9</a>=00=3D=FF"]
+    );
+    assert!(out.ends_with(b"\n<p>raw \xc3\xa9 =3D kept</p>\n"));
+}

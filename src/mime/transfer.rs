@@ -71,10 +71,45 @@ fn decode_whole(
 ) -> Result<Vec<u8>, mailparse::MailParseError> {
     // The content type plays no part in undoing a transfer encoding.
     let ctype = mailparse::parse_content_type("application/octet-stream");
-    match Body::new(raw, &ctype, &encoding.label()) {
+    let raw = match encoding {
+        TransferEncoding::QuotedPrintable => escape_stray_octets(raw),
+        _ => Cow::Borrowed(raw),
+    };
+    match Body::new(&raw, &ctype, &encoding.label()) {
         Body::Base64(body) | Body::QuotedPrintable(body) => body.get_decoded(),
         _ => Ok(raw.to_vec()),
     }
+}
+
+/// A quoted-printable body with the octets RFC 2045 §6.7 does not allow in one (8-bit
+/// bytes, NUL, control characters but TAB, CR and LF) written `=XX`, so that they decode
+/// to themselves: the decoder drops them (§6.7, note to rule 1: "a robust implementation
+/// might exclude them"), which lost the raw UTF-8 that sloppy mailers write there, in URLs
+/// too (Python's email keeps them). An `=` that starts no `=XX` and no soft line break is
+/// written `=3D` as well, since the decoder would read it with the octets after it. A
+/// body without such octets is decoded as it is.
+fn escape_stray_octets(raw: &[u8]) -> Cow<'_, [u8]> {
+    let stray = |b: u8| !matches!(b, b'\t' | b'\r' | b'\n' | b' '..=b'~');
+    if !raw.iter().any(|&b| stray(b)) {
+        return Cow::Borrowed(raw);
+    }
+    let mut escaped = Vec::with_capacity(raw.len() + raw.len() / 8);
+    for (i, &b) in raw.iter().enumerate() {
+        if stray(b) || (b == b'=' && !starts_escape_or_soft_break(&raw[i + 1..])) {
+            escaped.extend_from_slice(format!("={b:02X}").as_bytes());
+        } else {
+            escaped.push(b);
+        }
+    }
+    Cow::Owned(escaped)
+}
+
+/// Whether what follows an `=` makes it an escape (two hex digits) or a soft line break
+/// (only blanks to the end of the line, RFC 2045 §6.7 rules 3 and 5).
+fn starts_escape_or_soft_break(after: &[u8]) -> bool {
+    let hex = after.len() >= 2 && after[..2].iter().all(u8::is_ascii_hexdigit);
+    let line = &after[..memchr::memchr(b'\n', after).unwrap_or(after.len())];
+    hex || line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
 /// Base64 (RFC 2045 §6.8) in pieces of whole 4-character quanta, whitespace left out as
