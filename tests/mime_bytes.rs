@@ -306,3 +306,31 @@ Content-Transfer-Encoding: quoted-printable\n\n\
     );
     assert!(out.ends_with(b"\n<p>raw \xc3\xa9 =3D kept</p>\n"));
 }
+
+/// RFC 2045 §6.4: an entity with an unrecognized Content-Transfer-Encoding is treated as
+/// `application/octet-stream`. One was read as if it had none: a damaged
+/// `quoted-printabl` part had its `href=3D"x.html"` rewritten into
+/// `"http://h/3D&quot;x.html&quot;"`, silently. It passes through, with a warning.
+#[test]
+fn a_part_in_an_unknown_transfer_encoding_passes_through_with_a_warning() {
+    let message = b"Content-Type: text/html\r\nContent-Base: http://h/\r\n\
+Content-Transfer-Encoding: quoted-printabl\r\n\r\n<a href=3D\"x.html\">x</a>\r\n";
+    let (out, warnings) = rewrite(message);
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        String::from_utf8_lossy(message)
+    );
+    assert!(
+        matches!(&warnings[..], [Warning::PartUnchanged(part, why)]
+            if part == "1" && why.contains("unknown Content-Transfer-Encoding")),
+        "{warnings:?}"
+    );
+    for known in ["7bit", "8BIT", "binary", " Binary "] {
+        let message = format!(
+            "Content-Type: text/html\nContent-Base: http://h/\nContent-Transfer-Encoding: {known}\n\n<a href=x>\n"
+        );
+        let (out, warnings) = rewrite(message.as_bytes());
+        assert!(warnings.is_empty(), "{known}: {warnings:?}");
+        assert!(out.ends_with(b"<a href=http://h/x>\n"), "{known}");
+    }
+}

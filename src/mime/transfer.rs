@@ -15,21 +15,26 @@ pub enum TransferEncoding {
     QuotedPrintable,
     /// `base64` (RFC 2045 §6.8).
     Base64,
+    /// Any other value: RFC 2045 §6.4 says such an entity is `application/octet-stream`,
+    /// whatever its type; it is not decoded.
+    Unknown,
 }
 
 impl TransferEncoding {
-    /// From a `Content-Transfer-Encoding` value (any case); unknown values are identity.
+    /// From a `Content-Transfer-Encoding` value (any case); none (or an empty one) is
+    /// identity, an unrecognized one [`TransferEncoding::Unknown`] (RFC 2045 §6.4).
     pub fn from_header(value: Option<&str>) -> Self {
         match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+            None | Some("" | "7bit" | "8bit" | "binary") => TransferEncoding::Identity,
             Some("quoted-printable") => TransferEncoding::QuotedPrintable,
             Some("base64") => TransferEncoding::Base64,
-            _ => TransferEncoding::Identity,
+            Some(_) => TransferEncoding::Unknown,
         }
     }
 
     fn label(self) -> Option<String> {
         match self {
-            TransferEncoding::Identity => None,
+            TransferEncoding::Identity | TransferEncoding::Unknown => None,
             TransferEncoding::QuotedPrintable => Some("quoted-printable".into()),
             TransferEncoding::Base64 => Some("base64".into()),
         }
@@ -56,6 +61,9 @@ pub fn decode(
 ) -> Result<Cow<'_, [u8]>, mailparse::MailParseError> {
     match encoding {
         TransferEncoding::Identity => Ok(Cow::Borrowed(raw)),
+        TransferEncoding::Unknown => Err(mailparse::MailParseError::Generic(
+            "an unknown Content-Transfer-Encoding",
+        )),
         TransferEncoding::Base64 => match decode_base64_in_pieces(raw) {
             Some(decoded) => Ok(Cow::Owned(decoded)),
             // Let the decoder say what is wrong with the body as a whole.
@@ -281,7 +289,7 @@ impl<'a> Encoder<'a> {
             self.encode(&self.original.decoded[..same], emit)?;
         }
         match self.encoding {
-            TransferEncoding::Identity => Ok(()),
+            TransferEncoding::Identity | TransferEncoding::Unknown => Ok(()),
             TransferEncoding::Base64 => self.finish_base64(emit),
             TransferEncoding::QuotedPrintable => {
                 let line = std::mem::take(&mut self.pending);
@@ -292,7 +300,7 @@ impl<'a> Encoder<'a> {
 
     fn encode(&mut self, text: &[u8], emit: &mut Emit<'_>) -> io::Result<()> {
         match self.encoding {
-            TransferEncoding::Identity => emit(text),
+            TransferEncoding::Identity | TransferEncoding::Unknown => emit(text),
             TransferEncoding::Base64 => self.base64(text, emit),
             TransferEncoding::QuotedPrintable => self.quoted_printable(text, emit),
         }
