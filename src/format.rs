@@ -211,9 +211,10 @@ fn is_html_by_sniffing(head: &[u8]) -> bool {
 
 /// The format of a document from its first bytes (a few kilobytes are plenty): an mbox
 /// starts with a From_ line as the mbox splitter ([`crate::mime::mbox`]) defines it,
-/// followed by a header block; a message with a header block (every line a field
-/// `Name: value` or its continuation, up to a blank line or the end of what was read)
-/// that has at least one mail or MIME field; anything else is HTML. A UTF-8 BOM first is
+/// followed by a header block; a message with a header block (lines that are a field
+/// `Name: value` or its continuation, up to a blank line, the first line that is
+/// neither, or the end of what was read) that has at least one mail or MIME field;
+/// anything else is HTML. A UTF-8 BOM first is
 /// allowed. An ARC file or LZ4 data would be HTML here: [`unreadable`] tells them first.
 ///
 /// ```
@@ -224,6 +225,7 @@ fn is_html_by_sniffing(head: &[u8]) -> bool {
 /// assert_eq!(detect(b"<!doctype html><p>From here: on</p>"), Format::Html);
 /// assert_eq!(detect(b"\xEF\xBB\xBFFrom - Mon Jan 1 00:00:00 2024\nTo: b@c\n"), Format::Mbox);
 /// assert_eq!(detect(b"Note: a fragment\n<p><a href=x>"), Format::Html);
+/// assert_eq!(detect(b"Subject: x\nX-Mailer Foo 1.0\nTo: y\n\n<p>"), Format::Mime);
 /// assert_eq!(detect(b"From the editor: welcome!<p><a href=\"news.html\">"), Format::Html);
 /// assert_eq!(detect(b"From the editor 2024\n<p><a href=\"news.html\">"), Format::Html);
 /// ```
@@ -355,6 +357,10 @@ const MAIL_FIELDS: [&str; 12] = [
 ];
 
 /// Whether `head` starts with a header block holding at least one mail or MIME field.
+/// The block ends at a blank line, or at its first line that is not a field (after at
+/// least one that is), as the MIME walk reads a heading (`walk::unended_heading`, as
+/// Python's email does): one damaged line (`X-Mailer Foo`) does not make a message, or a
+/// whole mbox, HTML.
 fn is_header_block(head: &[u8]) -> bool {
     let mut mail_fields = 0;
     let mut lines = head.split(|&b| b == b'\n').peekable();
@@ -369,7 +375,7 @@ fn is_header_block(head: &[u8]) -> bool {
             continue;
         }
         let Some(name) = field_name(line) else {
-            return false;
+            break;
         };
         first = false;
         let name = String::from_utf8_lossy(name).to_ascii_lowercase();

@@ -260,6 +260,34 @@ fn a_heading_without_its_blank_line_ends_where_the_body_starts_with_a_warning() 
     assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
 }
 
+/// A header line without its colon in the first heading (`X-Mailer Foo 1.0`) made the
+/// whole input HTML by content: every message resolved against `--url` instead of its
+/// own base, a quoted-printable `href=3D"a.html"` mangled, and no warning. The heading
+/// is read as the walk reads it (to its first line that is no field, RFC 5322 §2.2, as
+/// Python's email does): the input is an mbox, or a message, with a warning naming it.
+#[test]
+fn a_heading_line_without_its_colon_keeps_an_mbox_or_message_one() {
+    let one = "Subject: one\nX-Mailer Foo 1.0\nContent-Type: text/html\n\
+               Content-Transfer-Encoding: quoted-printable\nContent-Base: http://one/\n\n\
+               <a href=3D\"a.html\">a</a>\n";
+    let two = "Content-Type: text/html\nContent-Base: http://two/\n\n<a href=\"b.html\">b</a>\n";
+    let archive = format!(
+        "From a@b Mon Jan  1 00:00:00 2024\n{one}\nFrom c@d Mon Jan  1 00:00:00 2024\n{two}"
+    );
+    let out = absolve(&["rewrite", "--url", "http://r/"], archive.as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let expected = archive.replace("\"b.html\"", "\"http://two/b.html\"");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+    assert!(stderr(&out).contains("message 1: part 1: no blank line ends its heading"));
+    let out = absolve(&["rewrite", "--url", "http://r/"], one.as_bytes());
+    assert_eq!(
+        out.stdout,
+        one.as_bytes(),
+        "a message: its heading is not HTML"
+    );
+    assert!(stderr(&out).contains("message 1: part 1: no blank line ends its heading"));
+}
+
 /// An mboxcl2 message: its body counted by `Content-Length` (`extra` bytes more).
 fn counted(sender: &str, body: &str, extra: usize) -> String {
     let length = body.len() + extra;

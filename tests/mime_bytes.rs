@@ -287,3 +287,50 @@ fn a_rewritten_base64_part_keeps_the_blank_line_before_the_next_message() {
         assert_eq!(rewritten, expected);
     }
 }
+
+/// RFC 2045 §6.7 allows no 8-bit octet, NUL or control character in a quoted-printable
+/// body, but sloppy mailers write raw UTF-8 there. The decoder absolve uses drops such
+/// octets ("a robust implementation might exclude them"): `café.html` became `caf.html`,
+/// and a NUL on a rewritten line was lost. They are kept, as Python's email keeps them;
+/// the rewritten line carries them `=XX`-encoded, the other lines are copied as they were.
+#[test]
+fn octets_quoted_printable_does_not_allow_are_kept() {
+    let message = b"Content-Type: text/html; charset=utf-8\nContent-Base: http://h/\n\
+Content-Transfer-Encoding: quoted-printable\n\n\
+<a href=3D\"caf\xc3\xa9.html\">caf\xc3\xa9</a>\x00=\xff\n<p>raw \xc3\xa9 =3D kept</p>\n";
+    let (out, warnings) = rewrite(message);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(
+        changed_lines(message, &out),
+        ["<a href=3D\"http://h/caf=C3=A9.html\">caf=C3=A9</a>=00=3D=FF"]
+    );
+    assert!(out.ends_with(b"\n<p>raw \xc3\xa9 =3D kept</p>\n"));
+}
+
+/// RFC 2045 §6.4: an entity with an unrecognized Content-Transfer-Encoding is treated as
+/// `application/octet-stream`. One was read as if it had none: a damaged
+/// `quoted-printabl` part had its `href=3D"x.html"` rewritten into
+/// `"http://h/3D&quot;x.html&quot;"`, silently. It passes through, with a warning.
+#[test]
+fn a_part_in_an_unknown_transfer_encoding_passes_through_with_a_warning() {
+    let message = b"Content-Type: text/html\r\nContent-Base: http://h/\r\n\
+Content-Transfer-Encoding: quoted-printabl\r\n\r\n<a href=3D\"x.html\">x</a>\r\n";
+    let (out, warnings) = rewrite(message);
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        String::from_utf8_lossy(message)
+    );
+    assert!(
+        matches!(&warnings[..], [Warning::PartUnchanged(part, why)]
+            if part == "1" && why.contains("unknown Content-Transfer-Encoding")),
+        "{warnings:?}"
+    );
+    for known in ["7bit", "8BIT", "binary", " Binary "] {
+        let message = format!(
+            "Content-Type: text/html\nContent-Base: http://h/\nContent-Transfer-Encoding: {known}\n\n<a href=x>\n"
+        );
+        let (out, warnings) = rewrite(message.as_bytes());
+        assert!(warnings.is_empty(), "{known}: {warnings:?}");
+        assert!(out.ends_with(b"<a href=http://h/x>\n"), "{known}");
+    }
+}

@@ -345,6 +345,12 @@ fn rewrite_part(
     mut target: Target<'_, '_>,
 ) -> io::Result<()> {
     let part = target.part;
+    if part.transfer_encoding == TransferEncoding::Unknown {
+        // RFC 2045 §6.4: read as application/octet-stream, whatever its type says.
+        let reason = "an unknown Content-Transfer-Encoding (RFC 2045 §6.4: read as \
+                      application/octet-stream)";
+        return target.unchanged(raw, reason.to_owned());
+    }
     let decoded = match transfer::decode(raw, part.transfer_encoding) {
         Ok(decoded) => decoded,
         Err(error) => return target.unchanged(raw, format!("bad transfer encoding ({error})")),

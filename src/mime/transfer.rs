@@ -15,21 +15,26 @@ pub enum TransferEncoding {
     QuotedPrintable,
     /// `base64` (RFC 2045 §6.8).
     Base64,
+    /// Any other value: RFC 2045 §6.4 says such an entity is `application/octet-stream`,
+    /// whatever its type; it is not decoded.
+    Unknown,
 }
 
 impl TransferEncoding {
-    /// From a `Content-Transfer-Encoding` value (any case); unknown values are identity.
+    /// From a `Content-Transfer-Encoding` value (any case); none (or an empty one) is
+    /// identity, an unrecognized one [`TransferEncoding::Unknown`] (RFC 2045 §6.4).
     pub fn from_header(value: Option<&str>) -> Self {
         match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+            None | Some("" | "7bit" | "8bit" | "binary") => TransferEncoding::Identity,
             Some("quoted-printable") => TransferEncoding::QuotedPrintable,
             Some("base64") => TransferEncoding::Base64,
-            _ => TransferEncoding::Identity,
+            Some(_) => TransferEncoding::Unknown,
         }
     }
 
     fn label(self) -> Option<String> {
         match self {
-            TransferEncoding::Identity => None,
+            TransferEncoding::Identity | TransferEncoding::Unknown => None,
             TransferEncoding::QuotedPrintable => Some("quoted-printable".into()),
             TransferEncoding::Base64 => Some("base64".into()),
         }
@@ -56,6 +61,9 @@ pub fn decode(
 ) -> Result<Cow<'_, [u8]>, mailparse::MailParseError> {
     match encoding {
         TransferEncoding::Identity => Ok(Cow::Borrowed(raw)),
+        TransferEncoding::Unknown => Err(mailparse::MailParseError::Generic(
+            "an unknown Content-Transfer-Encoding",
+        )),
         TransferEncoding::Base64 => match decode_base64_in_pieces(raw) {
             Some(decoded) => Ok(Cow::Owned(decoded)),
             // Let the decoder say what is wrong with the body as a whole.
@@ -71,10 +79,45 @@ fn decode_whole(
 ) -> Result<Vec<u8>, mailparse::MailParseError> {
     // The content type plays no part in undoing a transfer encoding.
     let ctype = mailparse::parse_content_type("application/octet-stream");
-    match Body::new(raw, &ctype, &encoding.label()) {
+    let raw = match encoding {
+        TransferEncoding::QuotedPrintable => escape_stray_octets(raw),
+        _ => Cow::Borrowed(raw),
+    };
+    match Body::new(&raw, &ctype, &encoding.label()) {
         Body::Base64(body) | Body::QuotedPrintable(body) => body.get_decoded(),
         _ => Ok(raw.to_vec()),
     }
+}
+
+/// A quoted-printable body with the octets RFC 2045 §6.7 does not allow in one (8-bit
+/// bytes, NUL, control characters but TAB, CR and LF) written `=XX`, so that they decode
+/// to themselves: the decoder drops them (§6.7, note to rule 1: "a robust implementation
+/// might exclude them"), which lost the raw UTF-8 that sloppy mailers write there, in URLs
+/// too (Python's email keeps them). An `=` that starts no `=XX` and no soft line break is
+/// written `=3D` as well, since the decoder would read it with the octets after it. A
+/// body without such octets is decoded as it is.
+fn escape_stray_octets(raw: &[u8]) -> Cow<'_, [u8]> {
+    let stray = |b: u8| !matches!(b, b'\t' | b'\r' | b'\n' | b' '..=b'~');
+    if !raw.iter().any(|&b| stray(b)) {
+        return Cow::Borrowed(raw);
+    }
+    let mut escaped = Vec::with_capacity(raw.len() + raw.len() / 8);
+    for (i, &b) in raw.iter().enumerate() {
+        if stray(b) || (b == b'=' && !starts_escape_or_soft_break(&raw[i + 1..])) {
+            escaped.extend_from_slice(format!("={b:02X}").as_bytes());
+        } else {
+            escaped.push(b);
+        }
+    }
+    Cow::Owned(escaped)
+}
+
+/// Whether what follows an `=` makes it an escape (two hex digits) or a soft line break
+/// (only blanks to the end of the line, RFC 2045 §6.7 rules 3 and 5).
+fn starts_escape_or_soft_break(after: &[u8]) -> bool {
+    let hex = after.len() >= 2 && after[..2].iter().all(u8::is_ascii_hexdigit);
+    let line = &after[..memchr::memchr(b'\n', after).unwrap_or(after.len())];
+    hex || line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
 /// Base64 (RFC 2045 §6.8) in pieces of whole 4-character quanta, whitespace left out as
@@ -246,7 +289,7 @@ impl<'a> Encoder<'a> {
             self.encode(&self.original.decoded[..same], emit)?;
         }
         match self.encoding {
-            TransferEncoding::Identity => Ok(()),
+            TransferEncoding::Identity | TransferEncoding::Unknown => Ok(()),
             TransferEncoding::Base64 => self.finish_base64(emit),
             TransferEncoding::QuotedPrintable => {
                 let line = std::mem::take(&mut self.pending);
@@ -257,7 +300,7 @@ impl<'a> Encoder<'a> {
 
     fn encode(&mut self, text: &[u8], emit: &mut Emit<'_>) -> io::Result<()> {
         match self.encoding {
-            TransferEncoding::Identity => emit(text),
+            TransferEncoding::Identity | TransferEncoding::Unknown => emit(text),
             TransferEncoding::Base64 => self.base64(text, emit),
             TransferEncoding::QuotedPrintable => self.quoted_printable(text, emit),
         }
