@@ -803,14 +803,26 @@ fn wacz_file(source: Source<'_>, options: &Options, sink: &mut dyn Sink) -> Resu
     if sink.wants_output() {
         return Err(Error::WaczNotRewritten);
     }
-    let archive: Box<dyn ReadSeek + '_> = match (source.whole, source.file) {
-        (true, _) => Box::new(io::Cursor::new(source.head)),
-        (false, Some(path)) => Box::new(File::open(path)?),
-        (false, None) => return Err(Error::WaczNotSeekable),
+    let open = || -> Result<Box<dyn ReadSeek + '_>, Error> {
+        match (source.whole, source.file) {
+            (true, _) => Ok(Box::new(io::Cursor::new(source.head))),
+            (false, Some(path)) => Ok(Box::new(File::open(path)?)),
+            (false, None) => Err(Error::WaczNotSeekable),
+        }
     };
-    let mut wacz = match Wacz::new(archive) {
+    let mut wacz = match Wacz::new(open()?) {
         Ok(wacz) => wacz,
         Err(crate::wacz::WaczError::Io(error)) => return Err(Error::Io(error)),
+        // A download cut short loses the directory at the file's end first: the members
+        // are found from their local headers.
+        Err(crate::wacz::WaczError::Zip(error)) => match Wacz::from_local_headers(open()?) {
+            Ok(wacz) => {
+                let problem = Problem::WaczWithoutDirectory(error.to_string());
+                sink.warning(Warning::new(problem));
+                wacz
+            }
+            Err(_) => return Err(Error::Wacz(crate::wacz::WaczError::Zip(error))),
+        },
         Err(other) => return Err(Error::Wacz(other)),
     };
     for member in wacz.unlisted() {

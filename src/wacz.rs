@@ -209,11 +209,21 @@ pub fn member_label(wacz: &str, member: &str) -> String {
 
 /// A WACZ being read: its WARC members, in their order in the ZIP.
 pub struct Wacz<R> {
-    archive: ZipArchive<R>,
-    /// The ZIP indexes of the WARC members, with their names.
-    warcs: Vec<(usize, String)>,
+    members: Members<R>,
+    /// Where each WARC member is (its ZIP index, or its local header's offset when read
+    /// from the local headers), with its name.
+    warcs: Vec<(u64, String)>,
     /// Members whose local header is there but that the directory does not list.
     unlisted: Vec<UnlistedMember>,
+}
+
+/// How a WACZ's members are found.
+enum Members<R> {
+    /// Through the ZIP's central directory (APPNOTE 4.3.12), as ZIP readers do.
+    Directory(ZipArchive<R>),
+    /// From their local headers (APPNOTE 4.3.7), one after the other from the file's
+    /// start: the central directory is gone ([`Wacz::from_local_headers`]).
+    LocalHeaders(R),
 }
 
 impl<R: Read + Seek> Wacz<R> {
@@ -227,15 +237,74 @@ impl<R: Read + Seek> Wacz<R> {
             if let Some(Ok(name)) = archive.name_for_index(index)
                 && is_warc_member(&name)
             {
-                warcs.push((index, name.into_owned()));
+                warcs.push((index as u64, name.into_owned()));
             }
         }
         let (archive, unlisted) = find_unlisted(archive)?;
         Ok(Wacz {
-            archive,
+            members: Members::Directory(archive),
             warcs,
             unlisted,
         })
+    }
+
+    /// Opens a WACZ whose central directory cannot be read (a download cut short, which
+    /// loses the directory at the end of the file first), from its members' local
+    /// headers, one after the other from the file's start, as a streaming ZIP reader
+    /// does (the zip crate's [`read_zipfile_from_stream`](zip::read::read_zipfile_from_stream)):
+    /// the WARC members whose local header is whole are listed, the last one read up to
+    /// where the file ends. The manifest is often last and lost with the directory: its
+    /// WARC members make it a WACZ. A member written with a data descriptor and no sizes
+    /// in its local header (a ZIP written as a stream) ends the listing.
+    ///
+    /// ```
+    /// use absolve::wacz::Wacz;
+    /// use std::io::{Cursor, Read, Write};
+    ///
+    /// let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    /// let stored = zip::write::SimpleFileOptions::default()
+    ///     .compression_method(zip::CompressionMethod::Stored);
+    /// zip.start_file("archive/a.warc", stored)?;
+    /// zip.write_all(b"WARC/1.1\r\n")?;
+    /// zip.start_file("datapackage.json", stored)?;
+    /// zip.write_all(br#"{"profile": "data-package", "wacz_version": "1.1.1"}"#)?;
+    /// let whole = zip.finish()?.into_inner();
+    /// let cut = &whole[..whole.len() - 30]; // the directory's end is gone
+    /// assert!(Wacz::new(Cursor::new(cut)).is_err());
+    ///
+    /// let mut wacz = Wacz::from_local_headers(Cursor::new(cut))?;
+    /// assert_eq!(wacz.warc_names().collect::<Vec<_>>(), ["archive/a.warc"]);
+    /// let (_, mut member) = wacz.warc(0)?;
+    /// let mut bytes = Vec::new();
+    /// member.read_to_end(&mut bytes)?;
+    /// assert_eq!(bytes, b"WARC/1.1\r\n");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_local_headers(mut reader: R) -> Result<Self, WaczError> {
+        let mut warcs = Vec::new();
+        let mut offset = 0;
+        while let Some((name, next)) = local_member(&mut reader, offset)? {
+            if is_warc_member(&name) {
+                warcs.push((offset, name));
+            }
+            offset = next;
+        }
+        if warcs.is_empty() {
+            return Err(WaczError::NotWacz(format!(
+                "its ZIP directory is unreadable and no {ARCHIVE_FOLDER} WARC member was found from its local headers"
+            )));
+        }
+        Ok(Wacz {
+            members: Members::LocalHeaders(reader),
+            warcs,
+            unlisted: Vec::new(),
+        })
+    }
+
+    /// Whether the members were found from their local headers
+    /// ([`Wacz::from_local_headers`]).
+    pub fn without_directory(&self) -> bool {
+        matches!(self.members, Members::LocalHeaders(_))
     }
 
     /// The members the ZIP's directory does not list ([`UnlistedMember`]), in file order.
@@ -257,12 +326,20 @@ impl<R: Read + Seek> Wacz<R> {
     /// (a `.warc.gz` member's bytes are still gzip: the WARC reader decompresses them per
     /// record). The reader reports a CRC-32 mismatch as an error at its end.
     pub fn warc(&mut self, number: usize) -> Result<(String, ZipFile<'_, R>), WaczError> {
-        let (index, name) = self
+        let (at, name) = self
             .warcs
             .get(number)
             .cloned()
             .ok_or_else(|| WaczError::NotWacz(format!("no WARC member number {number}")))?;
-        Ok((name, self.archive.by_index(index)?))
+        let member = match &mut self.members {
+            Members::Directory(archive) => archive.by_index(at as usize)?,
+            Members::LocalHeaders(reader) => {
+                reader.seek(io::SeekFrom::Start(at))?;
+                zip::read::read_zipfile_from_stream(reader)?
+                    .ok_or_else(|| WaczError::NotWacz(format!("no member at byte {at}")))?
+            }
+        };
+        Ok((name, member))
     }
 
     /// Calls `each` with every WARC member's name and reader, in order; stops at the first
@@ -322,6 +399,31 @@ fn find_unlisted<R: Read + Seek>(
         }
     }
     Ok((ZipArchive::new(reader)?, unlisted))
+}
+
+/// The member whose local header starts at `offset` (APPNOTE 4.3.7): its name, and where
+/// the next one starts (after its data, and its data descriptor if one follows); `None`
+/// when none starts there, or its data runs past the end of the file.
+fn local_member<R: Read + Seek>(reader: &mut R, offset: u64) -> io::Result<Option<(String, u64)>> {
+    reader.seek(io::SeekFrom::Start(offset))?;
+    let name = match zip::read::read_zipfile_from_stream(reader) {
+        Ok(Some(file)) => match file.name() {
+            Ok(name) => name.into_owned(),
+            Err(_) => return Ok(None),
+        },
+        _ => return Ok(None),
+    };
+    // The member was passed over to its end when it was dropped (the zip crate drains a
+    // streamed member): the file's position is after its data, or at the file's end.
+    let end = reader.stream_position()?;
+    let mut signature = [0; 4];
+    reader.seek(io::SeekFrom::Start(end))?;
+    let next = match reader.read_exact(&mut signature) {
+        // APPNOTE 4.3.9.3: a data descriptor, with its optional signature.
+        Ok(()) if &signature == b"PK\x07\x08" => end + 16,
+        _ => end,
+    };
+    Ok(Some((name, next)))
 }
 
 /// The member whose local header (`PK\x03\x04`) starts among the first bytes of `gap`

@@ -83,6 +83,12 @@ pub enum Problem {
     /// A member of a WACZ's ZIP that its directory does not list: not read.
     #[error(transparent)]
     WaczUnlisted(crate::wacz::UnlistedMember),
+    /// A WACZ whose ZIP central directory cannot be read (the file cut short?): its WARC
+    /// members are read from their local headers ([`Wacz::from_local_headers`](crate::wacz::Wacz::from_local_headers)).
+    #[error(
+        "its ZIP directory is unreadable ({0}: the file cut short?): its WARC members are read from their local headers, the last up to where the file ends"
+    )]
+    WaczWithoutDirectory(String),
     /// A message or stylesheet larger than [`Options::with_max_held`](crate::Options::with_max_held)
     /// lets be held in memory: passed through unchanged, its links not listed.
     #[error("{0}")]

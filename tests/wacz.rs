@@ -1,7 +1,8 @@
 //! WACZ: the WARC members of a WACZ made by py-wacz from the repo's own WARCs
 //! (fixtures/wacz/README.md) give, streamed from the ZIP, the records their WARCs give; a
 //! damaged member is warned about by name and the others are listed; a member the ZIP's
-//! directory does not list (a second member of a name) is warned about.
+//! directory does not list (a second member of a name) is warned about; a WACZ cut short
+//! (its directory gone) is read from its members' local headers, with a warning.
 
 use absolve::wacz::{Wacz, is_wacz, is_zip, member_label};
 use std::fs::File;
@@ -236,4 +237,45 @@ fn a_second_member_of_a_name_is_warned_about() {
     assert_eq!(wacz.unlisted().len(), 1);
     let fixture = Wacz::new(File::open(FIXTURE).unwrap()).unwrap();
     assert!(fixture.unlisted().is_empty());
+}
+
+#[test]
+fn a_wacz_cut_short_is_read_from_its_local_headers() {
+    // Before: "not a readable ZIP file: ... Could not find EOCD", status 1, nothing
+    // listed. Cut before its manifest (both WARC members whole), the links are the whole
+    // file's; cut inside its last WARC member, the first member's are all there.
+    use crate::common::{self, arg, json_lines};
+    let bytes = std::fs::read(FIXTURE).unwrap();
+    let manifest = memchr::memmem::find(&bytes, b"datapackage.json").unwrap();
+    let header = memchr::memmem::rfind(&bytes[..manifest], b"PK\x03\x04").unwrap();
+    let last_warc = memchr::memmem::find(&bytes, b"archive/chunked-gzip.warc.gz").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let whole = common::absolve(&["links", FIXTURE], b"");
+    let whole: Vec<serde_json::Value> = json_lines(&whole.stdout);
+    let first_member: Vec<&serde_json::Value> = whole
+        .iter()
+        .filter(|l| l["file"].as_str().unwrap().ends_with("base-element.warc"))
+        .collect();
+    assert!(!first_member.is_empty());
+    for (cut, all) in [(header, true), (last_warc + 200, false)] {
+        let path = dir.path().join("cut.wacz");
+        std::fs::write(&path, &bytes[..cut]).unwrap();
+        let out = common::absolve(&["links", arg(&path)], b"");
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        let stderr = common::stderr(&out);
+        assert!(
+            stderr.contains("its ZIP directory is unreadable"),
+            "{stderr}"
+        );
+        let links = json_lines(&out.stdout);
+        let resolved = |ls: &[&serde_json::Value]| -> Vec<String> {
+            ls.iter().map(|l| l["resolved"].to_string()).collect()
+        };
+        let got: Vec<&serde_json::Value> = links.iter().collect();
+        if all {
+            assert_eq!(resolved(&got), resolved(&whole.iter().collect::<Vec<_>>()));
+        } else {
+            assert!(resolved(&got).starts_with(&resolved(&first_member)));
+        }
+    }
 }
