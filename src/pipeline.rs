@@ -821,7 +821,8 @@ fn wacz_file(source: Source<'_>, options: &Options, sink: &mut dyn Sink) -> Resu
                 sink.warning(Warning::new(problem));
                 wacz
             }
-            Err(_) => return Err(Error::Wacz(crate::wacz::WaczError::Zip(error))),
+            Err(crate::wacz::WaczError::Io(error)) => return Err(Error::Io(error)),
+            Err(other) => return Err(Error::Wacz(other)),
         },
         Err(other) => return Err(Error::Wacz(other)),
     };

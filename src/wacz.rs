@@ -47,6 +47,12 @@ pub enum WaczError {
     /// A ZIP file, but its `datapackage.json` is missing or does not say WACZ.
     #[error("a ZIP file but not a WACZ: {0}")]
     NotWacz(String),
+    /// A ZIP file whose directory cannot be read (cut short?) and whose local headers
+    /// name no WARC member before the damage ([`Wacz::from_local_headers`]).
+    #[error(
+        "a ZIP file whose directory is unreadable (cut short?) and no WARC member ({ARCHIVE_FOLDER}*.warc, *.warc.gz) comes before the damage: nothing to list (fetch it again, or check it with `unzip -t`)"
+    )]
+    NoWarcBeforeDamage,
     /// Reading failed.
     #[error(transparent)]
     Io(#[from] io::Error),
@@ -290,9 +296,7 @@ impl<R: Read + Seek> Wacz<R> {
             offset = next;
         }
         if warcs.is_empty() {
-            return Err(WaczError::NotWacz(format!(
-                "its ZIP directory is unreadable and no {ARCHIVE_FOLDER} WARC member was found from its local headers"
-            )));
+            return Err(WaczError::NoWarcBeforeDamage);
         }
         Ok(Wacz {
             members: Members::LocalHeaders(reader),

@@ -279,3 +279,23 @@ fn a_wacz_cut_short_is_read_from_its_local_headers() {
         }
     }
 }
+
+#[test]
+fn a_wacz_cut_before_its_first_warc_says_so() {
+    // Cut inside its indexes, before any WARC member: nothing to list, and the error says
+    // why and what to do (it said only "Could not find EOCD").
+    use crate::common::{self, arg};
+    let bytes = std::fs::read(FIXTURE).unwrap();
+    let first_warc = memchr::memmem::find(&bytes, b"archive/").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cut.wacz");
+    std::fs::write(&path, &bytes[..first_warc - 40]).unwrap();
+    let out = common::absolve(&["links", arg(&path)], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = common::stderr(&out);
+    assert!(
+        stderr.contains("directory is unreadable (cut short?) and no WARC member"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("fetch it again"), "{stderr}");
+}
