@@ -320,6 +320,11 @@ impl fmt::Display for Damage {
             self.reason, self.compressed_offset, self.decompressed_offset
         )?;
         match self.resumed_at {
+            // The damaged data decoded on into the member there (`Decoder::resume`).
+            Some(at) if at < self.compressed_offset => write!(
+                f,
+                "the damaged data decoded on into the member at compressed byte {at}, which is read again from there (byte offsets after this count from it)"
+            ),
             Some(at) => write!(
                 f,
                 "the compressed bytes up to byte {at} are copied as they are, and reading resumes there (byte offsets after this count from it)"
