@@ -1008,7 +1008,9 @@ impl<R: BufRead> Decoder<R> {
                         "no progress".into(),
                     )),
                     Ok(_) => {}
-                    Err(e) => self.stop(DamageReason::Corrupt(Compression::Gzip, e.to_string())),
+                    Err(e) => {
+                        self.stop(DamageReason::Corrupt(Compression::Gzip, deflate_error(&e)))
+                    }
                 }
             }
             GzipState::Trailer(crc) => {
@@ -1762,6 +1764,17 @@ fn find_bzip2_magic(bytes: &[u8], from: usize) -> Option<(usize, Bzip2Unit)> {
         }
     }
     None
+}
+
+/// What a deflate error says. zlib-rs 0.6 reports an error its fast decoding loop finds
+/// (`invalid distance too far back`, `invalid distance code`, ...) as `repeated call with
+/// bad state`: the message of the state it then enters overwrites the real one, and it
+/// reads as a fault of the caller's. It is said as what it is: the data do not decode.
+fn deflate_error(error: &flate2::DecompressError) -> String {
+    match error.message() {
+        Some("repeated call with bad state") => "invalid deflate data".to_owned(),
+        _ => error.to_string(),
+    }
 }
 
 /// RFC 1952 §2.3: the length of the gzip member header at the input's start, or what is

@@ -397,3 +397,25 @@ fn a_stream_that_gives_nothing_is_copied_whole() {
         assert_eq!(again.output, done.output);
     }
 }
+
+#[test]
+fn damaged_deflate_data_is_said_to_be_damaged() {
+    // zlib-rs words most deflate errors "repeated call with bad state", which reads as a
+    // fault of absolve's; the warning says the data do not decode.
+    let page: Vec<u8> = (0..3000)
+        .flat_map(|i| format!("<p>line {i}, <a href=\"p{i}.html\">link</a></p>\n").into_bytes())
+        .collect();
+    let mut file = compressed(Compression::Gzip, &page);
+    file[200] ^= 0x55;
+    let options = Options::new().with_url("http://h/d/").unwrap();
+    let found = document::links(&file, &options).unwrap();
+    let words: Vec<String> = found.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        words.iter().any(|w| w.contains("corrupt gzip data")),
+        "{words:?}"
+    );
+    assert!(
+        !words.iter().any(|w| w.contains("repeated call")),
+        "{words:?}"
+    );
+}
