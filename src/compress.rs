@@ -699,20 +699,10 @@ impl<R: BufRead> Decoder<R> {
         self.damage.as_ref()
     }
 
-    /// How many decompressed bytes were delivered so far (by every stream read, when
-    /// reading resumed after damage).
-    ///
-    /// ```
-    /// use absolve::compress::{Compression, Decoder};
-    /// use std::io::Read;
-    ///
-    /// let mut decoder = Decoder::new(Compression::Gzip, &b"\x1f\x8b\x08"[..]);
-    /// decoder.read_to_end(&mut Vec::new())?;
-    /// assert_eq!(decoder.decompressed_offset(), 0);
-    /// # Ok::<(), std::io::Error>(())
-    /// ```
-    pub fn decompressed_offset(&self) -> u64 {
-        self.delivered
+    /// Whether the stream being read (from the input's start, or from where reading last
+    /// resumed, [`Decoder::resume`]) has delivered no byte so far.
+    pub(crate) fn gave_nothing(&self) -> bool {
+        self.delivered == self.delivered_at_stream_start && self.out_len == 0
     }
 
     /// How many compressed bytes were consumed so far.
@@ -797,15 +787,13 @@ impl<R: BufRead> Decoder<R> {
                     false_starts += 1;
                 }
                 if self.compression == Compression::Bzip2 {
-                    if block.is_none_or(|bit| bit < at * 8) {
-                        block = Some(next_bzip2_block(window, at * 8).unwrap_or(usize::MAX));
-                    }
-                    if let Some(bit) = block.filter(|bit| bit / 8 == at) {
-                        if bzip2_block_decodes(window, bit) {
-                            found = Some((at, Some(bit % 8)));
+                    match bzip2_block_in_byte(window, at, &mut block) {
+                        Some(Ok(bit)) => {
+                            found = Some((at, Some(bit)));
                             break;
                         }
-                        false_starts += 1;
+                        Some(Err(())) => false_starts += 1,
+                        None => {}
                     }
                 }
                 if false_starts >= MAX_FALSE_STARTS {
@@ -900,7 +888,7 @@ impl<R: BufRead> Decoder<R> {
     /// where it started (when those bytes are still kept, [`LOOKBACK`]), none of them
     /// lost.
     fn rest_from_the_start_if_nothing_given(&mut self) {
-        if self.delivered != self.delivered_at_stream_start || self.out_len > 0 {
+        if !self.gave_nothing() {
             return;
         }
         let back = self.input.consumed - self.stream_start;
@@ -1413,6 +1401,11 @@ enum Bzip2Unit {
     Ended,
 }
 
+/// The 48-bit magic numbers that start a bzip2 block (the digits of pi) and the end of a
+/// stream (those of the square root of pi).
+const BZIP2_BLOCK_MAGIC: u64 = 0x3141_5926_5359;
+const BZIP2_END_MAGIC: u64 = 0x1772_4538_5090;
+
 /// The longest a bzip2 unit is looked ahead for its end: a block holds at most 900 kB
 /// before its Huffman coding, which can grow incompressible data only a little.
 const BZIP2_MAX_UNIT: usize = 2 * 1024 * 1024;
@@ -1464,15 +1457,13 @@ impl Bzip2Stream {
         }
     }
 
-    /// Blockwise ([`Bzip2Stream::blockwise`]): the unit at the input's position decoded
-    /// alone, a block as a stream of its own (its CRC checked), the end of the stream
+    /// Blockwise ([`Bzip2Stream::blockwise`], from [`Bzip2Stream::decode_unit`], which
+    /// emptied `held`): the unit at the input's position decoded alone, a block as a stream of its own (its CRC checked), the end of the stream
     /// passed over (its CRC is over blocks that are gone).
     fn decode_alone<R: BufRead>(
         &mut self,
         input: &mut Input<R>,
     ) -> io::Result<Result<(), DamageReason>> {
-        self.held.clear();
-        self.held_pos = 0;
         if self.unit == Bzip2Unit::End {
             let end = (self.start_bit + 80).div_ceil(8);
             if input.peek(end)?.len() < end {
@@ -1613,7 +1604,7 @@ fn single_block_stream(bytes: &[u8], from: usize, to: usize) -> Vec<u8> {
         out.push(bit_at(bit), 1);
     }
     let crc = (from + 48..from + 80).fold(0, |crc, bit| crc << 1 | bit_at(bit));
-    out.push(0x1772_4538_5090, 48);
+    out.push(BZIP2_END_MAGIC, 48);
     out.push(crc, 32);
     out.finish()
 }
@@ -1650,6 +1641,25 @@ impl BitWriter {
         }
         self.bytes
     }
+}
+
+/// For [`Decoder::resume`]: whether a bzip2 block starts in byte `at` of `window` and
+/// decodes (`Ok` with its bit in the byte) or not (`Err`); `None` if none starts there.
+/// `next` keeps where the next block magic number was found, so that `window` is
+/// searched once.
+fn bzip2_block_in_byte(
+    window: &[u8],
+    at: usize,
+    next: &mut Option<usize>,
+) -> Option<Result<usize, ()>> {
+    if next.is_none_or(|bit| bit < at * 8) {
+        *next = Some(next_bzip2_block(window, at * 8).unwrap_or(usize::MAX));
+    }
+    let bit = next.filter(|bit| bit / 8 == at)?;
+    Some(match bzip2_block_decodes(window, bit) {
+        true => Ok(bit % 8),
+        false => Err(()),
+    })
 }
 
 /// The first bit at `from` or later in `bytes` where a bzip2 block magic number starts.
@@ -1724,7 +1734,7 @@ fn find_bzip2_unit_end<R: BufRead>(
 /// bzip2 block or end-of-stream magic number (a marker cut by the end of the input);
 /// the end of `bytes` when none is.
 fn partial_bzip2_magic(bytes: &[u8], from: usize) -> usize {
-    const MAGICS: [u64; 2] = [0x3141_5926_5359, 0x1772_4538_5090];
+    const MAGICS: [u64; 2] = [BZIP2_BLOCK_MAGIC, BZIP2_END_MAGIC];
     let total = bytes.len() * 8;
     let bit_at = |bit: usize| u64::from(bytes[bit / 8] >> (7 - bit % 8) & 1);
     (from.max(total.saturating_sub(47))..total)
@@ -1739,8 +1749,6 @@ fn partial_bzip2_magic(bytes: &[u8], from: usize) -> usize {
 /// The first bzip2 block or end-of-stream magic number starting at bit `from` or later
 /// in `bytes` (bits counted from the most significant of each byte, as bzip2 writes).
 fn find_bzip2_magic(bytes: &[u8], from: usize) -> Option<(usize, Bzip2Unit)> {
-    const BLOCK: u64 = 0x3141_5926_5359;
-    const END: u64 = 0x1772_4538_5090;
     const MASK: u64 = (1 << 48) - 1;
     let total = bytes.len() * 8;
     for byte in from / 8..bytes.len() {
@@ -1757,8 +1765,8 @@ fn find_bzip2_magic(bytes: &[u8], from: usize) -> Option<(usize, Bzip2Unit)> {
                 continue;
             }
             match (window >> (16 - shift)) & MASK {
-                BLOCK => return Some((bit, Bzip2Unit::Block)),
-                END => return Some((bit, Bzip2Unit::End)),
+                BZIP2_BLOCK_MAGIC => return Some((bit, Bzip2Unit::Block)),
+                BZIP2_END_MAGIC => return Some((bit, Bzip2Unit::End)),
                 _ => {}
             }
         }

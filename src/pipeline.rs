@@ -432,10 +432,8 @@ fn each_stream<R: io::BufRead>(
         first: 0,
         read_on: false,
     };
-    // The summary of the first stream that gave bytes, and how many bytes came before
-    // the stream being read.
+    // The summary of the first stream that gave bytes.
     let mut first: Option<Summary> = None;
-    let mut delivered = 0;
     loop {
         let skippable = kept_skippable_frames(streams.compression, numbered.inner);
         if let Some(frames) = &skippable {
@@ -456,9 +454,7 @@ fn each_stream<R: io::BufRead>(
         let damage = decoder.damage().cloned();
         // Damage before any byte: the stream after it is the file's start, its format
         // told by its content.
-        let gave_nothing = damage
-            .as_ref()
-            .is_some_and(|damage| damage.decompressed_offset == delivered);
+        let gave_nothing = damage.is_some() && decoder.gave_nothing();
         let summary = match &mut first {
             Some(first) => {
                 first.changed |= summary.changed;
@@ -470,7 +466,7 @@ fn each_stream<R: io::BufRead>(
         };
         let sink = &mut *numbered.inner;
         let Some(damage) = damage else {
-            if decoder.decompressed_offset() == delivered && sink.wants_output() {
+            if decoder.gave_nothing() && sink.wants_output() {
                 // A whole stream of no content (an empty file, compressed): written as one.
                 empty_stream(streams.compression, skippable.clone(), sink)?;
             }
@@ -490,7 +486,6 @@ fn each_stream<R: io::BufRead>(
             after_the_stream(decoder, Some(damage), skippable.as_ref(), sink)?;
             return Ok(summary);
         }
-        delivered = damage.decompressed_offset;
         stream_warnings(&decoder, Some(damage), skippable.as_ref(), sink);
         numbered.read_on = first.is_some();
     }
@@ -503,11 +498,23 @@ fn empty_stream(
     sink: &mut dyn Sink,
 ) -> io::Result<()> {
     let shared = RefCell::new(sink);
-    let mut encoder = Encoder::new(compression, SinkWriter(&shared))?;
-    if let Some(frames) = skippable {
+    encoder_keeping(compression, skippable, SinkWriter(&shared))?
+        .finish()
+        .map(drop)
+}
+
+/// An encoder of `compression` into `out` that writes back the zstd skippable `frames`
+/// kept, if any ([`Encoder::keep_skippable_frames`]).
+fn encoder_keeping<W: Write>(
+    compression: Compression,
+    frames: Option<crate::compress::SkippableFrames>,
+    out: W,
+) -> io::Result<Encoder<W>> {
+    let mut encoder = Encoder::new(compression, out)?;
+    if let Some(frames) = frames {
         encoder.keep_skippable_frames(frames);
     }
-    encoder.finish().map(drop)
+    Ok(encoder)
 }
 
 /// A sink for the streams of a compressed input read on after damage ([`each_stream`]):
@@ -771,11 +778,12 @@ impl Sink for Compressing<'_, '_> {
         if let (None, Some(compression), false) =
             (&self.encoder, self.compression, bytes.is_empty())
         {
-            let mut encoder = Encoder::new(compression, SinkWriter(self.shared))?;
-            if let Some(frames) = self.skippable.take() {
-                encoder.keep_skippable_frames(frames);
-            }
-            self.encoder = Some(encoder);
+            let frames = self.skippable.take();
+            self.encoder = Some(encoder_keeping(
+                compression,
+                frames,
+                SinkWriter(self.shared),
+            )?);
         }
         match &mut self.encoder {
             Some(encoder) => encoder.write_all(bytes),
