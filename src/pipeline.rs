@@ -410,6 +410,15 @@ fn read_on_after_damage(format: Format) -> bool {
     matches!(format, Format::Mbox | Format::Warc)
 }
 
+/// The format [`read_on_after_damage`] a compressed file's name says (`folder.mbox.xz`,
+/// `crawl.warc.zst`), if any.
+fn sequence_by_name(path: Option<&Path>) -> Option<Format> {
+    let name = path?.file_name()?.to_str()?;
+    let (stem, _) = crate::mailfolder::strip_compression_extension(name);
+    let format = format::from_extension(Path::new(stem).extension()?.to_str()?)?;
+    read_on_after_damage(format).then_some(format)
+}
+
 /// The decompressed stream `run` (processed as any input), then what follows it: its
 /// damage said, and the compressed bytes from the damage on copied as they are. In a
 /// format [`read_on_after_damage`], only those up to the next member that decodes
@@ -444,9 +453,20 @@ fn each_stream<R: io::BufRead>(
             layers: streams.layers,
             skippable: skippable.clone(),
         };
-        // A stream read on is read as the first one was: it starts inside its message or
-        // record.
-        let read_on_options = first.map(|first| options.clone().with_format(Some(first.format)));
+        // A stream read on is read as the first one was, or as the file's name says when
+        // the first gave nothing: it can start inside a message or record (a bzip2 or xz
+        // block), which its content does not tell.
+        let read_on_format = first
+            .map(|first| first.format)
+            .or_else(|| {
+                numbered
+                    .read_on
+                    .then(|| sequence_by_name(streams.path))
+                    .flatten()
+            })
+            .filter(|_| options.format.is_none());
+        let read_on_options =
+            read_on_format.map(|format| options.clone().with_format(Some(format)));
         let read_on_options = read_on_options.as_ref().unwrap_or(options);
         let (summary, back) = run(decoder, inner, read_on_options, &mut numbered)?;
         decoder = back;
@@ -487,7 +507,7 @@ fn each_stream<R: io::BufRead>(
             return Ok(summary);
         }
         stream_warnings(&decoder, Some(damage), skippable.as_ref(), sink);
-        numbered.read_on = first.is_some();
+        numbered.read_on = true;
     }
 }
 

@@ -41,7 +41,9 @@
 //! past its member's end) is found among the last compressed bytes consumed, kept for
 //! that (1 MiB at least), and read again. A bzip2 stream is also read on at a block, as
 //! `bzip2recover` does: each block after it decoded alone, as a stream of its own, its
-//! CRC checked.
+//! CRC checked; and so is an xz stream, its blocks found by their header's CRC32 (see
+//! `xz.rs`). A gzip member or zstd frame whose magic number is damaged, where a member
+//! was looked for, is read with it restored when the rest of it decodes.
 //!
 //! ```
 //! use absolve::compress::{Compression, Decoder, Encoder};
@@ -66,6 +68,8 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, BufRead, Cursor, Read, Write};
 use std::sync::{Arc, Mutex, PoisonError};
+
+mod xz;
 
 /// The size of the decoder's output buffer: 128 KiB, so that a caller's `read` or
 /// `fill_buf` gets large chunks and the per-call overhead stays small.
@@ -122,7 +126,7 @@ impl Compression {
     /// Whether `bytes` start a member (stream, frame) of this compression.
     fn starts(self, bytes: &[u8]) -> bool {
         match self {
-            Compression::Gzip => bytes.starts_with(&[0x1f, 0x8b, 0x08]),
+            Compression::Gzip => bytes.starts_with(&GZIP_MAGIC),
             Compression::Bzip2 => {
                 bytes.starts_with(b"BZh") && bytes.get(3).is_some_and(|d| (b'1'..=b'9').contains(d))
             }
@@ -130,6 +134,17 @@ impl Compression {
             Compression::Zstd => {
                 bytes.starts_with(&ZSTD_MAGIC) || bytes.get(..4).is_some_and(is_skippable_magic)
             }
+        }
+    }
+
+    /// The magic number a member whose own is damaged is read with ([`Decoder::resume`]):
+    /// gzip's (RFC 1952 §2.3.1: ID1, ID2 and CM) and zstd's (RFC 8878 §3.1.1); bzip2 and
+    /// xz streams are read on at their first block instead.
+    fn restorable_magic(self) -> Option<&'static [u8]> {
+        match self {
+            Compression::Gzip => Some(&GZIP_MAGIC),
+            Compression::Zstd => Some(&ZSTD_MAGIC),
+            Compression::Bzip2 | Compression::Xz => None,
         }
     }
 
@@ -204,6 +219,9 @@ impl fmt::Display for Compression {
 /// RFC 8878 §3.1.1: a Zstandard frame's magic number, little-endian `0xFD2FB528`.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
+/// A gzip member's first bytes (RFC 1952 §2.3.1): ID1, ID2, and CM 8 (deflate).
+const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
+
 /// RFC 8878 §3.1.1.1: the longest frame header, magic number included: 4 + 1 + 1 + 4 + 8.
 const ZSTD_MAX_HEADER: usize = 18;
 
@@ -240,7 +258,9 @@ pub struct Damage {
     pub reason: DamageReason,
     /// Where reading resumed after it ([`Decoder::resume`]): the compressed offset of the
     /// member read on from, the bytes before it copied as they are; `None` when the rest
-    /// of the input was copied as it is.
+    /// of the input was copied as it is. At the damage itself, the member there was read
+    /// with its damaged magic number restored; before it, the damaged data decoded on into
+    /// the member there, which was read again.
     pub resumed_at: Option<u64>,
 }
 
@@ -312,6 +332,18 @@ impl fmt::Display for Damage {
                 f,
                 "{}, the first at compressed byte {}",
                 self.reason, self.compressed_offset
+            );
+        }
+        if let (Some(at), DamageReason::BadHeader(c, _) | DamageReason::TrailingData(c)) =
+            (self.resumed_at, &self.reason)
+            && at == self.compressed_offset
+        {
+            // Nothing passed over: the member there decodes with its magic number
+            // restored (`Decoder::resume`).
+            return write!(
+                f,
+                "a {c} member whose magic number is damaged at compressed byte {at} (after {} decompressed bytes): read with it restored, the rest of it decodes",
+                self.decompressed_offset
             );
         }
         write!(
@@ -411,6 +443,27 @@ impl<R: BufRead> Input<R> {
     fn behind_from(&self, from: u64) -> Option<&[u8]> {
         let back = usize::try_from(self.consumed.checked_sub(from)?).ok()?;
         (back <= self.behind.len()).then(|| &self.behind[self.behind.len() - back..])
+    }
+
+    /// Puts `magic` in place of the bytes ahead (a member's damaged magic number, read as
+    /// the one it was, [`Decoder::resume`]).
+    fn restore_ahead(&mut self, magic: &[u8]) -> io::Result<()> {
+        // Into `carry`, where they can be changed: the reader's buffer cannot.
+        if self.carry_pos >= self.carry.len() {
+            self.carry.clear();
+            self.carry_pos = 0;
+        }
+        while self.carry.len() - self.carry_pos < magic.len() {
+            let chunk = self.inner.fill_buf()?;
+            if chunk.is_empty() {
+                return Ok(());
+            }
+            let take = chunk.len().min(magic.len());
+            self.carry.extend_from_slice(&chunk[..take]);
+            self.inner.consume(take);
+        }
+        self.carry[self.carry_pos..self.carry_pos + magic.len()].copy_from_slice(magic);
+        Ok(())
     }
 
     /// Moves the position back by the last `n` bytes consumed (they are behind): they are
@@ -515,16 +568,137 @@ pub fn starts_damaged(compression: Compression, head: &[u8]) -> bool {
     if Compression::detect(head).is_some() {
         return false;
     }
+    if decodes_with_magic_restored(compression, head, true) {
+        return true;
+    }
+    let mut scan = Scan::new(compression, None);
     (1..head.len())
-        .filter(|&at| compression.starts_content(&head[at..]))
-        .take(MAX_FALSE_STARTS)
-        .any(|at| trial_decodes(compression, &head[at..head.len().min(at + TRIAL_INPUT)]))
+        .map_while(|at| {
+            let read_on = scan.read_on_at(head, at);
+            (scan.false_starts < MAX_FALSE_STARTS).then_some(read_on)
+        })
+        .any(|read_on| matches!(read_on, Some(Ok(_))))
+}
+
+/// Where [`Decoder::resume`] reads on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReadOn {
+    /// At a member: a gzip member, a bzip2 or xz stream, a zstd frame.
+    Member,
+    /// At a bzip2 block, which starts at this bit of the byte (from the most significant).
+    Bzip2Block(usize),
+    /// At an xz block, its stream's check type this (the .xz format §2.1.1.2).
+    XzBlock(u8),
+    /// Nowhere: the search ended.
+    Nowhere,
+}
+
+/// A search for where to read on after damage, byte after byte, counting the candidates
+/// that fail their trial.
+struct Scan {
+    compression: Compression,
+    /// The check type of the damaged xz stream, if its header was read.
+    xz_check: Option<u8>,
+    /// The next bzip2 block magic number at or after the byte looked at.
+    bzip2_block: Option<usize>,
+    false_starts: usize,
+}
+
+impl Scan {
+    fn new(compression: Compression, xz_check: Option<u8>) -> Self {
+        Scan {
+            compression,
+            xz_check,
+            bzip2_block: None,
+            false_starts: 0,
+        }
+    }
+
+    /// Whether reading can go on at byte `at` of `window`: `Ok` where (the candidate
+    /// passed its trial), `Err` for a candidate that failed, `None` for none there.
+    fn read_on_at(&mut self, window: &[u8], at: usize) -> Option<Result<ReadOn, ()>> {
+        let tried = &window[at..window.len().min(at + TRIAL_INPUT)];
+        let found = if self.compression.starts_content(tried) {
+            let decodes = trial_decodes(self.compression, tried);
+            Some(decodes.then_some(ReadOn::Member).ok_or(()))
+        } else {
+            match self.compression {
+                Compression::Bzip2 => bzip2_block_in_byte(window, at, &mut self.bzip2_block)
+                    .map(|found| found.map(ReadOn::Bzip2Block)),
+                Compression::Xz if xz::block_header_at(tried) => Some(
+                    xz_blocks_decode(tried, self.xz_check)
+                        .map(ReadOn::XzBlock)
+                        .ok_or(()),
+                ),
+                _ => None,
+            }
+        };
+        if let Some(Err(())) = found {
+            self.false_starts += 1;
+        }
+        found
+    }
 }
 
 /// Whether the member at the start of `bytes` decodes: it ends whole, or gives
 /// [`TRIAL_OUTPUT`] bytes with no damage, or (bzip2) a block whose CRC matched.
 fn trial_decodes(compression: Compression, bytes: &[u8]) -> bool {
-    let mut trial = Decoder::new(compression, bytes);
+    passes_trial(Decoder::new(compression, bytes), false)
+}
+
+/// Whether the member at the start of `bytes`, whose magic number is damaged, decodes
+/// ([`passes_trial`]) with it restored ([`Compression::restorable_magic`]). `cut_short`:
+/// `bytes` end before the input does (a file's first bytes), and a member that decodes
+/// with no damage up to their end, [`TRIAL_CUT_OUTPUT`] bytes at least, decodes.
+fn decodes_with_magic_restored(compression: Compression, bytes: &[u8], cut_short: bool) -> bool {
+    let Some(magic) = compression.restorable_magic() else {
+        return false;
+    };
+    if bytes.len() <= magic.len() || bytes.starts_with(magic) {
+        return false;
+    }
+    let mut restored = bytes[..bytes.len().min(TRIAL_INPUT)].to_vec();
+    restored[..magic.len()].copy_from_slice(magic);
+    passes_trial(Decoder::new(compression, &restored[..]), cut_short)
+}
+
+/// How many decompressed bytes a member tried on a file's first bytes only must give, with
+/// no damage before their end, to be taken as decoding ([`decodes_with_magic_restored`]):
+/// 16 KiB. Damaged deflate data fails long before.
+const TRIAL_CUT_OUTPUT: u64 = 16 * 1024;
+
+/// Whether the xz blocks at the start of `bytes` decode ([`passes_trial`]) as the
+/// blocks of a stream whose check type is `check`, or, when that is not known, one of
+/// them ([`xz::CHECKS`]): the check type that did.
+fn xz_blocks_decode(bytes: &[u8], check: Option<u8>) -> Option<u8> {
+    let checks = match check {
+        Some(check) => vec![check],
+        None => xz::CHECKS.to_vec(),
+    };
+    checks.into_iter().find(|&check| {
+        let mut trial = Decoder::new(Compression::Xz, bytes);
+        trial.read_on_at_block(xz_blocks(check));
+        passes_trial(trial, false)
+    })
+}
+
+/// A decoder of the xz blocks at the input's position, as a stream whose check type is
+/// `check`: given a stream header made for them ([`xz::stream_header`]).
+fn xz_blocks(check: u8) -> Codec {
+    let mut stream = xz_stream();
+    let header_read = stream.process(&xz::stream_header(check), &mut [], lzma_rust2::Action::Run);
+    debug_assert!(header_read.is_ok(), "a made xz stream header is refused");
+    let read = XzRead {
+        check: Some(check),
+        from_block: true,
+    };
+    Codec::Xz(Some(stream), read)
+}
+
+/// Whether `trial`'s first member decodes: it ends whole, or gives [`TRIAL_OUTPUT`] bytes
+/// with no damage, or (bzip2) a block whose CRC matched.
+fn passes_trial<R: BufRead>(mut trial: Decoder<R>, cut_short: bool) -> bool {
+    let compression = trial.compression;
     let mut delivered = 0;
     while trial.whole == 0 && delivered < TRIAL_OUTPUT {
         match trial.fill_buf() {
@@ -536,9 +710,31 @@ fn trial_decodes(compression: Compression, bytes: &[u8]) -> bool {
             }
         }
     }
+    let decoded_to_the_cut = cut_short
+        && delivered >= TRIAL_CUT_OUTPUT
+        && matches!(&trial.damage, Some(damage) if matches!(damage.reason, DamageReason::Truncated(_)));
     trial.whole > 0
         || (trial.damage.is_none() && delivered >= TRIAL_OUTPUT)
         || (compression == Compression::Bzip2 && delivered > 0)
+        || decoded_to_the_cut
+}
+
+/// How an xz stream is read.
+#[derive(Clone, Copy, Default)]
+struct XzRead {
+    /// The check type (the .xz format §2.1.1.2) of the last stream header read: what a
+    /// stream read on at a block is given ([`xz::stream_header`]).
+    check: Option<u8>,
+    /// Whether the stream being read was read on at a block ([`Decoder::resume`]): it is
+    /// given a stream header made for it, and ends at its index, which counts the blocks
+    /// passed over too ([`Decoder::xz_index_ends_the_blocks`]).
+    from_block: bool,
+}
+
+/// An xz stream decoder that allocates at most [`MAX_WINDOW`] for its dictionary.
+fn xz_stream() -> Box<lzma_rust2::XzStream> {
+    let limit_kib = u32::try_from(MAX_WINDOW / 1024).unwrap_or(u32::MAX);
+    Box::new(lzma_rust2::XzStream::new_mem_limit(false, limit_kib))
 }
 
 /// Where a gzip member is (RFC 1952 §2.2).
@@ -556,7 +752,8 @@ enum Codec {
     Gzip(Box<Decompress>, GzipState),
     /// `None` between streams.
     Bzip2(Option<Box<Bzip2Stream>>),
-    Xz(Option<Box<lzma_rust2::XzStream>>),
+    /// `None` between streams.
+    Xz(Option<Box<lzma_rust2::XzStream>>, XzRead),
     /// The frame decoder and, inside a frame, whether it ends with a checksum.
     Zstd(Box<FrameDecoder>, Option<bool>),
 }
@@ -567,7 +764,7 @@ impl Codec {
         match compression {
             Compression::Gzip => Codec::Gzip(Box::new(Decompress::new(false)), GzipState::Header),
             Compression::Bzip2 => Codec::Bzip2(None),
-            Compression::Xz => Codec::Xz(None),
+            Compression::Xz => Codec::Xz(None, XzRead::default()),
             Compression::Zstd => {
                 let mut decoder = FrameDecoder::new();
                 decoder.set_max_window_size(MAX_WINDOW);
@@ -761,7 +958,15 @@ impl<R: BufRead> Decoder<R> {
         if self.damage.is_none() || self.out_pos < self.out_len {
             return Ok(false);
         }
+        if self.magic_restores()? {
+            self.restart();
+            return Ok(true);
+        }
         let mut false_starts = 0;
+        let xz_check = match &self.codec {
+            Codec::Xz(_, read) => read.check,
+            _ => None,
+        };
         if let Some(back) = self.ran_into_a_member(&mut false_starts)? {
             self.input.rewind(back);
             self.restart();
@@ -773,52 +978,75 @@ impl<R: BufRead> Decoder<R> {
                 return Ok(false);
             }
             let scanned = window.len().min(SCAN_STEP);
-            // Where reading resumes: a byte, and the bit a bzip2 block starts at in it.
-            let mut found: Option<(usize, Option<usize>)> = None;
-            // The next bzip2 block magic number at or after the byte looked at.
-            let mut block = None;
-            for at in 0..scanned {
-                if self.compression.starts_content(&window[at..]) {
-                    let tried = &window[at..window.len().min(at + TRIAL_INPUT)];
-                    if trial_decodes(self.compression, tried) {
-                        found = Some((at, None));
-                        break;
-                    }
-                    false_starts += 1;
+            let mut scan = Scan::new(self.compression, xz_check);
+            let found = (0..scanned).find_map(|at| match scan.read_on_at(window, at) {
+                Some(Ok(read_on)) => Some((at, read_on)),
+                Some(Err(())) if scan.false_starts + false_starts >= MAX_FALSE_STARTS => {
+                    Some((scanned, ReadOn::Nowhere))
                 }
-                if self.compression == Compression::Bzip2 {
-                    match bzip2_block_in_byte(window, at, &mut block) {
-                        Some(Ok(bit)) => {
-                            found = Some((at, Some(bit)));
-                            break;
-                        }
-                        Some(Err(())) => false_starts += 1,
-                        None => {}
-                    }
-                }
-                if false_starts >= MAX_FALSE_STARTS {
-                    break;
-                }
-            }
-            let passed = found.map_or(scanned, |(at, _)| at);
+                _ => None,
+            });
+            false_starts += scan.false_starts;
+            let (passed, read_on) = found.unwrap_or((scanned, ReadOn::Nowhere));
             gap(&window[..passed])?;
             self.input.consume(passed);
-            if let Some((_, block)) = found {
-                self.restart();
-                if let Some(bit) = block {
-                    // A bzip2 stream read on at a block (bzip2recover's way): each block
-                    // alone, its CRC checked.
-                    self.codec = Codec::Bzip2(Some(Box::new(Bzip2Stream::at_block(bit))));
-                    self.members = 1;
-                    self.member_start = self.input.consumed;
-                    self.whole_at_member_start = self.whole;
-                }
+            if self.read_on(read_on) {
                 return Ok(true);
             }
             if false_starts >= MAX_FALSE_STARTS {
                 return Ok(false);
             }
         }
+    }
+
+    /// Where a member was looked for and none starts (a bad header, bytes after a member
+    /// that start no other), whether one whose magic number is damaged does: it decodes
+    /// with the magic number restored ([`decodes_with_magic_restored`]). If so, the magic
+    /// number is restored in the input, to be read from there.
+    fn magic_restores(&mut self) -> io::Result<bool> {
+        let Some(damage) = &self.damage else {
+            return Ok(false);
+        };
+        let where_a_member_was_looked_for = matches!(
+            damage.reason,
+            DamageReason::BadHeader(..) | DamageReason::TrailingData(_)
+        ) && damage.compressed_offset == self.input.consumed;
+        let compression = self.compression;
+        if !where_a_member_was_looked_for
+            || !decodes_with_magic_restored(compression, self.input.peek(TRIAL_INPUT)?, false)
+        {
+            return Ok(false);
+        }
+        let magic = compression.restorable_magic().expect("restored above");
+        self.input.restore_ahead(magic)?;
+        Ok(true)
+    }
+
+    /// Reads on at the input's position as `read_on` says; `false` for
+    /// [`ReadOn::Nowhere`].
+    fn read_on(&mut self, read_on: ReadOn) -> bool {
+        if read_on == ReadOn::Nowhere {
+            return false;
+        }
+        self.restart();
+        match read_on {
+            ReadOn::Nowhere | ReadOn::Member => {}
+            // bzip2recover's way: each block alone, its CRC checked.
+            ReadOn::Bzip2Block(bit) => {
+                self.read_on_at_block(Codec::Bzip2(Some(Box::new(Bzip2Stream::at_block(bit)))))
+            }
+            ReadOn::XzBlock(check) => self.read_on_at_block(xz_blocks(check)),
+        }
+        true
+    }
+
+    /// Reads on with `codec`, in a stream read on at a block: the stream's start is gone,
+    /// and its first member (the rest of the stream) starts here.
+    fn read_on_at_block(&mut self, codec: Codec) {
+        self.codec = codec;
+        self.members = 1;
+        self.member_start = self.input.consumed;
+        self.whole_at_member_start = self.whole;
     }
 
     /// Damaged data can decode on into the next member (deflate, LZMA: its bytes read as
@@ -942,7 +1170,7 @@ impl<R: BufRead> Decoder<R> {
             match self.codec {
                 Codec::Gzip(..) => self.fill_gzip()?,
                 Codec::Bzip2(_) => self.fill_bzip2()?,
-                Codec::Xz(_) => self.fill_xz()?,
+                Codec::Xz(..) => self.fill_xz()?,
                 Codec::Zstd(..) => self.fill_zstd()?,
             }
         }
@@ -1068,19 +1296,19 @@ impl<R: BufRead> Decoder<R> {
         Ok(())
     }
 
+    /// An xz stream (the .xz format §2), block after block; one read on at a block
+    /// ([`XzRead::from_block`]) ends at its index.
     fn fill_xz(&mut self) -> io::Result<()> {
-        let Codec::Xz(slot) = &mut self.codec else {
+        let Codec::Xz(slot, read) = &mut self.codec else {
             unreachable!("fill_xz on another codec")
         };
         let Some(stream) = slot else {
             if self.next_member()? {
-                let Codec::Xz(slot) = &mut self.codec else {
+                let Codec::Xz(slot, read) = &mut self.codec else {
                     unreachable!()
                 };
-                let limit_kib = u32::try_from(MAX_WINDOW / 1024).unwrap_or(u32::MAX);
-                *slot = Some(Box::new(lzma_rust2::XzStream::new_mem_limit(
-                    false, limit_kib,
-                )));
+                *slot = Some(xz_stream());
+                read.from_block = false;
             }
             return Ok(());
         };
@@ -1097,6 +1325,10 @@ impl<R: BufRead> Decoder<R> {
         let result = stream.process(input, &mut self.out[self.out_len..], action);
         let consumed = (stream.total_in() - in_before) as usize;
         let produced = (stream.total_out() - out_before) as usize;
+        if let Some(check) = stream.check_type() {
+            read.check = Some(check as u8);
+        }
+        let from_block = read.from_block;
         self.out_len += produced;
         self.input.consume(consumed);
         match result {
@@ -1113,6 +1345,7 @@ impl<R: BufRead> Decoder<R> {
                     self.stop(reason);
                 }
             }
+            Err(_) if from_block && self.xz_index_ends_the_blocks()? => {}
             Err(e) => {
                 let text = e.to_string();
                 let reason = if at_end || e.kind() == io::ErrorKind::UnexpectedEof {
@@ -1128,6 +1361,34 @@ impl<R: BufRead> Decoder<R> {
             }
         }
         Ok(())
+    }
+
+    /// A stream read on at a block ([`XzRead::from_block`]) meets its index (§4), whose
+    /// record count also counts the blocks passed over, and the decoder refuses it: when
+    /// the index and the stream footer after it are whole ([`xz::index_and_footer_len`]),
+    /// they are passed over and the stream ends whole (every block's check matched).
+    /// Returns whether it did; if not, the position is where it was.
+    fn xz_index_ends_the_blocks(&mut self) -> io::Result<bool> {
+        let from = self.input.consumed.saturating_sub(10);
+        let Some(back) = self
+            .input
+            .behind_from(from)
+            .and_then(xz::index_start_behind)
+        else {
+            return Ok(false);
+        };
+        self.input.rewind(back);
+        let Some(len) = xz::index_and_footer_len(self.input.peek(xz::MAX_INDEX)?) else {
+            self.input.consume(back);
+            return Ok(false);
+        };
+        self.input.consume(len);
+        if let Codec::Xz(slot, read) = &mut self.codec {
+            *slot = None;
+            read.from_block = false;
+        }
+        self.whole += 1;
+        Ok(true)
     }
 
     /// RFC 8878 §3.1: frame after frame; a skippable frame (§3.1.2) holds no content and
