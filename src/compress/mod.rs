@@ -616,7 +616,33 @@ impl Scan {
 
     /// Whether reading can go on at byte `at` of `window`: `Ok` where (the candidate
     /// passed its trial), `Err` for a candidate that failed, `None` for none there.
+    #[inline]
     fn read_on_at(&mut self, window: &[u8], at: usize) -> Option<Result<ReadOn, ()>> {
+        match self.may_start_at(window, at) {
+            true => self.try_at(window, at),
+            false => None,
+        }
+    }
+
+    /// A first look, byte by byte over damaged data: whether a candidate can start at
+    /// byte `at` of `window` (its first byte; an xz block header's flags).
+    #[inline]
+    fn may_start_at(&self, window: &[u8], at: usize) -> bool {
+        let first = window[at];
+        match self.compression {
+            Compression::Gzip => first == GZIP_MAGIC[0],
+            Compression::Zstd => first == ZSTD_MAGIC[0],
+            Compression::Xz => {
+                first == 0xfd || (first != 0 && window.get(at + 1).is_some_and(|f| f & 0x3c == 0))
+            }
+            // Its blocks are found by a search of their own (`bzip2_block_in_byte`).
+            Compression::Bzip2 => true,
+        }
+    }
+
+    /// [`Scan::read_on_at`] past its first look.
+    #[inline(never)]
+    fn try_at(&mut self, window: &[u8], at: usize) -> Option<Result<ReadOn, ()>> {
         let tried = &window[at..window.len().min(at + TRIAL_INPUT)];
         let found = if self.compression.starts_content(tried) {
             let decodes = trial_decodes(self.compression, tried);

@@ -36,8 +36,9 @@ fn crc32(bytes: &[u8]) -> u32 {
 }
 
 /// Whether a block header starts `bytes` (§3.1): its first byte gives its size (`0x00`
-/// starts the index instead, §4.1), the reserved bits of its flags are zero (§3.1.2),
-/// and its CRC32 matches (§3.1.7). One chance in 2^32 that other bytes pass.
+/// starts the index instead, §4.1), the reserved bits of its flags are zero (§3.1.2), its
+/// fields fit and end in LZMA2 ([`filters_end_in_lzma2`]), and its CRC32 matches
+/// (§3.1.7). One chance in 2^32 that other bytes pass; the CRC32 is computed for few.
 pub(super) fn block_header_at(bytes: &[u8]) -> bool {
     let Some(&size) = bytes.first().filter(|&&size| size != 0) else {
         return false;
@@ -47,7 +48,37 @@ pub(super) fn block_header_at(bytes: &[u8]) -> bool {
         return false;
     };
     let (body, crc) = header.split_at(len - 4);
-    body[1] & 0x3c == 0 && crc32(body).to_le_bytes() == crc
+    body[1] & 0x3c == 0 && filters_end_in_lzma2(body).is_some() && crc32(body).to_le_bytes() == crc
+}
+
+/// The LZMA2 filter's ID (§5.3.1), which ends every filter chain xz writes.
+const LZMA2_FILTER: u64 = 0x21;
+
+/// Whether the fields of a block header without its CRC32 fit: the sizes its flags
+/// say are there (§3.1.3, §3.1.4), its filter flags (§3.1.5: ID, size of properties,
+/// properties), the last LZMA2's, then zero padding (§3.1.6).
+fn filters_end_in_lzma2(body: &[u8]) -> Option<()> {
+    let flags = body[1];
+    let mut at = 2;
+    let next = |at: &mut usize| -> Option<u64> {
+        let (value, len) = vli(body.get(*at..)?)?;
+        *at += len;
+        Some(value)
+    };
+    for present in [0x40, 0x80] {
+        if flags & present != 0 {
+            next(&mut at)?;
+        }
+    }
+    let mut id = 0;
+    for _ in 0..=(flags & 0x03) {
+        id = next(&mut at)?;
+        let properties = usize::try_from(next(&mut at)?).ok()?;
+        at = at
+            .checked_add(properties)
+            .filter(|&end| end <= body.len())?;
+    }
+    (id == LZMA2_FILTER && body[at..].iter().all(|&b| b == 0)).then_some(())
 }
 
 /// A stream header (§2.1.1) naming `check`: what the blocks after a damaged one are given
