@@ -438,6 +438,29 @@ fn xz_blocks_of(check: lzma_rust2::CheckType) -> Vec<u8> {
     file
 }
 
+/// Messages 1 to 80 in one stream, named as mail folders: of 64 KiB xz blocks
+/// ([`xz_blocks_of`]) and of 100 kB bzip2 blocks (`bzip2 -1`).
+fn one_stream_folders() -> [(&'static str, Vec<u8>); 2] {
+    let mut bzip2 = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::new(1));
+    bzip2
+        .write_all(&(1..=80).flat_map(message).collect::<Vec<u8>>())
+        .unwrap();
+    [
+        ("folder.mbox.xz", xz_blocks_of(lzma_rust2::CheckType::Crc64)),
+        ("folder.mbox.bz2", bzip2.finish().unwrap()),
+    ]
+}
+
+/// `absolve links` of `file`, written as `name` in `dir` (its name says its compression):
+/// the links listed, and what was said. The command succeeds.
+fn links_of(dir: &std::path::Path, name: &str, file: &[u8]) -> (Vec<serde_json::Value>, String) {
+    let path = dir.join(name);
+    std::fs::write(&path, file).unwrap();
+    let out = common::absolve(&["links", arg(&path)], b"");
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    (json_lines(&out.stdout), common::stderr(&out))
+}
+
 #[test]
 fn an_xz_stream_is_read_on_at_the_block_after_the_damaged_one() {
     // One stream of blocks, one block damaged: the blocks after it are read, as a stream
@@ -482,24 +505,11 @@ fn a_compressed_file_whose_stream_header_is_damaged_is_read_from_its_first_block
     // damaged: read from the first block on, every message listed, with a warning.
     // Before: "its name says xz, but it is not xz data", read as text, nothing listed.
     let dir = tempfile::tempdir().unwrap();
-    let mut bzip2 = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::new(1));
-    bzip2
-        .write_all(&(1..=80).flat_map(message).collect::<Vec<u8>>())
-        .unwrap();
-    let files = [
-        ("folder.mbox.xz", xz_blocks_of(lzma_rust2::CheckType::Crc64)),
-        ("folder.mbox.bz2", bzip2.finish().unwrap()),
-    ];
-    for (name, mut file) in files {
+    for (name, mut file) in one_stream_folders() {
         file[1] ^= 0x10;
-        let path = dir.path().join(name);
-        std::fs::write(&path, &file).unwrap();
-        let out = common::absolve(&["links", arg(&path)], b"");
-        assert!(out.status.success());
-        let links = json_lines(&out.stdout);
-        assert_eq!(links.len(), 80, "{name}: {}", common::stderr(&out));
+        let (links, stderr) = links_of(dir.path(), name, &file);
+        assert_eq!(links.len(), 80, "{name}: {stderr}");
         assert_eq!(links[79]["resolved"], resolved(80));
-        let stderr = common::stderr(&out);
         assert!(
             stderr.contains("no magic number at compressed byte 0"),
             "{stderr}"
@@ -519,16 +529,12 @@ fn a_member_whose_magic_number_is_damaged_is_read_with_it_restored() {
             let (members, mut file) = five_members(c, |_| {});
             let at: usize = members[..damaged].iter().map(Vec::len).sum();
             file[at + 1] ^= 0x10;
-            let path = dir.path().join(format!("folder.mbox.{}", c.extension()));
-            std::fs::write(&path, &file).unwrap();
-            let out = common::absolve(&["links", arg(&path)], b"");
-            assert!(out.status.success());
-            let links = json_lines(&out.stdout);
+            let name = format!("folder.mbox.{}", c.extension());
+            let (links, stderr) = links_of(dir.path(), &name, &file);
             let urls: Vec<&str> = links
                 .iter()
                 .map(|l| l["resolved"].as_str().unwrap())
                 .collect();
-            let stderr = common::stderr(&out);
             assert_eq!(
                 urls,
                 [1, 2, 3, 4, 5].map(resolved),
@@ -550,20 +556,9 @@ fn a_mail_folder_damaged_in_its_first_block_is_read_on_as_a_mail_folder() {
     // content does not tell for a mail folder; the file's name does. Before: read as one
     // HTML document, its links unresolved ("no base URL"), the messages after lost.
     let dir = tempfile::tempdir().unwrap();
-    let mut bzip2 = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::new(1));
-    bzip2.write_all(&(1..=80).flat_map(message).collect::<Vec<u8>>()).unwrap();
-    let files = [
-        ("folder.mbox.xz", xz_blocks_of(lzma_rust2::CheckType::Crc64)),
-        ("folder.mbox.bz2", bzip2.finish().unwrap()),
-    ];
-    for (name, mut file) in files {
+    for (name, mut file) in one_stream_folders() {
         file[40..56].fill(0xff);
-        let path = dir.path().join(name);
-        std::fs::write(&path, &file).unwrap();
-        let out = common::absolve(&["links", arg(&path)], b"");
-        assert!(out.status.success());
-        let stderr = common::stderr(&out);
-        let links = json_lines(&out.stdout);
+        let (links, stderr) = links_of(dir.path(), name, &file);
         assert!((40..80).contains(&links.len()), "{name}: {stderr}");
         assert_eq!(links.last().unwrap()["resolved"], resolved(80), "{stderr}");
         assert!(!stderr.contains("no base URL"), "{stderr}");
