@@ -1236,3 +1236,52 @@ fn an_entity_beside_an_escaped_style_leaves_its_urls_rewritten() {
         assert_eq!(done.links.len(), 3);
     }
 }
+
+/// Input that is not well-formed XML inside a value passes through as written, with a
+/// warning naming its offset: a `&` that starts no reference (XML 1.0 §4.1, §2.4: a
+/// literal `&` is written `&amp;`; quick-xml hands a bare one over as text) and a `<` in
+/// an attribute value (§3.1 WFC: No < in Attribute Values). A URL element's text and an
+/// attribute value holding one were resolved as if it were a literal and written back
+/// escaped (`a&b.html` became `http://…/a&amp;b.html`, `q<r.mp3` `http://…/q&lt;r.mp3`),
+/// and a changed HTML value in escaped content the same way, without a word: damaged
+/// bytes changed silently. The URLs around them are rewritten as before.
+#[test]
+fn malformed_values_are_left_as_written_with_a_warning() {
+    let feed = br#"<rss version="2.0"><channel><link>a&b.html</link><comments>c&#nk>d</comments><docs>ok.html</docs><item><enclosure url="q<r.mp3"/><source url="s.xml">s</source><description>&lt;a href="h&i.html"&gt;&lt;img src="i.png"&gt;</description></item></channel></rss>"#;
+    let at = |needle: &[u8]| {
+        feed.windows(needle.len())
+            .position(|w| w == needle)
+            .unwrap() as u64
+    };
+    let dir = "http://feeds.example.com/dir/";
+    let expected = String::from_utf8(feed.to_vec())
+        .unwrap()
+        .replace(">ok.html<", &format!(">{dir}ok.html<"))
+        .replace("\"s.xml\"", &format!("\"{dir}s.xml\""))
+        .replace("\"i.png\"", &format!("\"{dir}i.png\""));
+    for chunk in [feed.len(), 7, 1] {
+        let (output, warnings) = in_chunks(feed, chunk);
+        assert_eq!(
+            String::from_utf8(output).unwrap(),
+            expected,
+            "chunk {chunk}"
+        );
+        let offsets: Vec<u64> = warnings
+            .iter()
+            .map(|w| match w {
+                Warning::NotWellFormed { offset, .. } => *offset,
+                other => panic!("chunk {chunk}: {other}"),
+            })
+            .collect();
+        let amp =
+            |needle: &[u8]| at(needle) + needle.iter().position(|&b| b == b'&').unwrap() as u64;
+        assert_eq!(
+            offsets,
+            [amp(b"a&b"), amp(b"c&#nk"), at(b"q<r") + 1, amp(b"h&i")],
+            "chunk {chunk}"
+        );
+    }
+    let done = feed::links(feed, &base(), &Options::default(), None);
+    let links: Vec<_> = done.links.iter().map(|l| l.original.as_str()).collect();
+    assert_eq!(links, ["ok.html", "s.xml", "i.png"]);
+}

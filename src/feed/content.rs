@@ -188,21 +188,43 @@ struct Unexpanded<'a> {
 }
 
 impl Unexpanded<'_> {
-    /// The first reference in the HTML stretch `range` to an entity not expanded: its
-    /// name and its offset in the content.
-    fn in_range(&self, range: &Range<usize>) -> Option<(String, usize)> {
+    /// The first reference in the HTML stretch `range` to an entity not expanded, or
+    /// `&` that starts no reference (XML 1.0 §4.1; quick-xml hands it over as text): the
+    /// warning about it, at its offset in the feed.
+    fn in_range(&self, range: &Range<usize>) -> Option<Warning> {
         let first = self.mapped.partition_point(|m| m.html.end <= range.start);
         self.mapped[first..]
             .iter()
             .take_while(|m| m.html.start < range.end.max(range.start + 1))
-            .filter(|m| m.kind == PieceKind::Reference)
-            .find_map(|m| {
-                let name =
-                    &self.raw[m.raw.start + 1..m.raw.end.saturating_sub(1).max(m.raw.start + 1)];
+            .find_map(|m| self.unreadable(m, range))
+    }
+
+    /// What makes the piece `m` unreadable within the HTML stretch `range`: a reference
+    /// to an entity not expanded, or a bare `&` in its text (any `&` there: quick-xml
+    /// splits references off).
+    fn unreadable(&self, m: &Mapped, range: &Range<usize>) -> Option<Warning> {
+        let bytes = &self.raw[m.raw.clone()];
+        let offset = self.context.offset + m.raw.start as u64;
+        match m.kind {
+            PieceKind::Reference => {
+                let name = &bytes[1..bytes.len().saturating_sub(1).max(1)];
                 escape::reference(name, self.context.encoding)
                     .is_none()
-                    .then(|| (String::from_utf8_lossy(name).into_owned(), m.raw.start))
-            })
+                    .then(|| Warning::Entity {
+                        offset,
+                        reason: String::from_utf8_lossy(name).into_owned(),
+                    })
+            }
+            PieceKind::Text => {
+                let from = range.start.max(m.html.start) - m.html.start;
+                let to = range.end.min(m.html.end).max(from + m.html.start) - m.html.start;
+                memchr::memchr(b'&', &bytes[from..to]).map(|at| Warning::NotWellFormed {
+                    offset: offset + (from + at) as u64,
+                    reason: escape::BARE_AMPERSAND,
+                })
+            }
+            PieceKind::CData => None,
+        }
     }
 
     /// Drops each change to a value (an attribute value, a URL of a `<style>`) that holds
@@ -213,11 +235,8 @@ impl Unexpanded<'_> {
         let mut warnings = Vec::new();
         let mut dropped: Vec<Range<usize>> = Vec::new();
         changes.retain(|(range, _)| match self.in_range(range) {
-            Some((reason, at)) => {
-                warnings.push(Warning::Entity {
-                    offset: self.context.offset + at as u64,
-                    reason,
-                });
+            Some(warning) => {
+                warnings.push(warning);
                 dropped.push(range.clone());
                 false
             }

@@ -12,18 +12,42 @@ pub(crate) enum Unreadable {
     /// It refers to an entity other than XML's five (declared in a DTD, never expanded),
     /// or has a malformed reference.
     Entity(String),
+    /// It is not well-formed XML: what is wrong, and where (from the value's start).
+    NotWellFormed(&'static str, usize),
 }
+
+/// XML 1.0 §4.1, §2.4: a `&` starts a reference; a literal one is written `&amp;`.
+pub(crate) const BARE_AMPERSAND: &str = "a `&` that starts no reference (XML 1.0 §4.1)";
+
+/// XML 1.0 §3.1, WFC: No < in Attribute Values.
+pub(crate) const LESS_THAN_IN_VALUE: &str = "a `<` in an attribute value (XML 1.0 §3.1)";
 
 /// The text of `raw` bytes (escaped, in `encoding`), references resolved.
 ///
 /// XML 1.0 §4.6: `lt`, `gt`, `amp`, `apos`, `quot`; §4.1 character references.
 pub(crate) fn read_value(raw: &[u8], encoding: &'static Encoding) -> Result<String, Unreadable> {
     let text = decode(raw, encoding).ok_or(Unreadable::Undecodable)?;
+    if let Some(at) = memchr::memchr(b'<', raw) {
+        return Err(Unreadable::NotWellFormed(LESS_THAN_IN_VALUE, at));
+    }
+    if let Some(at) = bare_ampersand(raw) {
+        return Err(Unreadable::NotWellFormed(BARE_AMPERSAND, at));
+    }
     match quick_xml::escape::unescape(&text) {
         Ok(Cow::Borrowed(_)) => Ok(text.into_owned()),
         Ok(Cow::Owned(unescaped)) => Ok(unescaped),
         Err(error) => Err(Unreadable::Entity(error.to_string())),
     }
+}
+
+/// The offset of the first `&` in `raw` that starts no reference: no `;` follows it
+/// before the next `&` or the end (§4.1: a reference is `&` Name `;`). quick-xml hands
+/// such a one in text over as text.
+pub(crate) fn bare_ampersand(raw: &[u8]) -> Option<usize> {
+    memchr::memchr_iter(b'&', raw).find(|&at| {
+        let rest = &raw[at + 1..];
+        memchr::memchr2(b';', b'&', rest).is_none_or(|end| rest[end] == b'&')
+    })
 }
 
 /// `raw` bytes in `encoding` as text, or `None` when they are not valid in it.

@@ -100,6 +100,15 @@ pub enum Warning {
         /// Which reference, or what is wrong with it.
         reason: String,
     },
+    /// A value is not well-formed XML (a `&` that starts no reference, a `<` in an
+    /// attribute value): left as written, its URL not listed.
+    #[error("the value at byte {offset} is not well-formed XML ({reason}): left unchanged")]
+    NotWellFormed {
+        /// Where the offending byte is.
+        offset: u64,
+        /// What is wrong.
+        reason: &'static str,
+    },
     /// A value's bytes are not valid in the feed's charset: left as written.
     #[error("the value at byte {offset} is not valid {charset}: left unchanged")]
     Undecodable {
@@ -288,6 +297,7 @@ impl Warning {
             Warning::UnsupportedCharset { offset, .. }
             | Warning::EntityDeclarations { offset }
             | Warning::Entity { offset, .. }
+            | Warning::NotWellFormed { offset, .. }
             | Warning::Undecodable { offset, .. }
             | Warning::UnusableBase { offset, .. }
             | Warning::Malformed { offset, .. }

@@ -862,7 +862,15 @@ impl<S: Sink> Machine<S> {
                         }
                     }
                 }
-                PieceKind::Text | PieceKind::CData => value.extend_from_slice(bytes),
+                PieceKind::Text => {
+                    if let Some(at) = escape::bare_ampersand(bytes) {
+                        let offset = held.content_start + piece.raw.start as u64;
+                        let malformed = Unreadable::NotWellFormed(escape::BARE_AMPERSAND, at);
+                        return self.unreadable(malformed, offset);
+                    }
+                    value.extend_from_slice(bytes);
+                }
+                PieceKind::CData => value.extend_from_slice(bytes),
             }
         }
         let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
@@ -1069,6 +1077,10 @@ impl<S: Sink> Machine<S> {
                 charset: self.encoding.name(),
             },
             Unreadable::Entity(reason) => Warning::Entity { offset, reason },
+            Unreadable::NotWellFormed(reason, at) => Warning::NotWellFormed {
+                offset: offset + at as u64,
+                reason,
+            },
         };
         self.warn(warning);
     }
