@@ -1285,3 +1285,29 @@ fn malformed_values_are_left_as_written_with_a_warning() {
     let links: Vec<_> = done.links.iter().map(|l| l.original.as_str()).collect();
     assert_eq!(links, ["ok.html", "s.xml", "i.png"]);
 }
+
+/// A DOCTYPE inside an element is not well-formed (XML 1.0 §2.8: it belongs in the
+/// prolog). Inside a URL element's text (`<uri>x<!DOCTYPE x>/../y.html</uri>`) it was
+/// read as a DOCTYPE, no part of the text, and deleted when the resolved URL was written
+/// back, without a word. Now it is malformed XML: a warning at its offset, and it and the
+/// rest pass through unchanged.
+#[test]
+fn a_doctype_inside_an_element_is_never_deleted() {
+    let feed = br#"<feed xmlns="http://www.w3.org/2005/Atom"><link href="a.html"/><author><uri>x<!DOCTYPE x>/../y.html</uri></author><icon>i.png</icon></feed>"#;
+    let at = feed.windows(9).position(|w| w == b"<!DOCTYPE").unwrap() as u64;
+    let expected = String::from_utf8(feed.to_vec())
+        .unwrap()
+        .replace("\"a.html\"", "\"http://feeds.example.com/dir/a.html\"");
+    for chunk in [feed.len(), 5, 1] {
+        let (output, warnings) = in_chunks(feed, chunk);
+        assert_eq!(
+            String::from_utf8(output).unwrap(),
+            expected,
+            "chunk {chunk}"
+        );
+        assert!(
+            matches!(&warnings[..], [Warning::Malformed { offset, .. }] if *offset == at),
+            "chunk {chunk}: {warnings:?}"
+        );
+    }
+}

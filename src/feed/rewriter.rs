@@ -416,6 +416,16 @@ impl<S: Sink> Machine<S> {
     /// A document type declaration, `bytes` at `at` (XML 1.0 §2.8, its end found by
     /// [`doctype::end`]).
     fn doctype(&mut self, bytes: &[u8], at: u64) {
+        // XML 1.0 §2.8: a DOCTYPE belongs in the prolog. One inside an element is no part
+        // of its text: read as one, it was dropped from a URL element's text when the URL
+        // was written back. The rest passes through, as after other malformed markup.
+        if !self.scopes.is_empty() {
+            self.warn(Warning::Malformed {
+                offset: at,
+                reason: "a DOCTYPE inside an element (XML 1.0 §2.8: only in the prolog)".to_owned(),
+            });
+            return self.pass_through();
+        }
         // XML 1.0 §4.2: entities a DTD declares are never expanded (no "billion laughs"),
         // and no external DTD is fetched. Only a declaration counts: not the words in a
         // comment, a processing instruction or a literal of the subset.
