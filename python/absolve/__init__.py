@@ -6,6 +6,8 @@ A thin face over the Rust library (the same one as the ``absolve`` command):
 - ``resolve(base, reference)``: one reference against one base (RFC 1808 §4);
 - ``rewrite(document, url)``: the document with every link absolute, as ``bytes``;
 - ``links(document, url)``: every link found, as ``Link`` objects;
+- ``iter_links(document, url)``: the same, one at a time as the document is read (a mail
+  folder or a WARC file of any size in bounded memory);
 - ``Rewriter(url)``: ``rewrite`` for a document that arrives in chunks;
 - ``warc_links(path_or_file)``: every link of every HTML page in a WARC file, streaming;
 - ``warc_link_batches(path_or_file)`` and ``links_table(document, url)``: the same links as
@@ -29,6 +31,7 @@ from ._absolve import (
     AbsolveWarning,
     Link,
     Rewriter,
+    iter_links,
     links,
     links_table,
     resolve,
@@ -41,6 +44,7 @@ __all__ = [
     "AbsolveWarning",
     "Link",
     "Rewriter",
+    "iter_links",
     "links",
     "links_table",
     "resolve",

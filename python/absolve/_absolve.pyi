@@ -125,6 +125,22 @@ def links(
 ) -> List[Link]:
     """Every URL of the document, in order, resolved."""
 
+def iter_links(
+    document: _Document,
+    url: Optional[str] = None,
+    *,
+    format: _Format = "auto",
+    charset: Optional[str] = None,
+    headers: Optional[_Headers] = None,
+    resolve_fragments: bool = False,
+    rfc: _Rfc = 1808,
+    spec: _Spec = "rfc1808",
+    http_base_headers: bool = False,
+    keep_local: bool = False,
+    max_held: Optional[int] = None,
+) -> Iterator[Link]:
+    """Every URL of the document, as ``links`` gives them, one at a time as it is read."""
+
 def warc_links(
     source: Union[str, "os.PathLike[str]", IO[bytes]],
     *,

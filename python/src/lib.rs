@@ -6,6 +6,7 @@
 mod args;
 mod arrow;
 mod document;
+mod iter_links;
 mod link;
 mod stream;
 mod warc;
@@ -199,10 +200,16 @@ static FORKED_POOL: Mutex<Option<(u32, Arc<rayon::ThreadPool>)>> = Mutex::new(No
 /// pool that the parent started is there with none of its threads, and work sent to it
 /// would wait forever (POSIX `fork()`: "a process shall be created with a single thread").
 pub(crate) fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> T {
-    py.detach(|| match forked_pool() {
+    py.detach(|| in_process_pool(work))
+}
+
+/// Runs the library's `work` on rayon's global pool, or, in a process forked from the one
+/// that imported the module, inside a pool of that process's own (see [`detached`]).
+pub(crate) fn in_process_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    match forked_pool() {
         None => work(),
         Some(pool) => pool.install(work),
-    })
+    }
 }
 
 /// The pool of this process when it is not the one that imported the module (built at
@@ -284,6 +291,7 @@ fn _absolve(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("AbsolveWarning", module.py().get_type::<AbsolveWarning>())?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     warc::register(module)?;
+    iter_links::register(module)?;
     arrow::register(module)?;
     bound_threads(module.py())
 }

@@ -28,6 +28,6 @@ def names(args):
 
 def test_every_function_in_the_stubs_has_the_same_parameters():
     stubs = stub_parameters()
-    for name in ["resolve", "rewrite", "links", "links_table", "warc_links", "warc_link_batches", "Rewriter"]:
+    for name in ["resolve", "rewrite", "links", "iter_links", "links_table", "warc_links", "warc_link_batches", "Rewriter"]:
         actual = list(inspect.signature(getattr(absolve, name)).parameters)
         assert names(stubs[name]) == actual, name
