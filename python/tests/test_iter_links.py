@@ -52,8 +52,10 @@ def test_a_compressed_mail_folder_by_its_path(tmp_path):
 
 
 def test_warnings_come_before_the_links_after_them():
-    # A message whose Content-Base is no URL: its warning, then the next message's link.
-    bad = message(1).replace(b"http://h1.example/d/", b"http://[bad")
+    # A message whose multipart has no closing boundary: its warning, then the next
+    # message's link.
+    truncated = (FIXTURES / "mime" / "truncated-multipart.eml").read_bytes()
+    bad = b"From a@b Mon Jan  1 00:00:00 2024\n" + truncated + b"\n\n"
     seen = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
