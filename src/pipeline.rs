@@ -1001,7 +1001,13 @@ fn damaged_warc_by_name(head: &[u8], name: Option<&Path>) -> Option<Format> {
         && flate2::read::GzDecoder::new(head)
             .read_exact(&mut start)
             .is_err();
-    (named_warc && unreadable).then_some(Format::Warc)
+    (named_warc && (unreadable || magic_damaged(head))).then_some(Format::Warc)
+}
+
+/// Whether `head` is a gzip member whose magic number is damaged: with it restored, it
+/// decodes up to its end at least (`compress::decodes_with_magic_restored`).
+fn magic_damaged(head: &[u8]) -> bool {
+    crate::compress::decodes_with_magic_restored(Compression::Gzip, head, true)
 }
 
 /// The compression a file's name says (`.mbox.gz`) when its bytes start with no magic
@@ -1017,6 +1023,11 @@ fn named_compression(head: &[u8], name: Option<&Path>, sink: &mut dyn Sink) -> O
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("warc"));
     if warc_gzip {
+        // The WARC container reads gzip itself, a damaged magic number too: data that is
+        // no gzip at all is said, as for any other compressed name.
+        if !head.starts_with(&[0x1f, 0x8b]) && !magic_damaged(head) {
+            sink.warning(Warning::new(Problem::NotCompressed(compression)));
+        }
         return None;
     }
     if crate::compress::starts_damaged(compression, head) {

@@ -676,7 +676,11 @@ fn trial_decodes(compression: Compression, bytes: &[u8]) -> bool {
 /// ([`passes_trial`]) with it restored ([`Compression::restorable_magic`]). `cut_short`:
 /// `bytes` end before the input does (a file's first bytes), and a member that decodes
 /// with no damage up to their end, [`TRIAL_CUT_OUTPUT`] bytes at least, decodes.
-fn decodes_with_magic_restored(compression: Compression, bytes: &[u8], cut_short: bool) -> bool {
+pub(crate) fn decodes_with_magic_restored(
+    compression: Compression,
+    bytes: &[u8],
+    cut_short: bool,
+) -> bool {
     let Some(magic) = compression.restorable_magic() else {
         return false;
     };

@@ -195,6 +195,12 @@ impl<R: Read> Framing<R> {
     /// Warns about damaged gzip data found since the last call, naming the record it was
     /// in or after.
     pub fn report_damage(&mut self, warn: &mut dyn FnMut(Warning)) {
+        for offset in std::mem::take(&mut self.input.get_mut().restored) {
+            warn(Warning::GzipMagicRestored {
+                record: self.previous.clone(),
+                offset,
+            });
+        }
         for damage in std::mem::take(&mut self.input.get_mut().damage) {
             warn(Warning::DamagedGzip {
                 record: self.previous.clone(),

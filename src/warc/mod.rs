@@ -127,6 +127,18 @@ pub enum Warning {
         /// The record.
         record: RecordRef,
     },
+    /// A gzip member whose magic number is damaged (RFC 1952 §2.3.1: ID1, ID2, CM): read
+    /// with it restored, the rest of it decoding (its CRC-32 matched, or 1 MiB of it).
+    #[error(
+        "a gzip member whose magic number is damaged at byte {offset} of the file{}: read with it restored (the rest of it decodes)",
+        after_record(.record)
+    )]
+    GzipMagicRestored {
+        /// The record before it.
+        record: Option<RecordRef>,
+        /// Where the member starts in the (compressed) file.
+        offset: u64,
+    },
     /// Gzip data that cannot be decompressed (a damaged or cut member, bytes between
     /// members that are not one): reading resumed at the next gzip member found after it;
     /// `rewrite` copies the damaged bytes as they are.

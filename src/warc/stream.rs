@@ -5,6 +5,7 @@
 //! start is remembered in both offsets, so that a record that is a member of its own can
 //! be copied byte for byte, member and all.
 
+use crate::compress::Compression;
 use crate::spool::{Kept, Spool, SpoolReader};
 use flate2::bufread::GzDecoder;
 use std::collections::VecDeque;
@@ -243,6 +244,28 @@ impl<R: Read> Tee<R> {
     fn ran_into_a_member(&self, member_start: u64) -> bool {
         self.lookback_from(member_start)
             .is_some_and(|at| find_gzip_start(&self.member[at..]).is_some())
+    }
+
+    /// RFC 1952 §2.3.1: whether the bytes ahead, which start no member, are a member
+    /// whose magic number is damaged: with it restored (ID1, ID2, CM), it decodes whole
+    /// or gives 1 MiB with no damage ([`crate::compress::decodes_with_magic_restored`]).
+    /// If so, the magic number is put in place of the damaged bytes, to be read from
+    /// there.
+    fn restores_magic(&mut self) -> io::Result<bool> {
+        let Some(ahead) = self.fill_at_least(LOOKBACK)? else {
+            return Ok(false);
+        };
+        // A first look: its flags (FLG) have no reserved bit set (a plain record's `WARC/`
+        // has).
+        let flags_fit = ahead.get(3).is_some_and(|flags| flags & 0xe0 == 0);
+        if !flags_fit
+            || !crate::compress::decodes_with_magic_restored(Compression::Gzip, ahead, false)
+        {
+            return Ok(false);
+        }
+        self.consume(GZIP_MAGIC.len());
+        self.unread(&GZIP_MAGIC);
+        Ok(true)
     }
 
     /// Consumes bytes up to the next gzip member start. While keeping, pauses once
@@ -580,6 +603,9 @@ pub(crate) struct Stream<R> {
     pub truncated: bool,
     /// Damage found and not reported yet.
     pub damage: Vec<Damage>,
+    /// Members read with their damaged magic number restored ([`Tee::restores_magic`]),
+    /// not reported yet: where each starts in the file.
+    pub restored: Vec<u64>,
     /// The last member whose trailer did not match.
     pub failed_check: Option<FailedCheck>,
     /// How many times damage was found.
@@ -666,7 +692,13 @@ impl<R: Read> Stream<R> {
     /// A stream over `input`; gzip when it starts with the gzip magic number.
     pub fn new(input: R) -> io::Result<Self> {
         let mut tee = Tee::new(input);
-        let gzip = tee.fill_buf()?.starts_with(&GZIP_MAGIC[..2]);
+        let mut gzip = tee.fill_buf()?.starts_with(&GZIP_MAGIC[..2]);
+        let mut restored = Vec::new();
+        if !gzip && tee.restores_magic()? {
+            // The first member's magic number is damaged.
+            gzip = true;
+            restored.push(0);
+        }
         let body = if gzip {
             Body::Between(tee)
         } else {
@@ -683,6 +715,7 @@ impl<R: Read> Stream<R> {
             gzip,
             truncated: false,
             damage: Vec::new(),
+            restored,
             failed_check: None,
             damaged: 0,
             pause: false,
@@ -1021,8 +1054,14 @@ impl<R: Read> Stream<R> {
                         return Ok(0);
                     }
                     if !(GZIP_MAGIC.starts_with(&start[..start.len().min(3)])) {
-                        // Bytes between members that are not a member (padding, junk).
                         let offset = tee.consumed;
+                        if tee.restores_magic()? {
+                            // A member whose magic number is damaged: read as one.
+                            self.restored.push(offset);
+                            self.body = Body::Between(tee);
+                            continue;
+                        }
+                        // Bytes between members that are not a member (padding, junk).
                         let pending = Pending {
                             offset,
                             found_at: offset,
