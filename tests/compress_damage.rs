@@ -565,3 +565,22 @@ fn a_mail_folder_damaged_in_its_first_block_is_read_on_as_a_mail_folder() {
         assert!(!stderr.contains("--format"), "{stderr}");
     }
 }
+
+#[test]
+fn a_file_cut_short_whose_magic_number_is_damaged_is_read_with_it_restored() {
+    // One gzip member, cut short (a download that stopped), its magic number damaged:
+    // its data decodes with no damage up to the cut, which is what is taken. Before: the
+    // trial asked for a whole member or 1 MiB, and the file was copied unread.
+    let dir = tempfile::tempdir().unwrap();
+    let folder: Vec<u8> = (1..=80).flat_map(message).collect();
+    let mut file = compressed(Compression::Gzip, &folder);
+    file.truncate(file.len() * 2 / 3);
+    file[0] ^= 0x10;
+    let (links, stderr) = links_of(dir.path(), "folder.mbox.gz", &file);
+    assert!((40..80).contains(&links.len()), "{}: {stderr}", links.len());
+    assert_eq!(links[0]["resolved"], resolved(1));
+    assert!(
+        stderr.contains("a gzip member whose magic number is damaged at compressed byte 0"),
+        "{stderr}"
+    );
+}

@@ -1042,8 +1042,10 @@ impl<R: BufRead> Decoder<R> {
             DamageReason::BadHeader(..) | DamageReason::TrailingData(_)
         ) && damage.compressed_offset == self.input.consumed;
         let compression = self.compression;
+        // The bytes looked at end at [`TRIAL_INPUT`] or at the input's end (a file cut
+        // short): a member that decodes up to there is taken.
         if !where_a_member_was_looked_for
-            || !decodes_with_magic_restored(compression, self.input.peek(TRIAL_INPUT)?, false)
+            || !decodes_with_magic_restored(compression, self.input.peek(TRIAL_INPUT)?, true)
         {
             return Ok(false);
         }

@@ -247,8 +247,9 @@ impl<R: Read> Tee<R> {
     }
 
     /// RFC 1952 §2.3.1: whether the bytes ahead, which start no member, are a member
-    /// whose magic number is damaged: with it restored (ID1, ID2, CM), it decodes whole
-    /// or gives 1 MiB with no damage ([`crate::compress::decodes_with_magic_restored`]).
+    /// whose magic number is damaged: with it restored (ID1, ID2, CM), it decodes whole,
+    /// or with no damage up to the end of the 1 MiB looked at (or of the file: cut short)
+    /// ([`crate::compress::decodes_with_magic_restored`]).
     /// If so, the magic number is put in place of the damaged bytes, to be read from
     /// there.
     fn restores_magic(&mut self) -> io::Result<bool> {
@@ -259,7 +260,7 @@ impl<R: Read> Tee<R> {
         // has).
         let flags_fit = ahead.get(3).is_some_and(|flags| flags & 0xe0 == 0);
         if !flags_fit
-            || !crate::compress::decodes_with_magic_restored(Compression::Gzip, ahead, false)
+            || !crate::compress::decodes_with_magic_restored(Compression::Gzip, ahead, true)
         {
             return Ok(false);
         }
