@@ -1311,3 +1311,48 @@ fn a_doctype_inside_an_element_is_never_deleted() {
         );
     }
 }
+
+/// Namespaces in XML 1.0 §3: a declaration's namespace name is the attribute's normalized
+/// value, its character and entity references read. A feed whose `xmlns` was written
+/// with references (`&#x2F;`, `&#116;`, `&#35;`) was compared as written: not told a
+/// feed, and none of its links found.
+#[test]
+fn namespace_declarations_written_with_references_name_their_namespace() {
+    let atom = br#"<feed xmlns="http:&#x2F;&#x2F;www.w3.org&#x2F;2005&#x2F;Atom"><icon>i.png</icon><content type="&#104;tml">&lt;img src="c.png"&gt;</content></feed>"#;
+    let prefixed = br#"<a:feed xmlns:a="http://www.w3.org/2005/A&#116;om"><a:entry><a:link href="e.html"/></a:entry></a:feed>"#;
+    let rdf = br#"<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns&#35;" xmlns="http://purl.org/rss/1.0&#x2F;"><item><link>r.html</link></item></rdf:RDF>"#;
+    let rss = br#"<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:c="http://purl.org/rss/1.0/modules/content&#47;"><channel xml:base="http:&#x2F;/x.example&#x2F;d&amp;e/"><atom:link href="self.xml"/><item><c:encoded>&lt;a href="p.html"&gt;</c:encoded></item></channel></rss>"#;
+    let cases: [(&[u8], &[&str]); 4] = [
+        (
+            atom,
+            &[
+                "http://feeds.example.com/dir/i.png",
+                "http://feeds.example.com/dir/c.png",
+            ],
+        ),
+        (prefixed, &["http://feeds.example.com/dir/e.html"]),
+        (rdf, &["http://feeds.example.com/dir/r.html"]),
+        (
+            rss,
+            &[
+                "http://x.example/d&e/self.xml",
+                "http://x.example/d&e/p.html",
+            ],
+        ),
+    ];
+    for (xml, expected) in cases {
+        assert!(feed::is_feed(xml), "{}", String::from_utf8_lossy(xml));
+        let done = feed::links(xml, &base(), &Options::default(), None);
+        let resolved: Vec<&str> = done.links.iter().map(|l| l.resolved.as_str()).collect();
+        assert_eq!(resolved, expected);
+        assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+    }
+    // A reference no DTD absolve reads declares, or an `&#x20;` (a space is part of the
+    // name): no namespace a feed's.
+    assert!(!feed::is_feed(
+        br#"<!DOCTYPE feed [<!ENTITY a "Atom">]><feed xmlns="http://www.w3.org/2005/&a;">"#
+    ));
+    assert!(!feed::is_feed(
+        br#"<feed xmlns="http://www.w3.org/2005/Atom&#x20;">"#
+    ));
+}

@@ -1,11 +1,11 @@
 //! Telling a feed apart: an XML document whose root element is a feed's.
 
 use super::doctype::Scan;
+use super::namespaces::{Namespaces, namespace_name};
 use super::vocabulary::Ns;
 use quick_xml::Reader;
 use quick_xml::errors::{Error, SyntaxError};
 use quick_xml::events::{BytesStart, Event};
-use quick_xml::name::{NamespaceResolver, ResolveResult};
 
 /// How far into a document its root element is looked for: 64 KiB, so a prolog (an
 /// XML declaration, comments, processing instructions, a DOCTYPE with its internal
@@ -128,17 +128,16 @@ fn told(feed: bool) -> Root {
 
 /// Whether the root element's start tag is a feed's.
 fn is_feed_root(root: &BytesStart) -> bool {
-    let mut resolver = NamespaceResolver::default();
-    if resolver.push(root).is_err() {
+    // Told as the rewriter tells namespaces: a declaration's references read (Namespaces
+    // in XML 1.0 §3: the namespace name is the attribute's normalized value).
+    let mut namespaces = Namespaces::default();
+    if namespaces.push(root).is_err() {
         return false;
     }
-    let (ns, local) = resolver.resolve_element(root.name());
-    let ns = match ns {
-        ResolveResult::Bound(uri) => Ns::from_uri(uri.as_ref()),
-        ResolveResult::Unbound => Ns::None,
-        ResolveResult::Unknown(_) => return false,
-    };
-    match (ns, local.as_ref()) {
+    match (
+        namespaces.of_element(root.name()),
+        root.local_name().as_ref(),
+    ) {
         (Ns::Atom10 | Ns::Atom03, b"feed") => true,
         (Ns::None, b"rss") => true,
         (Ns::Rdf, b"RDF") => binds_rss(root),
@@ -185,7 +184,7 @@ fn cut_root(cut: &[u8]) -> CutRoot<'_> {
 fn binds_rss(root: &quick_xml::events::BytesStart) -> bool {
     root.attributes().with_checks(false).flatten().any(|a| {
         a.key.as_namespace_binding().is_some()
-            && matches!(Ns::from_uri(&a.value), Ns::Rss10 | Ns::Rss090)
+            && matches!(namespace_name(&a.value), Ns::Rss10 | Ns::Rss090)
     })
 }
 

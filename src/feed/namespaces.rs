@@ -6,6 +6,7 @@
 //! checks each tag's declarations (the reserved `xml` and `xmlns` prefixes, §3); the
 //! bindings are kept here, by prefix.
 
+use super::escape;
 use super::vocabulary::Ns;
 use quick_xml::events::BytesStart;
 use quick_xml::name::{NamespaceError, NamespaceResolver, PrefixDeclaration, QName};
@@ -51,7 +52,7 @@ impl Namespaces {
             };
             // `xmlns:p=""` (XML Namespaces 1.1) unbinds the prefix: its elements are in no
             // namespace this module knows.
-            let ns = match Ns::from_uri(&attribute.value) {
+            let ns = match namespace_name(&attribute.value) {
                 Ns::None if !prefix.is_empty() => Ns::Other,
                 ns => ns,
             };
@@ -106,6 +107,23 @@ impl Namespaces {
             None if prefix.is_empty() => Ns::None,
             None => Ns::Other,
         }
+    }
+}
+
+/// The namespace a declaration's value names. Namespaces in XML 1.0 §3: the namespace
+/// name is the attribute's normalized value (XML 1.0 §3.3.3), its character references
+/// (§4.1) and references to XML's five entities (§4.6) read:
+/// `xmlns="http:&#x2F;&#x2F;www.w3.org&#x2F;2005&#x2F;Atom"` names Atom 1.0. A value that
+/// cannot be read (an entity no DTD of absolve's expands, a bare `&`, bytes that are not
+/// UTF-8) names no namespace this module knows: every known name is ASCII, which every
+/// charset the rewriter reads writes as in UTF-8.
+pub(crate) fn namespace_name(raw: &[u8]) -> Ns {
+    if !raw.contains(&b'&') {
+        return Ns::from_uri(raw);
+    }
+    match escape::read_value(raw, encoding_rs::UTF_8) {
+        Ok(name) => Ns::from_uri(name.as_bytes()),
+        Err(_) => Ns::Other,
     }
 }
 

@@ -570,7 +570,9 @@ impl<S: Sink> Machine<S> {
                     Value::Text => hold = Some(HeldKind::Url),
                     Value::Html => hold = Some(HeldKind::Html),
                     Value::TextConstruct => {
-                        match text_type(self.attr(b"type", window), self.attr(b"mode", window)) {
+                        let kind = self.attr_text(b"type", window);
+                        let mode = self.attr_text(b"mode", window);
+                        match text_type(kind.as_deref(), mode.as_deref()) {
                             TextType::Html => hold = Some(HeldKind::Html),
                             TextType::Xhtml => xhtml_children = true,
                             TextType::Base64Html => hold = Some(HeldKind::Base64Html),
@@ -685,6 +687,19 @@ impl<S: Sink> Machine<S> {
             .iter()
             .find(|a| &window[a.key.clone()] == key)
             .map(|a| &window[a.value.clone()])
+    }
+
+    /// The value of the attribute named `key` of the current tag, its references read
+    /// (XML 1.0 §3.3.3: `type="&#104;tml"` is `html`); as written if it cannot be read.
+    fn attr_text<'w>(&self, key: &[u8], window: &'w [u8]) -> Option<Cow<'w, [u8]>> {
+        let raw = self.attr(key, window)?;
+        if !raw.contains(&b'&') {
+            return Some(Cow::Borrowed(raw));
+        }
+        Some(match escape::read_value(raw, self.encoding) {
+            Ok(text) => Cow::Owned(escape::encode(&text, self.encoding)),
+            Err(_) => Cow::Borrowed(raw),
+        })
     }
 
     /// W3C XML Base §4.2: the element's base is its `xml:base` resolved against its

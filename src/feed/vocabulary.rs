@@ -59,7 +59,8 @@ const URIS: [(&[u8], Ns); 13] = [
 ];
 
 impl Ns {
-    /// The namespace of a URI as written in an `xmlns` attribute.
+    /// The namespace of a namespace name: an `xmlns` attribute's value with its
+    /// references read (Namespaces in XML 1.0 §3), not the bytes as written.
     pub fn from_uri(uri: &[u8]) -> Ns {
         if uri.is_empty() {
             return Ns::None;
