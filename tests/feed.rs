@@ -1356,3 +1356,124 @@ fn namespace_declarations_written_with_references_name_their_namespace() {
         br#"<feed xmlns="http://www.w3.org/2005/Atom&#x20;">"#
     ));
 }
+
+/// The [`Warning::IllFormed`] among `warnings`: (offset, reason).
+fn ill_formed(warnings: &[Warning]) -> Vec<(u64, String)> {
+    warnings
+        .iter()
+        .filter_map(|w| match w {
+            Warning::IllFormed { offset, reason } => Some((*offset, reason.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// XML that is not well-formed but leaves the rest readable passed through without a
+/// word: junk after the root element (XML 1.0 §2.1), `]]>` in character data (§2.4), a
+/// broken XML declaration (§2.8), bytes not valid in the charset (§4.3.3) in an element
+/// that holds no URL. Each is now a warning naming its offset, once a feed for each kind,
+/// the bytes left as written and the rest rewritten as before, at every chunk size.
+#[test]
+fn ill_formed_xml_that_leaves_the_rest_readable_is_said_once_a_kind() {
+    let cases: [(&[u8], &[u8], &str); 8] = [
+        (
+            b"<rss version='2.0'><channel><link>a</link></channel></rss>\n<!-- c -->junk<link>b</link> more",
+            b"junk", "outside the root element",
+        ),
+        (
+            b"<rss version='2.0'><channel><link>a</link></channel></rss><rss><channel><link>b</link></channel></rss>",
+            b"<rss><", "outside the root element",
+        ),
+        (
+            b"<rss version='2.0'><channel><title>a ]]> b ]]></title><link>a</link><description>x]]>y</description></channel></rss>",
+            b"]]> b", "XML 1.0 §2.4",
+        ),
+        (
+            b"<?xml version=\"1\x01.0\"?><rss version='2.0'><channel><link>a</link></channel></rss>",
+            b"<?xml", "version",
+        ),
+        (
+            b"<rss version='2.0'><?xml version='1.0'?><channel><link>a</link><?xml version='1.0' encoding='a b'?></channel></rss>",
+            b"<?xml", "not at the document's start",
+        ),
+        (
+            b"<rss version='2.0'><channel><title>caf\xE9</title><guid>\xFF\xFE</guid><link>a</link></channel></rss>",
+            b"\xE9", "not valid UTF-8",
+        ),
+        (
+            b"<?xml version='1.0' encoding='Shift_JIS'?><rss><channel><title>\x93\xFA\xA0\x96\x7B</title><link>a</link></channel></rss>",
+            b"\xA0", "not valid Shift_JIS",
+        ),
+        // A bad byte in a URL is told by its value's warning only; the next bad one (in
+        // the title) is reported.
+        (
+            b"<rss version='2.0'><channel><link>a\xFF</link><title>\xC3</title><link>a</link></channel></rss>",
+            b"\xC3", "not valid UTF-8",
+        ),
+    ];
+    for (xml, at, words) in cases {
+        let want = xml.windows(at.len()).position(|w| w == at).unwrap() as u64;
+        let rewritten = feed::rewrite(xml, &base(), &Options::default(), None);
+        for chunk in [xml.len(), 7, 1] {
+            let (output, warnings) = in_chunks(xml, chunk);
+            assert_eq!(output, rewritten.output, "chunk {chunk}");
+            let found = ill_formed(&warnings);
+            assert!(
+                matches!(&found[..], [(offset, reason)] if *offset == want && reason.contains(words)),
+                "chunk {chunk}: {}: {warnings:?}",
+                String::from_utf8_lossy(xml)
+            );
+        }
+        // The bad bytes are left as written; every URL is rewritten as it was before.
+        assert!(rewritten.output.windows(at.len()).any(|w| w == at));
+        let links: Vec<&str> = rewritten
+            .links
+            .iter()
+            .map(|l| l.original.as_str())
+            .collect();
+        assert!(
+            links.iter().all(|l| l.starts_with('a') || *l == "b"),
+            "{links:?}"
+        );
+        assert!(!links.is_empty());
+    }
+    // Only the first of a kind: the junk after the root is said once, however much.
+    let mut many = b"<feed xmlns='http://www.w3.org/2005/Atom'/>".to_vec();
+    for _ in 0..1000 {
+        many.extend(b"x<a/>]]>");
+    }
+    let done = feed::links(&many, &base(), &Options::default(), None);
+    let warnings = feed_warnings(&done.warnings);
+    assert_eq!(ill_formed(&warnings).len(), 2, "{warnings:?}");
+    // A multi-byte sequence the end of the feed cuts.
+    let (_, warnings) = in_chunks(
+        b"<rss><channel><title>caf\xC3</title></channel></rss>\n\xC3",
+        1,
+    );
+    assert_eq!(ill_formed(&warnings)[0].0, 21 + 3);
+}
+
+/// Well-formed feeds get no [`Warning::IllFormed`], at every chunk size: a full XML
+/// declaration, whitespace, comments and processing instructions after the root, `]]`
+/// and `]]&gt;` in text, `]]>` split between CDATA sections, multi-byte characters cut
+/// between chunks, windows-1252 and Shift_JIS text, a BOM.
+#[test]
+fn well_formed_feeds_get_no_ill_formed_warning() {
+    let feeds: [&[u8]; 5] = [
+        b"<?xml version='1.0' encoding='UTF-8' standalone=\"yes\" ?>\n<rss version='2.0'><channel><title>a]] b] ]]&gt; caf\xC3\xA9 \xE6\x97\xA5\xF0\x9F\x98\x80</title><description><![CDATA[x]]]]><![CDATA[>]]></description><link>a</link></channel></rss>\n<!-- done -->\n<?pi x?>\n\n",
+        b"\xEF\xBB\xBF<?xml version=\"1.10\"?><feed xmlns='http://www.w3.org/2005/Atom'><title>]]</title><icon>]</icon></feed>",
+        b"<?xml version='1.0' encoding='windows-1252'?><rss><channel><title>caf\xE9 \x81</title></channel></rss>",
+        b"<?xml version='1.0' encoding='Shift_JIS'?><rss><channel><title>\x93\xFA\x96\x7B \x95\x5C</title><link>\x95\x5C.html</link></channel></rss>",
+        b"<rss version='2.0'><channel><link>a</link></channel></rss>",
+    ];
+    for xml in feeds {
+        for chunk in [xml.len(), 3, 1] {
+            let (_, warnings) = in_chunks(xml, chunk);
+            assert!(
+                warnings.is_empty(),
+                "chunk {chunk}: {}: {warnings:?}",
+                String::from_utf8_lossy(xml)
+            );
+        }
+    }
+}

@@ -135,6 +135,23 @@ pub enum Warning {
         /// What it said.
         reason: String,
     },
+    /// The feed is not well-formed XML here, in a way that leaves what follows readable:
+    /// a byte sequence not valid in the feed's charset (XML 1.0 §2.2, §4.3.3), text or an
+    /// element after the root element ends (or text before it: §2.1, only comments,
+    /// processing instructions and whitespace), `]]>` in character data (§2.4), an XML
+    /// declaration that does not match §2.8 or is not at the document's start. The bytes
+    /// are left as written and the rest is read on as before. Reported once a feed for
+    /// each of these kinds: later ones of the same kind are not (a byte sequence inside a
+    /// value reported [`Warning::Undecodable`] is not reported again).
+    #[error(
+        "the feed is not well-formed XML at byte {offset} ({reason}): left as written, the rest read on (later ones of this kind not reported)"
+    )]
+    IllFormed {
+        /// Where the offending bytes start.
+        offset: u64,
+        /// What is wrong, with the section of XML 1.0 it breaks.
+        reason: String,
+    },
     /// An end tag that does not close the open element: the rest passed through.
     #[error("the end tag </{found}> at byte {offset} does not close {}: the rest passed through unchanged", expected.as_deref().map_or("any open element".to_owned(), |e| format!("<{e}>")))]
     Mismatched {
@@ -301,6 +318,7 @@ impl Warning {
             | Warning::Undecodable { offset, .. }
             | Warning::UnusableBase { offset, .. }
             | Warning::Malformed { offset, .. }
+            | Warning::IllFormed { offset, .. }
             | Warning::Mismatched { offset, .. }
             | Warning::Unclosed { offset, .. }
             | Warning::TooDeep { offset, .. }

@@ -140,6 +140,100 @@ struct Machine<S: Sink> {
     wants_output: bool,
     wants_links: bool,
     error: Option<io::Error>,
+    /// Where the document starts (past a BOM): an XML declaration is only there.
+    document_start: u64,
+    /// Whether the root element has started.
+    root_seen: bool,
+    /// How many `]` end the character data read last (at most 2): a `]]>` may be cut
+    /// between two pieces of text.
+    brackets: u8,
+    /// The kinds of [`Warning::IllFormed`] reported, one bit each ([`Flaw`]).
+    flaws: u8,
+    /// The check of every byte against the charset, done up to `checked` (`None`: no
+    /// more checks, one bad sequence reported).
+    charset_check: Option<CharsetCheck>,
+    checked: u64,
+    /// The values reported [`Warning::Undecodable`] since the bytes were last checked:
+    /// their bad bytes are not reported again.
+    undecodable: Vec<Range<u64>>,
+}
+
+/// Whether bytes, arriving piece by piece, are valid in a charset (XML 1.0 §4.3.3): a
+/// sequence cut between two pieces is read whole.
+enum CharsetCheck {
+    /// UTF-8, by the standard library's validation, and the bytes of a sequence the last
+    /// piece's end cut.
+    Utf8(ArrayVec<u8, 4>),
+    /// Another charset, by its own streaming decoder.
+    Other(encoding_rs::Decoder),
+}
+
+impl CharsetCheck {
+    fn new(encoding: &'static Encoding) -> Self {
+        if encoding == encoding_rs::UTF_8 {
+            CharsetCheck::Utf8(ArrayVec::new())
+        } else {
+            CharsetCheck::Other(encoding.new_decoder_without_bom_handling())
+        }
+    }
+
+    /// The offset of the first bad sequence of `bytes` (at offset `at`, after the pieces
+    /// before), if any; `last`: nothing follows them.
+    fn first_bad(&mut self, mut bytes: &[u8], mut at: u64, last: bool) -> Option<u64> {
+        match self {
+            CharsetCheck::Utf8(cut) => {
+                // The cut sequence first, a byte at a time (at most 3).
+                while !cut.is_empty() {
+                    let Some((&byte, rest)) = bytes.split_first() else {
+                        return last.then(|| at - cut.len() as u64);
+                    };
+                    cut.push(byte);
+                    (bytes, at) = (rest, at + 1);
+                    match std::str::from_utf8(cut) {
+                        Ok(_) => cut.clear(),
+                        Err(error) if error.error_len().is_none() => {}
+                        Err(_) => return Some(at - cut.len() as u64),
+                    }
+                }
+                let error = std::str::from_utf8(bytes).err()?;
+                let valid = error.valid_up_to();
+                if error.error_len().is_some() || last {
+                    return Some(at + valid as u64);
+                }
+                // At most 3 bytes of a sequence that may go on in the next piece.
+                cut.try_extend_from_slice(&bytes[valid..]).ok()?;
+                None
+            }
+            CharsetCheck::Other(decoder) => {
+                let mut scratch = [0u8; 4096];
+                loop {
+                    let (result, read, _) =
+                        decoder.decode_to_utf8_without_replacement(bytes, &mut scratch, last);
+                    (bytes, at) = (&bytes[read..], at + read as u64);
+                    match result {
+                        encoding_rs::DecoderResult::InputEmpty => return None,
+                        encoding_rs::DecoderResult::OutputFull => {}
+                        encoding_rs::DecoderResult::Malformed(length, extra) => {
+                            return Some(at - u64::from(extra) - u64::from(length));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The kinds of [`Warning::IllFormed`], each reported once a feed.
+#[derive(Debug, Clone, Copy)]
+enum Flaw {
+    /// XML 1.0 §2.2, §4.3.3: bytes not valid in the charset.
+    Undecodable,
+    /// §2.1: text or an element outside the root element.
+    OutsideRoot,
+    /// §2.4: `]]>` in character data.
+    CdataEnd,
+    /// §2.8: an XML declaration that is not one, or not at the start.
+    Declaration,
 }
 
 impl<S: Sink> Rewriter<S> {
@@ -178,6 +272,13 @@ impl<S: Sink> Rewriter<S> {
                 wants_output,
                 wants_links,
                 error: None,
+                document_start: 0,
+                root_seen: false,
+                brackets: 0,
+                flaws: 0,
+                charset_check: None,
+                checked: 0,
+                undecodable: Vec::new(),
             },
         }
     }
@@ -194,6 +295,10 @@ impl<S: Sink> Rewriter<S> {
     pub fn end(mut self) -> io::Result<S> {
         self.pump(true);
         let m = &mut self.machine;
+        if m.state == State::Running {
+            // A sequence the feed's end cuts is not valid either.
+            m.check_bytes(m.checked, &self.pending, true);
+        }
         if m.state == State::Running
             && let Some(innermost) = m.scopes.last()
         {
@@ -313,6 +418,9 @@ impl<S: Sink> Machine<S> {
         self.encoding = encoding;
         if encoding.is_ascii_compatible() {
             self.state = State::Running;
+            self.document_start = self.processed;
+            self.checked = self.processed;
+            self.charset_check = Some(CharsetCheck::new(encoding));
         } else {
             self.warn(Warning::UnsupportedCharset {
                 offset,
@@ -365,8 +473,11 @@ impl<S: Sink> Machine<S> {
             match event {
                 Ok(Event::Eof) => break,
                 // Text at the end of the window may go on in the next chunk.
-                Ok(Event::Text(_)) if after == window.len() && !ending => {
+                Ok(Event::Text(text)) if after == window.len() && !ending => {
+                    // Held text is read again whole; other text is passed here.
                     if self.held.is_none() {
+                        let at = window_start(self.pending_start, pending, window) + before as u64;
+                        self.character_data(&text, at);
                         self.processed += (after - before) as u64;
                     }
                     break;
@@ -379,6 +490,9 @@ impl<S: Sink> Machine<S> {
                         match &event {
                             Event::Text(text) if text.as_ptr() == window[before..].as_ptr() => {
                                 let bytes = &window[start..before + text.len()];
+                                let at = window_start(self.pending_start, pending, window)
+                                    + before as u64;
+                                self.character_data(text, at);
                                 self.piece(PieceKind::Text, bytes, window, pending);
                                 self.processed = self.pending_start + (from + after) as u64;
                                 continue;
@@ -419,6 +533,13 @@ impl<S: Sink> Machine<S> {
         // XML 1.0 §2.8: a DOCTYPE belongs in the prolog. One inside an element is no part
         // of its text: read as one, it was dropped from a URL element's text when the URL
         // was written back. The rest passes through, as after other malformed markup.
+        if self.root_seen && self.scopes.is_empty() {
+            self.flaw(
+                Flaw::OutsideRoot,
+                at,
+                "a DOCTYPE after the root element (XML 1.0 §2.8: only in the prolog)",
+            );
+        }
         if !self.scopes.is_empty() {
             self.warn(Warning::Malformed {
                 offset: at,
@@ -443,6 +564,32 @@ impl<S: Sink> Machine<S> {
     fn token(&mut self, token: Token, window: &[u8], pending: &[u8]) {
         let window_start = self.pending_start + (pending.len() - window.len()) as u64;
         let at = window_start + token.range.start as u64;
+        match &token.event {
+            Event::Text(text) => self.character_data(text, at),
+            Event::Start(_) | Event::Empty(_) if self.scopes.is_empty() => {
+                if self.root_seen {
+                    self.flaw(Flaw::OutsideRoot, at, OUTSIDE_ROOT);
+                }
+                self.root_seen = true;
+                self.brackets = 0;
+            }
+            Event::CData(_) | Event::GeneralRef(_) if self.scopes.is_empty() => {
+                self.flaw(Flaw::OutsideRoot, at, OUTSIDE_ROOT);
+                self.brackets = 0;
+            }
+            Event::Decl(decl) => {
+                if at != self.document_start {
+                    self.flaw(
+                        Flaw::Declaration,
+                        at,
+                        "an XML declaration not at the document's start (XML 1.0 §2.8; §2.6: the target `xml` is reserved)",
+                    );
+                } else if let Some(reason) = declaration_error(decl) {
+                    self.flaw(Flaw::Declaration, at, reason);
+                }
+            }
+            _ => self.brackets = 0,
+        }
         match &token.event {
             Event::Start(start) => self.open(start, at, false, window, pending),
             Event::Empty(start) => self.open(start, at, true, window, pending),
@@ -710,7 +857,7 @@ impl<S: Sink> Machine<S> {
         let value = match escape::read_value(raw, self.encoding) {
             Ok(value) => value,
             Err(unreadable) => {
-                self.unreadable(unreadable, offset);
+                self.unreadable(unreadable, offset..offset + raw.len() as u64);
                 return None;
             }
         };
@@ -758,7 +905,9 @@ impl<S: Sink> Machine<S> {
         let offset = self.offset_of(window, raw, pending);
         let original = match escape::read_value(raw, self.encoding) {
             Ok(value) => value,
-            Err(unreadable) => return self.unreadable(unreadable, offset),
+            Err(unreadable) => {
+                return self.unreadable(unreadable, offset..offset + raw.len() as u64);
+            }
         };
         let (resolved, kept) = self.resolve(&original, base, offset);
         if resolved != original && self.wants_output {
@@ -809,6 +958,17 @@ impl<S: Sink> Machine<S> {
         }
         for link in done.links {
             self.sink.link(link);
+        }
+        if done
+            .warnings
+            .iter()
+            .any(|w| matches!(w, crate::html::Warning::Undecodable(..)))
+            || done
+                .feed_warnings
+                .iter()
+                .any(|w| matches!(w, Warning::Undecodable { .. }))
+        {
+            self.undecodable.push(offset..offset + start.len() as u64);
         }
         for warning in done.warnings {
             self.sink.warning(warning.into());
@@ -883,7 +1043,7 @@ impl<S: Sink> Machine<S> {
                         None => {
                             let offset = held.content_start + piece.raw.start as u64;
                             let name = String::from_utf8_lossy(name).into_owned();
-                            return self.unreadable(Unreadable::Entity(name), offset);
+                            return self.unreadable(Unreadable::Entity(name), offset..offset);
                         }
                     }
                 }
@@ -891,7 +1051,7 @@ impl<S: Sink> Machine<S> {
                     if let Some(at) = escape::bare_ampersand(bytes) {
                         let offset = held.content_start + piece.raw.start as u64;
                         let malformed = Unreadable::NotWellFormed(escape::BARE_AMPERSAND, at);
-                        return self.unreadable(malformed, offset);
+                        return self.unreadable(malformed, offset..offset);
                     }
                     value.extend_from_slice(bytes);
                 }
@@ -924,7 +1084,10 @@ impl<S: Sink> Machine<S> {
         let offset = held.content_start + range.start as u64;
         let original = match escape::decode(&value[first..last], self.encoding) {
             Some(text) => text.into_owned(),
-            None => return self.unreadable(Unreadable::Undecodable, offset),
+            None => {
+                let content = held.content_start..held.content_start + raw.len() as u64;
+                return self.unreadable(Unreadable::Undecodable, offset..content.end);
+            }
         };
         let (mut resolved, kept) = self.resolve(&original, &held.base, offset);
         // XML 1.0 §2.5, §2.6: a comment or processing instruction inside the URL is no
@@ -1036,6 +1199,17 @@ impl<S: Sink> Machine<S> {
             }
             self.sink.link(link);
         }
+        if done
+            .warnings
+            .iter()
+            .any(|w| matches!(w, crate::html::Warning::Undecodable(..)))
+            || done
+                .feed_warnings
+                .iter()
+                .any(|w| matches!(w, Warning::Undecodable { .. }))
+        {
+            self.undecodable.push(held.content_start..end);
+        }
         for warning in done.warnings {
             self.sink.warning(warning.into());
         }
@@ -1095,12 +1269,17 @@ impl<S: Sink> Machine<S> {
         });
     }
 
-    fn unreadable(&mut self, unreadable: Unreadable, offset: u64) {
+    /// A value at `value` (`value.start` its offset) left as written, with a warning.
+    fn unreadable(&mut self, unreadable: Unreadable, value: Range<u64>) {
+        let offset = value.start;
         let warning = match unreadable {
-            Unreadable::Undecodable => Warning::Undecodable {
-                offset,
-                charset: self.encoding.name(),
-            },
+            Unreadable::Undecodable => {
+                self.undecodable.push(value);
+                Warning::Undecodable {
+                    offset,
+                    charset: self.encoding.name(),
+                }
+            }
             Unreadable::Entity(reason) => Warning::Entity { offset, reason },
             Unreadable::NotWellFormed(reason, at) => Warning::NotWellFormed {
                 offset: offset + at as u64,
@@ -1140,6 +1319,90 @@ impl<S: Sink> Machine<S> {
         }
     }
 
+    /// A [`Warning::IllFormed`] of kind `flaw` at `offset`, unless one was reported.
+    fn flaw(&mut self, flaw: Flaw, offset: u64, reason: impl Into<String>) {
+        let bit = 1 << flaw as u8;
+        if self.flaws & bit == 0 {
+            self.flaws |= bit;
+            self.warn(Warning::IllFormed {
+                offset,
+                reason: reason.into(),
+            });
+        }
+    }
+
+    /// Character data `text` at `at`, outside a CDATA section: XML 1.0 §2.4, it holds no
+    /// `]]>` (even cut between two pieces); §2.1, outside the root element it is
+    /// whitespace only.
+    fn character_data(&mut self, text: &[u8], at: u64) {
+        // The `]` before each `>`, those of the text before it counted when it has none.
+        let brackets_before = |end: usize| {
+            let own = text[..end]
+                .iter()
+                .rev()
+                .take(2)
+                .take_while(|&&b| b == b']')
+                .count();
+            if own == end {
+                own + usize::from(self.brackets)
+            } else {
+                own
+            }
+        };
+        let end = memchr::memchr_iter(b'>', text).find(|&i| brackets_before(i) >= 2);
+        self.brackets = brackets_before(text.len()).min(2) as u8;
+        if let Some(end) = end {
+            self.flaw(
+                Flaw::CdataEnd,
+                at + end as u64 - 2,
+                "`]]>` in character data (XML 1.0 §2.4: written `]]&gt;`)",
+            );
+        }
+        if self.scopes.is_empty()
+            && let Some(first) = text
+                .iter()
+                .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        {
+            self.flaw(Flaw::OutsideRoot, at + first as u64, OUTSIDE_ROOT);
+        }
+    }
+
+    /// Checks the bytes from `checked` up to `to` against the feed's charset (XML 1.0
+    /// §4.3.3: a document in an encoding holds only its byte sequences), through the
+    /// charset's own streaming decoder: a sequence cut between two windows is read whole.
+    /// The first bad sequence that no [`Warning::Undecodable`] value holds is reported,
+    /// and no more bytes are checked. `last`: the feed ends at `to`.
+    fn check_bytes(&mut self, to: u64, pending: &[u8], last: bool) {
+        let mut at = self.checked;
+        if to < at || (to == at && !last) {
+            return;
+        }
+        self.checked = to;
+        let reported = std::mem::take(&mut self.undecodable);
+        while let Some(check) = &mut self.charset_check {
+            let bytes =
+                &pending[(at - self.pending_start) as usize..(to - self.pending_start) as usize];
+            let Some(bad) = check.first_bad(bytes, at, last) else {
+                return;
+            };
+            let Some(value) = reported.iter().find(|r| r.contains(&bad)) else {
+                self.charset_check = None;
+                let reason = format!(
+                    "a byte sequence not valid {} (XML 1.0 §4.3.3)",
+                    self.encoding.name()
+                );
+                return self.flaw(Flaw::Undecodable, bad, reason);
+            };
+            // Reported with its value: the check goes on past the value.
+            *check = CharsetCheck::new(self.encoding);
+            if value.end >= to {
+                self.checked = value.end;
+                return;
+            }
+            at = value.end;
+        }
+    }
+
     /// Writes out what is settled: up to the tokens handled, not into a held content.
     fn flush(&mut self, pending: &[u8]) {
         let limit = match (&self.held, self.state) {
@@ -1147,6 +1410,9 @@ impl<S: Sink> Machine<S> {
             (Some(held), _) => held.content_start,
             (None, _) => self.processed,
         };
+        if self.state == State::Running {
+            self.check_bytes(limit, pending, false);
+        }
         self.write_through(limit, pending);
         if self.state == State::PassThrough {
             self.processed = self.emitted;
@@ -1291,6 +1557,80 @@ fn text_with_markup(
         from = place;
     }
     escape::text_bytes(&url[from..], escape::TextEscapes::default(), out);
+}
+
+/// XML 1.0 §2.1: after the prolog, one element, then only comments, processing
+/// instructions and whitespace (Misc).
+const OUTSIDE_ROOT: &str = "text or markup outside the root element (XML 1.0 §2.1: only comments, processing instructions and whitespace)";
+
+/// What is wrong with an XML declaration (XML 1.0 §2.8 \[23\]-\[26\], §4.3.3 \[80\]-\[81\],
+/// §2.9 \[32\]): `version` first, with `1.` and digits; then an optional `encoding`, a
+/// Latin letter followed by letters, digits, `.`, `_` and `-`; then an optional
+/// `standalone`, `yes` or `no`; nothing else. The attributes are read by quick-xml.
+fn declaration_error(decl: &quick_xml::events::BytesDecl) -> Option<&'static str> {
+    const BAD: &str = "an XML declaration that is not one (XML 1.0 §2.8)";
+    // Every character of a declaration is ASCII.
+    let Ok(content) = std::str::from_utf8(decl) else {
+        return Some(BAD);
+    };
+    let start = BytesStart::from_content(content, 3);
+    let mut attributes = start.attributes();
+    let mut next = || match attributes.next() {
+        Some(Ok(attribute)) => Ok(Some(attribute)),
+        Some(Err(_)) => Err(BAD),
+        None => Ok(None),
+    };
+    let mut attribute = next().ok()?;
+    let version_ok = |v: &[u8]| {
+        v.strip_prefix(b"1.")
+            .is_some_and(|digits| !digits.is_empty() && digits.iter().all(u8::is_ascii_digit))
+    };
+    match &attribute {
+        Some(a) if a.key.as_ref() == b"version" && version_ok(&a.value) => {}
+        Some(a) if a.key.as_ref() == b"version" => {
+            return Some("an XML declaration's version is not `1.` and digits (XML 1.0 §2.8 [26])");
+        }
+        _ => return Some("an XML declaration without a version first (XML 1.0 §2.8 [23])"),
+    }
+    attribute = match next() {
+        Ok(a) => a,
+        Err(reason) => return Some(reason),
+    };
+    if let Some(a) = &attribute
+        && a.key.as_ref() == b"encoding"
+    {
+        let name = &a.value;
+        let name_ok = name.first().is_some_and(u8::is_ascii_alphabetic)
+            && name
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+        if !name_ok {
+            return Some("an XML declaration's encoding is not a name (XML 1.0 §4.3.3 [81])");
+        }
+        attribute = match next() {
+            Ok(a) => a,
+            Err(reason) => return Some(reason),
+        };
+    }
+    if let Some(a) = &attribute
+        && a.key.as_ref() == b"standalone"
+    {
+        if !matches!(a.value.as_ref(), b"yes" | b"no") {
+            return Some(
+                "an XML declaration's standalone is not `yes` or `no` (XML 1.0 §2.9 [32])",
+            );
+        }
+        attribute = match next() {
+            Ok(a) => a,
+            Err(reason) => return Some(reason),
+        };
+    }
+    match attribute {
+        None => None,
+        Some(_) => Some(
+            "an XML declaration with more than version, encoding and standalone, or out of order (XML 1.0 §2.8 [23])",
+        ),
+    }
 }
 
 #[cfg(test)]
