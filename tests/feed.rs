@@ -1375,7 +1375,12 @@ fn ill_formed(warnings: &[Warning]) -> Vec<(u64, String)> {
 /// the bytes left as written and the rest rewritten as before, at every chunk size.
 #[test]
 fn ill_formed_xml_that_leaves_the_rest_readable_is_said_once_a_kind() {
-    let cases: [(&[u8], &[u8], &str); 8] = [
+    let cases: [(&[u8], &[u8], &str); 9] = [
+        // Its first attribute unreadable (the value unquoted).
+        (
+            b"<?xml version=1.0?><rss version='2.0'><channel><link>a</link></channel></rss>",
+            b"<?xml", "an XML declaration that is not one",
+        ),
         (
             b"<rss version='2.0'><channel><link>a</link></channel></rss>\n<!-- c -->junk<link>b</link> more",
             b"junk", "outside the root element",

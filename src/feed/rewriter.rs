@@ -1580,7 +1580,10 @@ fn declaration_error(decl: &quick_xml::events::BytesDecl) -> Option<&'static str
         Some(Err(_)) => Err(BAD),
         None => Ok(None),
     };
-    let mut attribute = next().ok()?;
+    let mut attribute = match next() {
+        Ok(a) => a,
+        Err(reason) => return Some(reason),
+    };
     let version_ok = |v: &[u8]| {
         v.strip_prefix(b"1.")
             .is_some_and(|digits| !digits.is_empty() && digits.iter().all(u8::is_ascii_digit))
