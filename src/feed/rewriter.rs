@@ -959,15 +959,7 @@ impl<S: Sink> Machine<S> {
         for link in done.links {
             self.sink.link(link);
         }
-        if done
-            .warnings
-            .iter()
-            .any(|w| matches!(w, crate::html::Warning::Undecodable(..)))
-            || done
-                .feed_warnings
-                .iter()
-                .any(|w| matches!(w, Warning::Undecodable { .. }))
-        {
+        if any_undecodable(&done.warnings, &done.feed_warnings) {
             self.undecodable.push(offset..offset + start.len() as u64);
         }
         for warning in done.warnings {
@@ -1199,15 +1191,7 @@ impl<S: Sink> Machine<S> {
             }
             self.sink.link(link);
         }
-        if done
-            .warnings
-            .iter()
-            .any(|w| matches!(w, crate::html::Warning::Undecodable(..)))
-            || done
-                .feed_warnings
-                .iter()
-                .any(|w| matches!(w, Warning::Undecodable { .. }))
-        {
+        if any_undecodable(&done.warnings, &done.feed_warnings) {
             self.undecodable.push(held.content_start..end);
         }
         for warning in done.warnings {
@@ -1562,6 +1546,17 @@ fn text_with_markup(
 /// XML 1.0 §2.1: after the prolog, one element, then only comments, processing
 /// instructions and whitespace (Misc).
 const OUTSIDE_ROOT: &str = "text or markup outside the root element (XML 1.0 §2.1: only comments, processing instructions and whitespace)";
+
+/// Whether a value's warnings say bytes of it are not valid in the feed's charset (the
+/// HTML in it, or the value itself): those bytes are not reported again
+/// ([`Warning::IllFormed`]).
+fn any_undecodable(html: &[crate::html::Warning], feed: &[Warning]) -> bool {
+    html.iter()
+        .any(|w| matches!(w, crate::html::Warning::Undecodable(..)))
+        || feed
+            .iter()
+            .any(|w| matches!(w, Warning::Undecodable { .. }))
+}
 
 /// What is wrong with an XML declaration (XML 1.0 §2.8 \[23\]-\[26\], §4.3.3 \[80\]-\[81\],
 /// §2.9 \[32\]): `version` first, with `1.` and digits; then an optional `encoding`, a
