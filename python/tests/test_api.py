@@ -15,7 +15,7 @@ from conftest import warc_record
 
 def test_exports():
     assert sorted(absolve.__all__) == sorted(
-        ["AbsolveWarning", "Link", "Rewriter", "links", "links_table", "resolve", "rewrite", "warc_link_batches", "warc_links"]
+        ["AbsolveWarning", "Link", "Rewriter", "iter_links", "links", "links_table", "resolve", "rewrite", "warc_link_batches", "warc_links"]
     )
     assert issubclass(absolve.AbsolveWarning, UserWarning)
 

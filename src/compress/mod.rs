@@ -687,9 +687,9 @@ pub(crate) fn decodes_with_magic_restored(
     if bytes.len() <= magic.len() || bytes.starts_with(magic) {
         return false;
     }
-    let mut restored = bytes[..bytes.len().min(TRIAL_INPUT)].to_vec();
-    restored[..magic.len()].copy_from_slice(magic);
-    passes_trial(Decoder::new(compression, &restored[..]), cut_short)
+    let rest = &bytes[magic.len()..bytes.len().min(TRIAL_INPUT)];
+    let restored = Cursor::new(magic).chain(rest);
+    passes_trial(Decoder::new(compression, restored), cut_short)
 }
 
 /// How many decompressed bytes a member tried on a file's first bytes only must give, with

@@ -253,15 +253,18 @@ impl<R: Read> Tee<R> {
     /// If so, the magic number is put in place of the damaged bytes, to be read from
     /// there.
     fn restores_magic(&mut self) -> io::Result<bool> {
+        // A first look, before more is read ahead (a stream is read as it is needed): a
+        // header's flags (FLG) have no reserved bit set, which a plain record's `WARC/` has.
+        let Some(head) = self.fill_at_least(GZIP_HEADER)? else {
+            return Ok(false);
+        };
+        if head.get(3).is_none_or(|flags| flags & 0xe0 != 0) {
+            return Ok(false);
+        }
         let Some(ahead) = self.fill_at_least(LOOKBACK)? else {
             return Ok(false);
         };
-        // A first look: its flags (FLG) have no reserved bit set (a plain record's `WARC/`
-        // has).
-        let flags_fit = ahead.get(3).is_some_and(|flags| flags & 0xe0 == 0);
-        if !flags_fit
-            || !crate::compress::decodes_with_magic_restored(Compression::Gzip, ahead, true)
-        {
+        if !crate::compress::decodes_with_magic_restored(Compression::Gzip, ahead, true) {
             return Ok(false);
         }
         self.consume(GZIP_MAGIC.len());
