@@ -1007,7 +1007,7 @@ fn damaged_warc_by_name(head: &[u8], name: Option<&Path>) -> Option<Format> {
 /// Whether `head` is a gzip member whose magic number is damaged: with it restored, it
 /// decodes up to its end at least (`compress::decodes_with_magic_restored`).
 fn magic_damaged(head: &[u8]) -> bool {
-    crate::compress::decodes_with_magic_restored(Compression::Gzip, head, true)
+    crate::compress::decodes_with_magic_restored(Compression::Gzip, head)
 }
 
 /// The compression a file's name says (`.mbox.gz`) when its bytes start with no magic

@@ -568,7 +568,7 @@ pub fn starts_damaged(compression: Compression, head: &[u8]) -> bool {
     if Compression::detect(head).is_some() {
         return false;
     }
-    if decodes_with_magic_restored(compression, head, true) {
+    if decodes_with_magic_restored(compression, head) {
         return true;
     }
     let mut scan = Scan::new(compression, None);
@@ -673,14 +673,11 @@ fn trial_decodes(compression: Compression, bytes: &[u8]) -> bool {
 }
 
 /// Whether the member at the start of `bytes`, whose magic number is damaged, decodes
-/// ([`passes_trial`]) with it restored ([`Compression::restorable_magic`]). `cut_short`:
-/// `bytes` end before the input does (a file's first bytes), and a member that decodes
-/// with no damage up to their end, [`TRIAL_CUT_OUTPUT`] bytes at least, decodes.
-pub(crate) fn decodes_with_magic_restored(
-    compression: Compression,
-    bytes: &[u8],
-    cut_short: bool,
-) -> bool {
+/// ([`passes_trial`]) with it restored ([`Compression::restorable_magic`]). `bytes` may
+/// end before the member does (the bytes looked at, a file cut short): a member that
+/// decodes with no damage up to their end, [`TRIAL_CUT_OUTPUT`] bytes at least, decodes.
+/// Tried only where a member was looked for, never over a scan of damaged data.
+pub(crate) fn decodes_with_magic_restored(compression: Compression, bytes: &[u8]) -> bool {
     let Some(magic) = compression.restorable_magic() else {
         return false;
     };
@@ -689,7 +686,7 @@ pub(crate) fn decodes_with_magic_restored(
     }
     let rest = &bytes[magic.len()..bytes.len().min(TRIAL_INPUT)];
     let restored = Cursor::new(magic).chain(rest);
-    passes_trial(Decoder::new(compression, restored), cut_short)
+    passes_trial(Decoder::new(compression, restored), true)
 }
 
 /// How many decompressed bytes a member tried on a file's first bytes only must give, with
@@ -726,7 +723,8 @@ fn xz_blocks(check: u8) -> Codec {
 }
 
 /// Whether `trial`'s first member decodes: it ends whole, or gives [`TRIAL_OUTPUT`] bytes
-/// with no damage, or (bzip2) a block whose CRC matched.
+/// with no damage, or (bzip2) a block whose CRC matched; `cut_short` (its bytes may end
+/// before it does), or gives [`TRIAL_CUT_OUTPUT`] bytes with no damage before they end.
 fn passes_trial<R: BufRead>(mut trial: Decoder<R>, cut_short: bool) -> bool {
     let compression = trial.compression;
     let mut delivered = 0;
@@ -1042,10 +1040,8 @@ impl<R: BufRead> Decoder<R> {
             DamageReason::BadHeader(..) | DamageReason::TrailingData(_)
         ) && damage.compressed_offset == self.input.consumed;
         let compression = self.compression;
-        // The bytes looked at end at [`TRIAL_INPUT`] or at the input's end (a file cut
-        // short): a member that decodes up to there is taken.
         if !where_a_member_was_looked_for
-            || !decodes_with_magic_restored(compression, self.input.peek(TRIAL_INPUT)?, true)
+            || !decodes_with_magic_restored(compression, self.input.peek(TRIAL_INPUT)?)
         {
             return Ok(false);
         }
@@ -1401,6 +1397,7 @@ impl<R: BufRead> Decoder<R> {
     /// they are passed over and the stream ends whole (every block's check matched).
     /// Returns whether it did; if not, the position is where it was.
     fn xz_index_ends_the_blocks(&mut self) -> io::Result<bool> {
+        // The index indicator and a record count of at most 9 bytes (§1.2).
         let from = self.input.consumed.saturating_sub(10);
         let Some(back) = self
             .input

@@ -264,7 +264,7 @@ impl<R: Read> Tee<R> {
         let Some(ahead) = self.fill_at_least(LOOKBACK)? else {
             return Ok(false);
         };
-        if !crate::compress::decodes_with_magic_restored(Compression::Gzip, ahead, true) {
+        if !crate::compress::decodes_with_magic_restored(Compression::Gzip, ahead) {
             return Ok(false);
         }
         self.consume(GZIP_MAGIC.len());
