@@ -5,8 +5,8 @@
 
 The pattern of Common Crawl's cc-pyspark jobs: INPUT_LIST is a text file naming one WARC
 file per line (a local path, a ``file:`` URI, or an ``http(s)://`` URL, read as a stream);
-its lines are split into partitions, and ``mapInArrow`` (Spark >= 3.3) runs
-``absolve.warc_link_batches`` over each file of a partition. The links go to OUTPUT_DIR as
+its lines are split into partitions, and each task runs ``absolve.warc_link_batches`` over
+each file of its partition. The links go to OUTPUT_DIR as
 a Parquet table, one row per link:
 
     page_url   the record's WARC-Target-URI (the page's URL; null if the record has none)
@@ -17,9 +17,11 @@ a Parquet table, one row per link:
 How the links reach Parquet (the default): each task writes the Arrow record batches
 absolve builds in Rust straight to one Parquet file of its own with
 ``pyarrow.parquet.ParquetWriter`` (one row group per batch, snappy by default), in the
-Python worker: the links never cross to the JVM, which sees only one small summary row
+Python worker: the links never cross to the JVM, which sees only one small summary
 per WARC file (the file, its links, its warnings, why it could not be read, the part
-file). The part file is written under ``OUTPUT_DIR/_temporary/JOB/ATTEMPT/``, a name of
+file). The list is an RDD (``textFile``, ``mapPartitions``), not a DataFrame: only Python
+runs on it, and Spark SQL's first query costs 3-4 s of planning and code generation that
+a small job would mostly be. The part file is written under ``OUTPUT_DIR/_temporary/JOB/ATTEMPT/``, a name of
 the task attempt's own; once every task's summary is collected, the driver moves the part
 file of each partition's accepted attempt to ``OUTPUT_DIR/part-NNNNN-JOB.c000.snappy.parquet``,
 deletes ``_temporary`` (with whatever failed, retried or speculative attempts left there)
@@ -307,16 +309,10 @@ def arrow_batches(batches, counters, options, batch_rows=65536):
         yield from counted(uri, counters, batches_of, lambda batch: batch.num_rows)
 
 
-# The summary of one WARC file that a task of the direct form hands to the JVM.
-# ``named``: its first warnings, named (``Warned``).
-SUMMARY = [
-    ("file", "string"),
-    ("links", "long"),
-    ("warnings", "long"),
-    ("named", "array<string>"),
-    ("failure", "string"),
-    ("part", "string"),
-]
+# The summary of one WARC file that a task of the direct form hands to the driver: the
+# line of the list, its links, its warnings, the first of them named (``Warned``), why it
+# could not be read (or None), the task attempt's part file (or None if it wrote none).
+SUMMARY = ("file", "links", "warnings", "named", "failure", "part")
 
 
 class Target:
@@ -349,12 +345,11 @@ class Target:
         return schema.with_metadata({"org.apache.spark.sql.parquet.row.metadata": self.spark_schema})
 
 
-def parquet_parts(batches, options, batch_rows, target):
-    """``mapInArrow`` of the direct form: the links of every WARC file named in ``batches``
-    (Arrow batches of lines of the list), from ``absolve.warc_link_batches`` to the task
-    attempt's own Parquet file, batch by batch; yields only one summary row per WARC file
-    (``SUMMARY``), once the file is closed. The same rows as ``arrow_batches``."""
-    import pyarrow as pa
+def parquet_parts(lines, options, batch_rows, target):
+    """``mapPartitions`` of the direct form: the links of every WARC file named in ``lines``
+    (a partition of the list), from ``absolve.warc_link_batches`` to the task attempt's own
+    Parquet file, batch by batch; yields only one summary per WARC file (a dict of
+    ``SUMMARY``'s keys), once the file is closed. The same rows as ``arrow_batches``."""
     import pyarrow.parquet as pq
     from pyspark import TaskContext
 
@@ -365,12 +360,12 @@ def parquet_parts(batches, options, batch_rows, target):
     filesystem, root = target.filesystem()
     part = f"{target.attempt_dir(root, partition, attempt, task_attempt)}/{target.part_name(partition)}"
     writer = None
-    summary = {name: [] for name, _ in SUMMARY}
+    summaries = []
     try:
-        for uri in listed_in(batches):
+        for uri in listed(lines):
             rows, problem = 0, None
             # The task names REPORT_WARNINGS warnings at most, whatever its files give.
-            with Warned(uri, REPORT_WARNINGS - sum(map(len, summary["named"]))) as warned:
+            with Warned(uri, REPORT_WARNINGS - sum(len(s["named"]) for s in summaries)) as warned:
                 try:
                     opened = warned.reads(open_warc(uri))
                     for links in absolve.warc_link_batches(opened, batch_rows, **options):
@@ -382,16 +377,13 @@ def parquet_parts(batches, options, batch_rows, target):
                         rows += links.num_rows
                 except (OSError, ValueError) as error:
                     problem = failure(uri, error)
-            named = [("file", uri), ("links", rows), ("warnings", warned.count), ("named", warned.named)]
-            for name, value in named + [("failure", problem), ("part", None)]:
-                summary[name].append(value)
+            summaries.append(dict(zip(SUMMARY, (uri, rows, warned.count, warned.named, problem, None))))
     finally:
         if writer is not None:
             writer.close()
-    if writer is not None:
-        summary["part"] = [part] * len(summary["file"])
-    types = {"string": pa.string(), "long": pa.int64(), "array<string>": pa.list_(pa.string())}
-    yield pa.RecordBatch.from_pydict(summary, schema=pa.schema([(n, types[t]) for n, t in SUMMARY]))
+    for summary in summaries:
+        summary["part"] = part if writer is not None else None
+        yield summary
 
 
 def prepare_output(target, overwrite):
@@ -493,6 +485,17 @@ def write_with_spark(spark, arguments, partitions, counters, options):
     table.write.mode("overwrite" if arguments.overwrite else "errorifexists").parquet(arguments.output)
 
 
+def listing(context, input, partitions):
+    """The lines of the list INPUT as an RDD of about ``partitions`` partitions (split by
+    bytes, as Hadoop splits a text file: each line in the split where it starts), merged
+    down to ``partitions`` if there are more. An RDD, not a DataFrame: in the direct form
+    only Python runs on the lines, and a job of Spark SQL cost 3.3-3.9 s more than the same
+    job on an RDD, whatever its size (its first query's planning and code generation;
+    BENCHMARKS.md, "Crawl scale")."""
+    lines = context.textFile(input, minPartitions=partitions)
+    return lines.coalesce(partitions) if lines.getNumPartitions() > partitions else lines
+
+
 def write_directly(spark, arguments, partitions, options):
     """The links to Parquet from the Python workers (see the module's docstring): each task
     writes its part file, the JVM collects one summary row per WARC file, the driver
@@ -502,13 +505,11 @@ def write_directly(spark, arguments, partitions, options):
 
     target = Target(arguments.output, uuid.uuid4().hex, arguments.compression, schema().json())
     prepare_output(target, arguments.overwrite)
-    paths = spark.read.text(arguments.input).repartition(partitions)
+    paths = listing(spark.sparkContext, arguments.input, partitions)
     if arguments.num_output_partitions:
         paths = paths.coalesce(arguments.num_output_partitions)
     batch_rows = arguments.batch_rows
-    summary = ", ".join(f"{name} {kind}" for name, kind in SUMMARY)
-    rows = paths.mapInArrow(lambda batches: parquet_parts(batches, options, batch_rows, target), summary)
-    summaries = [row.asDict() for row in rows.collect()]
+    summaries = paths.mapPartitions(lambda lines: parquet_parts(lines, options, batch_rows, target)).collect()
     commit_parts(target, summaries)
     failed = [s["failure"] for s in summaries if s["failure"] is not None]
     return {
