@@ -176,6 +176,41 @@ fn the_transport_charset_wins_over_the_declaration_and_a_bom_over_both() {
     ));
 }
 
+/// A declared charset no Encoding Standard label names is said, and the feed read as
+/// UTF-8 (XML 1.0 §4.3.3 makes it fatal; a label given by the transport wins, silently).
+#[test]
+fn an_unknown_declared_charset_is_said_and_read_as_utf8() {
+    let feed = b"<?xml version='1.0' encoding='x-bogus-9'?><rss><channel><link>caf\xc3\xa9.html</link></channel></rss>";
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    assert_eq!(done.links[0].original, "caf\u{e9}.html");
+    assert_eq!(
+        feed_warnings(&done.warnings),
+        [Warning::UnknownCharset {
+            offset: 0,
+            label: "x-bogus-9".into()
+        }]
+    );
+    assert!(
+        done.warnings[0]
+            .to_string()
+            .contains(r#"names the charset "x-bogus-9""#)
+    );
+    // Known labels, and a transport charset, give no such warning.
+    let latin1 = encoding_rs::Encoding::for_label(b"iso-8859-1");
+    let done = feed::rewrite(feed, &base(), &Options::default(), latin1);
+    assert!(feed_warnings(&done.warnings).is_empty());
+    let known =
+        b"<?xml version='1.0' encoding='Latin1'?><rss><channel><link>a.html</link></channel></rss>";
+    let done = feed::rewrite(known, &base(), &Options::default(), None);
+    assert!(feed_warnings(&done.warnings).is_empty());
+    // A label of any length is quoted 64 bytes at most.
+    let long = format!("<?xml version='1.0' encoding='{}'?><rss/>", "x".repeat(500));
+    let done = feed::rewrite(long.as_bytes(), &base(), &Options::default(), None);
+    assert!(
+        matches!(&feed_warnings(&done.warnings)[..], [Warning::UnknownCharset { label, .. }] if label.len() == 64)
+    );
+}
+
 #[test]
 fn relative_xml_base_without_an_outer_base_is_no_base() {
     let feed = b"<feed xmlns='http://www.w3.org/2005/Atom' xml:base='rel/'><link href='a'/></feed>";

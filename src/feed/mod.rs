@@ -82,6 +82,18 @@ pub enum Warning {
         /// The charset's name.
         charset: &'static str,
     },
+    /// The XML declaration names a charset the WHATWG Encoding Standard has no label for
+    /// (XML 1.0 §4.3.3: an encoding the processor cannot read is a fatal error): the feed
+    /// is read as UTF-8, the default for a feed without a declared charset.
+    #[error(
+        "the XML declaration names the charset {label:?}, which is not one known (WHATWG Encoding Standard labels): read as UTF-8 (byte {offset})"
+    )]
+    UnknownCharset {
+        /// Where the declaration starts (0: the feed's start).
+        offset: u64,
+        /// The label as written, cut to 64 bytes.
+        label: String,
+    },
     /// The DOCTYPE declares entities: they are not expanded (XML's five and character
     /// references only), and values using them are left as written.
     #[error("the DOCTYPE at byte {offset} declares entities: they are not expanded")]
@@ -312,6 +324,7 @@ impl Warning {
     pub fn offset(&self) -> u64 {
         match self {
             Warning::UnsupportedCharset { offset, .. }
+            | Warning::UnknownCharset { offset, .. }
             | Warning::EntityDeclarations { offset }
             | Warning::Entity { offset, .. }
             | Warning::NotWellFormed { offset, .. }

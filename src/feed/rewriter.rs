@@ -403,11 +403,15 @@ impl<S: Sink> Machine<S> {
         // A declaration read as ASCII cannot be UTF-16's: the document is not UTF-16
         // (as HTML's rule for `<meta charset=utf-16>`), so it is read as UTF-8.
         let encoding = match declared {
-            Some(e) if e == encoding_rs::UTF_16LE || e == encoding_rs::UTF_16BE => {
+            Declared::Known(e) if e == encoding_rs::UTF_16LE || e == encoding_rs::UTF_16BE => {
                 encoding_rs::UTF_8
             }
-            Some(e) => e,
-            None => encoding_rs::UTF_8,
+            Declared::Known(e) => e,
+            Declared::Unknown(label) => {
+                self.warn(Warning::UnknownCharset { offset: 0, label });
+                encoding_rs::UTF_8
+            }
+            Declared::None => encoding_rs::UTF_8,
         };
         self.use_encoding(encoding, 0)
     }
@@ -1491,15 +1495,36 @@ fn incomplete(error: &XmlError, from_end: u64) -> bool {
 /// prescan reads 1024 bytes for a `<meta charset>`).
 const DECLARATION_WINDOW: usize = 1024;
 
-/// The charset an XML declaration at the start of `bytes` names, if known.
-fn declared_encoding(bytes: &[u8]) -> Option<&'static Encoding> {
+/// What an XML declaration says of a feed's charset (XML 1.0 §4.3.3, `EncodingDecl`).
+#[derive(Debug, PartialEq)]
+enum Declared {
+    /// No declaration, or one that names no charset (or cannot be read).
+    None,
+    /// A charset the Encoding Standard has a label for.
+    Known(&'static Encoding),
+    /// A label it does not know, as written (cut to [`LABEL_SHOWN`] bytes).
+    Unknown(String),
+}
+
+/// How much of an unknown charset label a warning quotes.
+const LABEL_SHOWN: usize = 64;
+
+/// The charset an XML declaration at the start of `bytes` names.
+fn declared_encoding(bytes: &[u8]) -> Declared {
     let mut reader = Reader::from_reader(bytes);
-    match reader.read_event() {
-        Ok(Event::Decl(decl)) => match decl.encoding() {
-            Some(Ok(label)) => Encoding::for_label(label.trim_ascii()),
-            _ => None,
-        },
-        _ => None,
+    let Ok(Event::Decl(decl)) = reader.read_event() else {
+        return Declared::None;
+    };
+    let Some(Ok(label)) = decl.encoding() else {
+        return Declared::None;
+    };
+    let label = label.trim_ascii();
+    match Encoding::for_label(label) {
+        Some(encoding) => Declared::Known(encoding),
+        None => {
+            let shown = &label[..label.len().min(LABEL_SHOWN)];
+            Declared::Unknown(String::from_utf8_lossy(shown).into_owned())
+        }
     }
 }
 
