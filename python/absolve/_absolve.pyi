@@ -164,8 +164,8 @@ def warc_link_batches(
 ) -> Iterator["pyarrow.RecordBatch"]:
     """The links of a WARC file as Arrow record batches with the Spark table's columns
     (page_url, record_id, element, attribute, original, resolved, base, base_from), of at
-    most ``batch_rows`` rows (1 or more), and ended before a column would hold more than
-    32 MiB of text: what a batch holds is bounded whatever the links."""
+    most ``batch_rows`` rows (1 or more), and ended before its columns would hold more than
+    32 MiB of text in all: what a batch holds is bounded whatever the links."""
 
 def links_table(
     document: _Document,
@@ -182,7 +182,7 @@ def links_table(
     max_held: Optional[int] = None,
 ) -> "pyarrow.Table":
     """Every link of the document as a pyarrow.Table with the keys of an ``absolve links`` line
-    (its columns in chunks of at most 32 MiB of text)."""
+    (its columns in chunks of at most 32 MiB of text together)."""
 
 class Rewriter:
     """Rewrites an HTML document as it arrives, chunk by chunk."""

@@ -88,42 +88,44 @@ fn document_schema() -> SchemaRef {
         .clone()
 }
 
-/// The most bytes of text a string column of one batch holds: a batch ends before a row
-/// would take a column past it (the row then starts the next batch). Rows repeat their
-/// page's URL and base, which may be long (a 33 KB `WARC-Target-URI` times 65,536 links
-/// passed the 2 GiB that an Arrow `utf8` column's 32-bit offsets address, and took 2 GB
-/// of memory), so rows alone do not bound a batch; with this, what a batch holds is at
-/// most some 8 x 32 MiB, whatever its rows hold.
-pub const COLUMN_BYTES: usize = 32 << 20;
+/// The most bytes of text the string columns of one batch hold together: a batch ends
+/// before a row would take it past this (the row then starts the next batch). Rows repeat
+/// their page's URL and base, which may be long (a 33 KB `WARC-Target-URI` times 65,536
+/// links passed the 2 GiB that an Arrow `utf8` column's 32-bit offsets address, and took
+/// 2 GB of memory), so rows alone do not bound a batch; with this, a batch holds at most
+/// 32 MiB of text whatever its rows hold (a Common Crawl batch of 65,536 rows, some 380
+/// bytes of text each, holds 25 MB). It bounded each column alone before, eight of them:
+/// 256 MiB a batch, and a WARC file of long page URLs took 251 MB through Python.
+pub const BATCH_TEXT_BYTES: usize = 32 << 20;
 
 /// Whether a batch whose columns hold `held` bytes of text, and `rows` rows, can take a
-/// row of `adding` bytes in each column: always when it is empty (a row on its own is
-/// never refused), else only within [`COLUMN_BYTES`] in every column.
+/// row of `adding` bytes of text: always when it is empty (a row on its own is never
+/// refused), else only within [`BATCH_TEXT_BYTES`] in all.
 fn fits(
     rows: usize,
     held: impl Iterator<Item = usize>,
     adding: impl Iterator<Item = usize>,
 ) -> bool {
-    rows == 0
-        || held
-            .zip(adding)
-            .all(|(held, adding)| held + adding <= COLUMN_BYTES)
+    rows == 0 || held.sum::<usize>() + adding.sum::<usize>() <= BATCH_TEXT_BYTES
 }
 
-/// The builders of the WARC columns: one link appended at a time, a batch taken out.
+/// The rows of the WARC batch being gathered, as the [`Rows`] they are in (each shared
+/// with the next batch when a batch ends inside it): the columns are built once the batch
+/// ends, each with its exact size. Builders appended to as rows came grew by doubling, a
+/// batch's buffers copied as they grew and up to twice its text allocated; glibc kept the
+/// freed buffers' pages (a WARC file of long page URLs peaked at 251 MB in Python).
+#[derive(Default)]
 struct WarcColumns {
-    strings: [StringBuilder; 8],
+    /// The rows, in order: which of each [`Rows`].
+    segments: Vec<(Arc<Rows>, Range<usize>)>,
+    rows: usize,
+    /// The bytes of text of each column, in [`WARC_COLUMNS`] order.
+    bytes: [usize; 8],
 }
 
 impl WarcColumns {
-    fn new() -> Self {
-        WarcColumns {
-            strings: std::array::from_fn(|_| StringBuilder::new()),
-        }
-    }
-
     fn len(&self) -> usize {
-        self.strings[0].len()
+        self.rows
     }
 
     /// The values of row `n` of `rows`, in [`WARC_COLUMNS`] order.
@@ -142,26 +144,37 @@ impl WarcColumns {
         ]
     }
 
-    /// Whether the batch being built can take a row of `values` ([`COLUMN_BYTES`]).
-    fn fits(&self, values: &[Option<&str>; 8]) -> bool {
-        fits(
-            self.len(),
-            self.strings.iter().map(|b| b.values_slice().len()),
-            values.iter().map(|v| v.map_or(0, str::len)),
-        )
-    }
-
-    /// Appends a row of `values`, in [`WARC_COLUMNS`] order.
-    fn push(&mut self, values: [Option<&str>; 8]) {
-        for (builder, value) in self.strings.iter_mut().zip(values) {
-            builder.append_option(value);
+    /// Takes row `n` of `rows` if the batch can ([`BATCH_TEXT_BYTES`]); `false` if not.
+    fn take(&mut self, rows: &Arc<Rows>, n: usize) -> bool {
+        let lengths = Self::values(rows, n).map(|v| v.map_or(0, str::len));
+        if !fits(self.rows, self.bytes.into_iter(), lengths.into_iter()) {
+            return false;
         }
+        for (bytes, length) in self.bytes.iter_mut().zip(lengths) {
+            *bytes += length;
+        }
+        self.rows += 1;
+        match self.segments.last_mut() {
+            Some((last, range)) if Arc::ptr_eq(last, rows) && range.end == n => range.end += 1,
+            _ => self.segments.push((Arc::clone(rows), n..n + 1)),
+        }
+        true
     }
 
-    /// The rows appended since the last batch, as one; the builders start again empty.
+    /// The rows taken since the last batch, as one, each column allocated once at its
+    /// size; the [`Rows`] they were in are let go.
     fn finish(&mut self) -> RecordBatch {
-        let columns: Vec<ArrayRef> = self
-            .strings
+        let mut builders: [StringBuilder; 8] =
+            std::array::from_fn(|i| StringBuilder::with_capacity(self.rows, self.bytes[i]));
+        for (rows, range) in self.segments.drain(..) {
+            for n in range {
+                for (builder, value) in builders.iter_mut().zip(Self::values(&rows, n)) {
+                    builder.append_option(value);
+                }
+            }
+        }
+        (self.rows, self.bytes) = (0, [0; 8]);
+        let columns: Vec<ArrayRef> = builders
             .iter_mut()
             .map(|b| Arc::new(b.finish()) as ArrayRef)
             .collect();
@@ -255,9 +268,9 @@ impl warc::Encode for RowsOfLinks {
     }
 }
 
-/// Every link of a document as batches with [`DOCUMENT_COLUMNS`], each ended before a
-/// string column would pass [`COLUMN_BYTES`] (at least one batch, empty if no link), each
-/// link freed once it is in a batch.
+/// Every link of a document as batches with [`DOCUMENT_COLUMNS`], each ended before its
+/// string columns would pass [`BATCH_TEXT_BYTES`] (at least one batch, empty if no link),
+/// each link freed once it is in a batch.
 fn document_batches(links: Vec<crate::link::Link>) -> Vec<RecordBatch> {
     let mut columns = DocumentColumns::default();
     let mut batches = Vec::new();
@@ -304,7 +317,7 @@ struct DocumentColumns {
 }
 
 impl DocumentColumns {
-    /// Whether the batch being built can take a row of `strings` ([`COLUMN_BYTES`]).
+    /// Whether the batch being built can take a row of `strings` ([`BATCH_TEXT_BYTES`]).
     fn fits(&self, strings: &[Option<&str>; 10]) -> bool {
         fits(
             self.message.len(),
@@ -387,9 +400,9 @@ fn to_pyarrow(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> 
 
 /// The links of every record of a WARC file as ``pyarrow.RecordBatch`` objects of up to
 /// ``batch_rows`` rows each, built in Rust (no Python object per link), with the GIL
-/// released while the file is read and the batch is built. A batch also ends before any
-/// of its columns would hold more than 32 MiB of text (rows repeat their page's URL, which
-/// can be long), so that what a batch holds is bounded whatever the links.
+/// released while the file is read and the batch is built. A batch also ends before its
+/// columns would hold more than 32 MiB of text in all (rows repeat their page's URL,
+/// which can be long), so that what a batch holds is bounded whatever the links.
 ///
 /// The columns are those of the table of ``python -m absolve.spark``, all strings:
 /// ``page_url`` (the record's ``WARC-Target-URI``), ``record_id`` (its
@@ -413,7 +426,7 @@ fn to_pyarrow(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> 
 /// For files larger than memory, hand the batches on one at a time (to
 /// ``pyarrow.parquet.ParquetWriter.write_batch``, or
 /// ``pa.RecordBatchReader.from_batches(schema, batches)`` for DuckDB and Polars' lazy
-/// scans): ``batch_rows`` (and the 32 MiB a column holds at most) bounds what is held.
+/// scans): ``batch_rows`` (and the 32 MiB of text a batch holds at most) bounds what is held.
 #[pyfunction]
 #[pyo3(
     signature = (source, batch_rows = 65536, *, charset = None, resolve_fragments = false, rfc = None, spec = None, http_base_headers = false),
@@ -444,7 +457,7 @@ fn warc_link_batches(
         state: Mutex::new(BatchState {
             links: Some(warc::EncodedLinks::new(reader, options, RowsOfLinks)),
             rows: None,
-            columns: WarcColumns::new(),
+            columns: WarcColumns::default(),
             failure: None,
             batch: None,
             warnings: VecDeque::new(),
@@ -469,9 +482,9 @@ pub struct WarcLinkBatches {
 struct BatchState {
     /// `None` once the input is exhausted or failed.
     links: Option<warc::EncodedLinks<Box<dyn Read + Send>, RowsOfLinks>>,
-    /// Rows read but not yet in a batch, and the first of them not yet appended: a batch
+    /// Rows read but not yet all in a batch, and the first of them not yet taken: a batch
     /// ends at `batch_rows` exactly, the rest wait for the next.
-    rows: Option<(Rows, usize)>,
+    rows: Option<(Arc<Rows>, usize)>,
     columns: WarcColumns,
     /// The error that ended the input, raised once the links before it are given.
     failure: Option<warc::Error>,
@@ -483,7 +496,7 @@ struct BatchState {
 }
 
 impl BatchState {
-    /// Reads links until `rows` are gathered, a column holds [`COLUMN_BYTES`] or the input
+    /// Reads links until `rows` are gathered, the batch holds [`BATCH_TEXT_BYTES`] of text or the input
     /// ends (without the GIL): the batch (`None` if no link was left) and the warnings
     /// met, named `label`, are kept for [`WarcLinkBatches::__next__`] to give. It stops
     /// too at [`PENDING_WARNINGS`] warnings, the rows gathered kept for the next call.
@@ -492,12 +505,10 @@ impl BatchState {
         while self.columns.len() < rows && !full && self.warnings.len() < PENDING_WARNINGS {
             if let Some((held, next)) = &mut self.rows {
                 while *next < held.rows.len() && self.columns.len() < rows {
-                    let values = WarcColumns::values(held, *next);
-                    if !self.columns.fits(&values) {
+                    if !self.columns.take(held, *next) {
                         full = true;
                         break;
                     }
-                    self.columns.push(values);
                     *next += 1;
                 }
                 if *next == held.rows.len() {
@@ -509,7 +520,7 @@ impl BatchState {
                 break;
             };
             match links.next() {
-                Some(Ok(warc::Encoded::Links(read))) => self.rows = Some((read, 0)),
+                Some(Ok(warc::Encoded::Links(read))) => self.rows = Some((Arc::new(read), 0)),
                 Some(Ok(warc::Encoded::Warning(warning))) => {
                     let warning = document::worded(&warning);
                     self.warnings.push_back(format!("{label}: {warning}"));
@@ -573,7 +584,7 @@ impl WarcLinkBatches {
 /// ``message`` (uint64), ``part``, ``record``, ``target_uri`` (null where they do not
 /// apply), ``element``, ``attribute``, ``original``, ``resolved``, ``base``,
 /// ``base_from``, ``offset`` (uint64), ``srcdoc`` (uint32), ``kept``. Its columns are in
-/// chunks of at most 32 MiB of text each (as ``warc_link_batches``' batches).
+/// chunks that hold at most 32 MiB of text together (as ``warc_link_batches``' batches).
 ///
 /// >>> absolve.links_table(b'<a href="../x">x</a>', "http://h/d/p.html").column("resolved").to_pylist()
 /// ['http://h/x']
