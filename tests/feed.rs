@@ -1410,7 +1410,7 @@ fn ill_formed(warnings: &[Warning]) -> Vec<(u64, String)> {
 /// the bytes left as written and the rest rewritten as before, at every chunk size.
 #[test]
 fn ill_formed_xml_that_leaves_the_rest_readable_is_said_once_a_kind() {
-    let cases: [(&[u8], &[u8], &str); 9] = [
+    let cases: [(&[u8], &[u8], &str); 11] = [
         // Its first attribute unreadable (the value unquoted).
         (
             b"<?xml version=1.0?><rss version='2.0'><channel><link>a</link></channel></rss>",
@@ -1429,7 +1429,7 @@ fn ill_formed_xml_that_leaves_the_rest_readable_is_said_once_a_kind() {
             b"]]> b", "XML 1.0 §2.4",
         ),
         (
-            b"<?xml version=\"1\x01.0\"?><rss version='2.0'><channel><link>a</link></channel></rss>",
+            b"<?xml version=\"1\x7F.0\"?><rss version='2.0'><channel><link>a</link></channel></rss>",
             b"<?xml", "version",
         ),
         (
@@ -1443,6 +1443,16 @@ fn ill_formed_xml_that_leaves_the_rest_readable_is_said_once_a_kind() {
         (
             b"<?xml version='1.0' encoding='Shift_JIS'?><rss><channel><title>\x93\xFA\xA0\x96\x7B</title><link>a</link></channel></rss>",
             b"\xA0", "not valid Shift_JIS",
+        ),
+        // A control character (XML 1.0 §2.2), in text or in a URL, once; tab, line feed
+        // and carriage return are characters.
+        (
+            b"<rss version='2.0'>\t\r\n<channel><title>a\x01b\x02</title><link>a\x1Fd</link></channel></rss>",
+            b"\x01", "U+0001",
+        ),
+        (
+            b"<?xml version='1.0' encoding='windows-1252'?><rss><channel><title>\xE9\x00</title><link>a</link></channel></rss>",
+            b"\x00", "U+0000",
         ),
         // A bad byte in a URL is told by its value's warning only; the next bad one (in
         // the title) is reported.

@@ -234,6 +234,26 @@ enum Flaw {
     CdataEnd,
     /// §2.8: an XML declaration that is not one, or not at the start.
     Declaration,
+    /// §2.2: a control character (U+0000 to U+001F but tab, line feed and carriage
+    /// return), which no XML 1.0 document holds.
+    Control,
+}
+
+/// The offset of the first control character XML 1.0 does not allow in `bytes` (§2.2,
+/// `Char`): a byte below 0x20 but tab, line feed and carriage return. In every
+/// ASCII-compatible charset such a byte is that control, and no multi-byte sequence holds
+/// one. Looked at 32 bytes at a time, which the compiler turns into vector compares.
+fn first_control(bytes: &[u8]) -> Option<usize> {
+    let is_control = |b: u8| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r');
+    let mut chunks = bytes.chunks(32);
+    let mut start = 0;
+    for chunk in chunks.by_ref() {
+        if chunk.iter().fold(false, |any, &b| any | is_control(b)) {
+            return chunk.iter().position(|&b| is_control(b)).map(|i| start + i);
+        }
+        start += chunk.len();
+    }
+    None
 }
 
 impl<S: Sink> Rewriter<S> {
@@ -1366,6 +1386,17 @@ impl<S: Sink> Machine<S> {
             return;
         }
         self.checked = to;
+        let bytes =
+            &pending[(at - self.pending_start) as usize..(to - self.pending_start) as usize];
+        if self.flaws & (1 << Flaw::Control as u8) == 0
+            && let Some(control) = first_control(bytes)
+        {
+            let reason = format!(
+                "the control character U+{:04X} (XML 1.0 §2.2: only tab, line feed and carriage return are characters)",
+                bytes[control]
+            );
+            self.flaw(Flaw::Control, at + control as u64, reason);
+        }
         let reported = std::mem::take(&mut self.undecodable);
         while let Some(check) = &mut self.charset_check {
             let bytes =
