@@ -286,12 +286,18 @@ pub enum Unreadable {
         "LZ4-compressed: LZ4 is not supported, decompress it first (`lz4 -dc FILE | absolve ...`) or compress it with gzip or zstd instead"
     )]
     Lz4,
+    /// A tar archive (POSIX ustar or GNU tar, plain or compressed): its members' bytes
+    /// read as one HTML document would be rewritten past the sizes its headers give.
+    #[error(
+        "a tar archive: absolve does not read the files in it; extract it (`tar xf FILE`), then run `absolve rewrite -r` over the folder"
+    )]
+    Tar,
 }
 
 /// What an input absolve does not read is, by its first bytes: an ARC file (a
 /// `filedesc://` line first, plain or in a gzip member), LZ4 data (the magic number of
 /// an LZ4 frame, `04 22 4D 18`, or of its legacy frame, `02 21 4C 18`: LZ4 Frame Format
-/// §3). `None` for anything else.
+/// §3), a tar archive ([`is_tar`]). `None` for anything else.
 ///
 /// ```
 /// use absolve::format::{unreadable, Unreadable};
@@ -308,8 +314,48 @@ pub fn unreadable(head: &[u8]) -> Option<Unreadable> {
     if head.starts_with(&LZ4_FRAME) || head.starts_with(&LZ4_LEGACY) {
         return Some(Unreadable::Lz4);
     }
+    if is_tar(head) {
+        return Some(Unreadable::Tar);
+    }
     let arc = head.starts_with(ARC) || starts_gunzipped_with(head, ARC);
     arc.then_some(Unreadable::Arc)
+}
+
+/// Whether `head` starts with a tar header block (POSIX.1-2001 `pax`/ustar, GNU tar): the
+/// magic `ustar\0` (POSIX) or `ustar  \0` (GNU) at byte 257, and the header's checksum
+/// (bytes 148 to 155, in octal: the sum of the block's 512 bytes, the checksum's own
+/// counted as spaces) right. Tar files of before ustar (no magic) are not told.
+///
+/// ```
+/// let mut header = [0u8; 512];
+/// header[..9].copy_from_slice(b"site/a.ht");
+/// header[257..263].copy_from_slice(b"ustar\0");
+/// let sum: u32 = header.iter().map(|&b| u32::from(b)).sum::<u32>() + 8 * u32::from(b' ');
+/// header[148..155].copy_from_slice(format!("{sum:06o}\0").as_bytes());
+/// assert!(absolve::format::is_tar(&header));
+/// header[0] = b'S';
+/// assert!(!absolve::format::is_tar(&header));
+/// ```
+pub fn is_tar(head: &[u8]) -> bool {
+    let Some(block) = head.get(..512) else {
+        return false;
+    };
+    if &block[257..263] != b"ustar\0" && &block[257..265] != b"ustar  \0" {
+        return false;
+    }
+    let field = &block[148..156];
+    let mut digits = field
+        .iter()
+        .skip_while(|&&b| b == b' ')
+        .take_while(|&&b| (b'0'..=b'7').contains(&b));
+    let Some(written) = digits.try_fold(0u32, |sum, &d| {
+        sum.checked_mul(8)?.checked_add(u32::from(d - b'0'))
+    }) else {
+        return false;
+    };
+    let sum: u32 = block.iter().map(|&b| u32::from(b)).sum();
+    let own: u32 = field.iter().map(|&b| u32::from(b)).sum();
+    sum - own + 8 * u32::from(b' ') == written
 }
 
 /// Whether `head` starts a WARC file: `WARC/`, plain or in a gzip member (WARC 1.1

@@ -2,7 +2,9 @@
 //! (`--format warc`, `--http-base-headers`, `record`/`target_uri`, `element: "http"`,
 //! `base_from`, `rewrite -o` and `-i`, `-r`), over the fixtures in fixtures/warc/.
 
-use crate::common::{absolve, arc_file, arg, gzipped, json_lines, lz4_warc, stderr, warc};
+use crate::common::{
+    absolve, arc_file, arg, gzipped, json_lines, lz4_warc, stderr, tar_file, warc,
+};
 use std::io::Read;
 use std::path::Path;
 use std::process::Command;
@@ -234,17 +236,20 @@ fn not_a_warc() {
     );
 }
 
-/// Without `--format`, an ARC file (plain or gzipped) and an LZ4-compressed WARC are
-/// refused as `--format warc` refuses them, saying what they are (status 1), where they
-/// were read as HTML: `links` listed "URLs" out of compressed bytes, `rewrite` broke the
-/// LZ4 stream and the ARC length fields, `-i` in place.
+/// Without `--format`, an ARC file (plain or gzipped), an LZ4-compressed WARC and a tar
+/// archive (plain or gzipped) are refused as `--format warc` refuses them, saying what
+/// they are (status 1), where they were read as HTML: `links` listed "URLs" out of
+/// compressed bytes, `rewrite` broke the LZ4 stream, the ARC length fields and a tar
+/// member's size (its file then cut short on extraction), `-i` in place.
 #[test]
-fn auto_refuses_arc_and_lz4_files() {
+fn auto_refuses_arc_lz4_and_tar_files() {
     let dir = tempfile::tempdir().unwrap();
     for (name, bytes, what) in [
         ("in.arc", arc_file(), "an ARC file"),
         ("in.arc.gz", gzipped(&arc_file()), "an ARC file"),
         ("in.warc.lz4", lz4_warc(), "LZ4-compressed"),
+        ("site.tar", tar_file(), "a tar archive"),
+        ("site.tar.gz", gzipped(&tar_file()), "a tar archive"),
     ] {
         let path = dir.path().join(name);
         std::fs::write(&path, &bytes).unwrap();

@@ -126,6 +126,31 @@ pub fn lz4_warc() -> Vec<u8> {
     frame
 }
 
+/// A tar archive (POSIX ustar, as GNU tar writes with `--format=ustar`) of one file,
+/// `site/index.html`, holding a page with a relative link: a header block (name, mode,
+/// sizes and time in octal, its checksum, the `ustar` magic), the file's bytes padded to
+/// 512, two zero blocks.
+pub fn tar_file() -> Vec<u8> {
+    let page = b"<a href=\"x.html\">x</a>\n";
+    let mut header = [0u8; 512];
+    let mut field = |at: usize, value: &[u8]| header[at..at + value.len()].copy_from_slice(value);
+    field(0, b"site/index.html");
+    field(100, b"0000644\0");
+    field(108, b"0000000\0");
+    field(116, b"0000000\0");
+    field(124, format!("{:011o}\0", page.len()).as_bytes());
+    field(136, b"15100000000\0");
+    field(156, b"0");
+    field(257, b"ustar\0");
+    field(263, b"00");
+    let sum: u32 = header.iter().map(|&b| u32::from(b)).sum::<u32>() + 8 * u32::from(b' ');
+    header[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+    let mut tar = header.to_vec();
+    tar.extend_from_slice(page);
+    tar.resize(tar.len().next_multiple_of(512) + 1024, 0);
+    tar
+}
+
 /// `data` in one gzip member.
 pub fn gzipped(data: &[u8]) -> Vec<u8> {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
