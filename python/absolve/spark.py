@@ -598,8 +598,22 @@ def report(counts, output, stream=sys.stderr):
         print(f"absolve.spark: warning: {unnamed} more warnings not named", file=stream)
 
 
+def local_list_missing(uri):
+    """Whether INPUT_LIST names a local file (a path or a ``file:`` URI) that is not
+    there: said before Spark starts, not as the JVM's stack trace after it. Other
+    schemes (``hdfs://``, ``s3a://``) are left to Spark."""
+    if uri.startswith("file:"):
+        uri = urllib.parse.unquote(urllib.parse.urlparse(uri).path)
+    elif "://" in uri:
+        return False
+    return not os.path.isfile(uri)
+
+
 def main(argv=None):
     arguments = parse_arguments(argv)
+    if local_list_missing(arguments.input):
+        print(f"absolve.spark: {arguments.input}: no such file (INPUT_LIST: a text file naming one WARC file a line)", file=sys.stderr)
+        return 1
     try:
         counts = run(arguments)
     except FileExistsError as error:

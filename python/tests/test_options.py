@@ -170,3 +170,19 @@ def test_a_bad_spark_count_is_a_usage_error_before_the_output_is_touched(tmp_pat
     assert done.returncode == 2, done.stderr
     assert f"argument {flag}:" in done.stderr
     assert (output / "kept.parquet").read_bytes() == b"a table from before"
+
+
+@pytest.mark.parametrize("form", ["path", "file:"])
+def test_a_missing_spark_list_is_said_before_spark_starts(tmp_path, form):
+    missing = tmp_path / "no such list.paths"
+    given = str(missing) if form == "path" else missing.as_uri()
+    output = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "absolve.spark", given, str(output)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == f"absolve.spark: {given}: no such file (INPUT_LIST: a text file naming one WARC file a line)\n"
+    assert not output.exists()
