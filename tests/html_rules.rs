@@ -622,3 +622,22 @@ fn a_url_written_into_raw_text_cannot_end_it() {
         );
     }
 }
+
+/// Found by a differential fuzz against html5lib: a valueless `<base href>` is a `<base>`
+/// with an `href` (its value the empty string, HTML §13.2.5.33), so it is the first one
+/// and sets the base to the fallback one (§4.2.3): a later `<base href>` is not used.
+#[test]
+fn a_valueless_base_href_is_the_first_base() {
+    for page in [
+        "<base href><base href=/x/><a href=q>",
+        "<BASE HREF target=_top><base href=/x/><a href=q>",
+    ] {
+        let found = links(page.as_bytes(), &base(), &Options::default());
+        let a = found.iter().find(|l| l.element == "a").unwrap();
+        assert_eq!(a.resolved, "http://h/d/q", "{page}");
+        assert_eq!(a.base_from, BaseSource::BaseElement, "{page}");
+        let scanned =
+            absolve::html::scan_base(page.as_bytes(), &base(), &Options::default()).unwrap();
+        assert_eq!(scanned.url(), Some("http://h/d/p.html"), "{page}");
+    }
+}

@@ -447,8 +447,19 @@ impl Document {
             self.base = BaseState::Known(self.outer.clone());
             return;
         }
-        let Some(href) = self.decoded_attribute(el, "href") else {
-            return;
+        // A valueless `href` is the empty string (HTML §13.2.5.33): this is still the
+        // first `<base>` with an `href`, its frozen base URL the fallback one (§4.2.3).
+        let valueless = el
+            .attributes()
+            .iter()
+            .find(|a| a.name() == "href")
+            .is_some_and(|a| a.value_source_location().is_none());
+        let href = match valueless {
+            true => String::new(),
+            false => match self.decoded_attribute(el, "href") {
+                Some(href) => href,
+                None => return,
+            },
         };
         // Read as every reference is ([`super::emit::resolve`]): a tab or newline inside
         // is no part of it, whatever the standard, so that the base is the URL its
