@@ -641,3 +641,35 @@ fn a_valueless_base_href_is_the_first_base() {
         assert_eq!(scanned.url(), Some("http://h/d/p.html"), "{page}");
     }
 }
+
+/// Found by a differential fuzz against html5lib: of two attributes of the same name on a
+/// tag, the second is dropped (HTML §13.2.5.33, duplicate-attribute), whatever its case:
+/// it is neither listed nor rewritten.
+#[test]
+fn a_duplicate_attribute_is_no_url() {
+    let page = "<a href=q HREF=r><img src=s Src=t srcset=u><link href=v href=\"\">";
+    let found = links(page.as_bytes(), &base(), &Options::default());
+    let listed: Vec<_> = found
+        .iter()
+        .map(|l| {
+            (
+                l.element.as_str(),
+                l.attribute.as_deref().unwrap_or(""),
+                l.original.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("a", "href", "q"),
+            ("img", "src", "s"),
+            ("img", "srcset", "u"),
+            ("link", "href", "v")
+        ]
+    );
+    assert_eq!(
+        rewritten(page),
+        "<a href=http://h/d/q HREF=r><img src=http://h/d/s Src=t srcset=http://h/d/u><link href=http://h/d/v href=\"\">"
+    );
+}

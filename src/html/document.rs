@@ -508,6 +508,10 @@ impl Document {
 
     /// Records every URL-bearing attribute of an element.
     fn url_attributes(&mut self, el: &Element<'_, '_>, namespace: Namespace, tag: &str) {
+        // The names of the URL attributes met so far on this tag: lol_html keeps every
+        // attribute, but a second one of the same name is dropped from the token
+        // (HTML §13.2.5.33, duplicate-attribute): only the first is the element's.
+        let mut seen: Vec<Name> = Vec::new();
         for attr in el.attributes() {
             let raw = self.name_source(attr);
             // Most attributes (`class`, `id`, `data-*`) are passed over on their bytes.
@@ -517,7 +521,11 @@ impl Document {
             let name = raw
                 .and_then(Name::from_ascii)
                 .unwrap_or_else(|| Name::Owned(attr.name()));
+            if seen.iter().any(|earlier| **earlier == *name) {
+                continue;
+            }
             if let Some(found) = attributes::lookup(namespace, tag, &name) {
+                seen.push(Name::new(&name));
                 self.record(el, attr, name, found, namespace, tag);
             }
         }
