@@ -673,3 +673,17 @@ fn a_duplicate_attribute_is_no_url() {
         "<a href=http://h/d/q HREF=r><img src=http://h/d/s Src=t srcset=http://h/d/u><link href=http://h/d/v href=\"\">"
     );
 }
+
+/// Found by a differential fuzz against html5lib: a NUL byte in an attribute value is
+/// read as U+FFFD (HTML §13.2.5.36-38, unexpected-null-character), as `&#0;` is; it was
+/// kept as U+0000, which the URL parser writes `%00` where a browser writes `%EF%BF%BD`.
+#[test]
+fn a_nul_in_a_value_is_a_replacement_character() {
+    let page = b"<img src=\"a\0b\" srcset='c\0 1x'><a href=d\0e><a href=\"f&#0;g\">";
+    let found = links(page, &base(), &Options::default());
+    let listed: Vec<_> = found.iter().map(|l| l.original.as_str()).collect();
+    assert_eq!(
+        listed,
+        ["a\u{FFFD}b", "c\u{FFFD}", "d\u{FFFD}e", "f\u{FFFD}g"]
+    );
+}

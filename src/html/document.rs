@@ -12,6 +12,7 @@ use super::{Options, Warning};
 use crate::base::{Base, BaseSource};
 use encoding_rs::Encoding;
 use lol_html::send::Element;
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -676,7 +677,7 @@ impl Document {
         let encoding = self.encoding;
         let bytes = self.bytes(range.clone());
         match encoding.decode_without_bom_handling_and_without_replacement(bytes) {
-            Some(text) => Some(htmlize::unescape_attribute(text).into_owned()),
+            Some(text) => Some(htmlize::unescape_attribute(nul_replaced(text)).into_owned()),
             None => {
                 self.warnings
                     .push(Warning::Undecodable(range.start, encoding.name()));
@@ -699,7 +700,17 @@ impl Document {
     /// references.
     fn decode_lossy(&self, range: Range<u64>) -> String {
         let (text, _) = self.encoding.decode_without_bom_handling(self.bytes(range));
-        htmlize::unescape_attribute(text).into_owned()
+        htmlize::unescape_attribute(nul_replaced(text)).into_owned()
+    }
+}
+
+/// An attribute value's text with each U+0000 NULL read as U+FFFD, as the tokenizer's
+/// attribute value states read it (HTML §13.2.5.36-38, unexpected-null-character); a
+/// `&#0;` is U+FFFD already by the character reference rules (§13.2.5.80).
+fn nul_replaced(text: Cow<'_, str>) -> Cow<'_, str> {
+    match memchr::memchr(0, text.as_bytes()) {
+        Some(_) => Cow::Owned(text.replace('\0', "\u{FFFD}")),
+        None => text,
     }
 }
 
