@@ -687,3 +687,34 @@ fn a_nul_in_a_value_is_a_replacement_character() {
         ["a\u{FFFD}b", "c\u{FFFD}", "d\u{FFFD}e", "f\u{FFFD}g"]
     );
 }
+
+/// Found by a differential fuzz against html5lib: the tree builder makes an HTML
+/// `<image>` an `<img>` (HTML §13.2.6.4.7), whose `src` and `srcset` browsers load; an SVG
+/// `<image>` stays SVG's, with `href`.
+#[test]
+fn an_html_image_tag_is_an_img() {
+    let page = "<IMAGE src=a srcset='b 2x'><svg><image href=c src=d /></svg>";
+    let found = links(page.as_bytes(), &base(), &Options::default());
+    let listed: Vec<_> = found
+        .iter()
+        .map(|l| {
+            (
+                l.element.as_str(),
+                l.attribute.as_deref().unwrap_or(""),
+                l.resolved.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("img", "src", "http://h/d/a"),
+            ("img", "srcset", "http://h/d/b"),
+            ("image", "href", "http://h/d/c")
+        ]
+    );
+    assert_eq!(
+        rewritten(page),
+        "<IMAGE src=http://h/d/a srcset='http://h/d/b 2x'><svg><image href=http://h/d/c src=d /></svg>"
+    );
+}

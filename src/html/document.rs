@@ -279,6 +279,13 @@ impl Document {
             .and_then(Name::of_start_tag)
             .unwrap_or_else(|| Name::Owned(el.tag_name()));
         let namespace = self.namespace_of(Namespace::from_uri(el.namespace_uri()), &tag);
+        // In HTML content an `<image>` start tag is an `<img>` (HTML §13.2.6.4.7, "in
+        // body": "change the token's tag name to img and reprocess it"): a browser loads
+        // its `src` and `srcset`. In SVG it is SVG's `<image>`.
+        let tag = match namespace == Namespace::Html && tag == "image" {
+            true => Name::new("img"),
+            false => tag,
+        };
         if self.restart_here(namespace, location.start) {
             self.restart_at = Some(location.start);
             return effects;
