@@ -718,3 +718,32 @@ fn an_html_image_tag_is_an_img() {
         "<IMAGE src=http://h/d/a srcset='http://h/d/b 2x'><svg><image href=http://h/d/c src=d /></svg>"
     );
 }
+
+/// Found by a differential fuzz against html5lib: an `<img>` (or any element that breaks
+/// out of foreign content, HTML §13.2.6.5) inside nested `<svg>` or `<math>` is an HTML
+/// element in HTML content, as is what follows it; lol_html left one level of foreign
+/// content only, so its `src` was missed and a `<textarea>` after it not read as raw text.
+#[test]
+fn a_breakout_from_nested_foreign_content_is_html() {
+    let page = "<svg><svg><g><img src=a><a href=''></a><textarea><a href=t></textarea>\
+                <math><math><font color=red><base href=/x/></font><blockquote cite=c>";
+    let found = links(page.as_bytes(), &base(), &Options::default());
+    let listed: Vec<_> = found
+        .iter()
+        .map(|l| (l.element.as_str(), l.original.as_str(), l.resolved.as_str()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("img", "a", "http://h/x/a"),
+            ("a", "", "http://h/x/"),
+            ("base", "/x/", "http://h/x/"),
+            ("blockquote", "c", "http://h/x/c")
+        ]
+    );
+    assert_eq!(
+        found[0].base_from,
+        BaseSource::BaseElement,
+        "the <base> is HTML"
+    );
+}

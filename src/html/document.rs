@@ -290,6 +290,12 @@ impl Document {
             self.restart_at = Some(location.start);
             return effects;
         }
+        if self.breaks_out_of_nested_foreign(el, namespace, &tag, location.start) {
+            self.svg_depth = 0;
+            self.math_depth = 0;
+            self.restart_at = Some(location.start);
+            return effects;
+        }
         self.elements_since_start += 1;
         // Only an SVG `<style>` (foreign content, not raw text) can hold elements: its CSS
         // is the text of its own, so a child element ends a run of it (SVG 2 §6.5).
@@ -362,6 +368,38 @@ impl Document {
             && self.open_region.is_none()
             && self.svg_styles_open == 0
             && start > self.origin
+    }
+
+    /// Whether an element lol_html reports in SVG or MathML is one that breaks out of
+    /// foreign content (HTML §13.2.6.5: `<img>`, `<p>`, `<div>`, `<table>`, a `<font>`
+    /// with `color`, `face` or `size`, ...). The tree builder then pops every SVG and
+    /// MathML element up to HTML content; lol_html leaves one level of it only, so in
+    /// `<svg><svg><img src=a>` the `<img>`, and all that follows, stayed SVG to it: its
+    /// `src` was not a URL and a `<textarea>` after it was not raw text. The parser is
+    /// then restarted at the element, in HTML content as a browser has it (a breakout
+    /// into an HTML integration point, `<foreignObject>` holding nested `<svg>`, is taken
+    /// as one to the top). Not inside `<template>`, whose end would be lost.
+    fn breaks_out_of_nested_foreign(
+        &self,
+        el: &Element<'_, '_>,
+        namespace: Namespace,
+        tag: &str,
+        start: u64,
+    ) -> bool {
+        if namespace == Namespace::Html || self.template_depth > 0 || start <= self.origin {
+            return false;
+        }
+        match tag {
+            "b" | "big" | "blockquote" | "body" | "br" | "center" | "code" | "dd" | "div"
+            | "dl" | "dt" | "em" | "embed" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "head"
+            | "hr" | "i" | "img" | "li" | "listing" | "menu" | "meta" | "nobr" | "ol" | "p"
+            | "pre" | "ruby" | "s" | "small" | "span" | "strong" | "strike" | "sub" | "sup"
+            | "table" | "tt" | "u" | "ul" | "var" => true,
+            "font" => ["color", "face", "size"]
+                .iter()
+                .any(|name| el.has_attribute(name)),
+            _ => false,
+        }
     }
 
     /// A raw-text element ends at `end` (its end tag's start, or the end of input).
