@@ -622,3 +622,128 @@ fn a_url_written_into_raw_text_cannot_end_it() {
         );
     }
 }
+
+/// Found by a differential fuzz against html5lib: a valueless `<base href>` is a `<base>`
+/// with an `href` (its value the empty string, HTML §13.2.5.33), so it is the first one
+/// and sets the base to the fallback one (§4.2.3): a later `<base href>` is not used.
+#[test]
+fn a_valueless_base_href_is_the_first_base() {
+    for page in [
+        "<base href><base href=/x/><a href=q>",
+        "<BASE HREF target=_top><base href=/x/><a href=q>",
+    ] {
+        let found = links(page.as_bytes(), &base(), &Options::default());
+        let a = found.iter().find(|l| l.element == "a").unwrap();
+        assert_eq!(a.resolved, "http://h/d/q", "{page}");
+        assert_eq!(a.base_from, BaseSource::BaseElement, "{page}");
+        let scanned =
+            absolve::html::scan_base(page.as_bytes(), &base(), &Options::default()).unwrap();
+        assert_eq!(scanned.url(), Some("http://h/d/p.html"), "{page}");
+    }
+}
+
+/// Found by a differential fuzz against html5lib: of two attributes of the same name on a
+/// tag, the second is dropped (HTML §13.2.5.33, duplicate-attribute), whatever its case:
+/// it is neither listed nor rewritten.
+#[test]
+fn a_duplicate_attribute_is_no_url() {
+    let page = "<a href=q HREF=r><img src=s Src=t srcset=u><link href=v href=\"\">";
+    let found = links(page.as_bytes(), &base(), &Options::default());
+    let listed: Vec<_> = found
+        .iter()
+        .map(|l| {
+            (
+                l.element.as_str(),
+                l.attribute.as_deref().unwrap_or(""),
+                l.original.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("a", "href", "q"),
+            ("img", "src", "s"),
+            ("img", "srcset", "u"),
+            ("link", "href", "v")
+        ]
+    );
+    assert_eq!(
+        rewritten(page),
+        "<a href=http://h/d/q HREF=r><img src=http://h/d/s Src=t srcset=http://h/d/u><link href=http://h/d/v href=\"\">"
+    );
+}
+
+/// Found by a differential fuzz against html5lib: a NUL byte in an attribute value is
+/// read as U+FFFD (HTML §13.2.5.36-38, unexpected-null-character), as `&#0;` is; it was
+/// kept as U+0000, which the URL parser writes `%00` where a browser writes `%EF%BF%BD`.
+#[test]
+fn a_nul_in_a_value_is_a_replacement_character() {
+    let page = b"<img src=\"a\0b\" srcset='c\0 1x'><a href=d\0e><a href=\"f&#0;g\">";
+    let found = links(page, &base(), &Options::default());
+    let listed: Vec<_> = found.iter().map(|l| l.original.as_str()).collect();
+    assert_eq!(
+        listed,
+        ["a\u{FFFD}b", "c\u{FFFD}", "d\u{FFFD}e", "f\u{FFFD}g"]
+    );
+}
+
+/// Found by a differential fuzz against html5lib: the tree builder makes an HTML
+/// `<image>` an `<img>` (HTML §13.2.6.4.7), whose `src` and `srcset` browsers load; an SVG
+/// `<image>` stays SVG's, with `href`.
+#[test]
+fn an_html_image_tag_is_an_img() {
+    let page = "<IMAGE src=a srcset='b 2x'><svg><image href=c src=d /></svg>";
+    let found = links(page.as_bytes(), &base(), &Options::default());
+    let listed: Vec<_> = found
+        .iter()
+        .map(|l| {
+            (
+                l.element.as_str(),
+                l.attribute.as_deref().unwrap_or(""),
+                l.resolved.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("img", "src", "http://h/d/a"),
+            ("img", "srcset", "http://h/d/b"),
+            ("image", "href", "http://h/d/c")
+        ]
+    );
+    assert_eq!(
+        rewritten(page),
+        "<IMAGE src=http://h/d/a srcset='http://h/d/b 2x'><svg><image href=http://h/d/c src=d /></svg>"
+    );
+}
+
+/// Found by a differential fuzz against html5lib: an `<img>` (or any element that breaks
+/// out of foreign content, HTML §13.2.6.5) inside nested `<svg>` or `<math>` is an HTML
+/// element in HTML content, as is what follows it; lol_html left one level of foreign
+/// content only, so its `src` was missed and a `<textarea>` after it not read as raw text.
+#[test]
+fn a_breakout_from_nested_foreign_content_is_html() {
+    let page = "<svg><svg><g><img src=a><a href=''></a><textarea><a href=t></textarea>\
+                <math><math><font color=red><base href=/x/></font><blockquote cite=c>";
+    let found = links(page.as_bytes(), &base(), &Options::default());
+    let listed: Vec<_> = found
+        .iter()
+        .map(|l| (l.element.as_str(), l.original.as_str(), l.resolved.as_str()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("img", "a", "http://h/x/a"),
+            ("a", "", "http://h/x/"),
+            ("base", "/x/", "http://h/x/"),
+            ("blockquote", "c", "http://h/x/c")
+        ]
+    );
+    assert_eq!(
+        found[0].base_from,
+        BaseSource::BaseElement,
+        "the <base> is HTML"
+    );
+}

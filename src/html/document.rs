@@ -12,6 +12,7 @@ use super::{Options, Warning};
 use crate::base::{Base, BaseSource};
 use encoding_rs::Encoding;
 use lol_html::send::Element;
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -278,7 +279,20 @@ impl Document {
             .and_then(Name::of_start_tag)
             .unwrap_or_else(|| Name::Owned(el.tag_name()));
         let namespace = self.namespace_of(Namespace::from_uri(el.namespace_uri()), &tag);
+        // In HTML content an `<image>` start tag is an `<img>` (HTML §13.2.6.4.7, "in
+        // body": "change the token's tag name to img and reprocess it"): a browser loads
+        // its `src` and `srcset`. In SVG it is SVG's `<image>`.
+        let tag = match namespace == Namespace::Html && tag == "image" {
+            true => Name::new("img"),
+            false => tag,
+        };
         if self.restart_here(namespace, location.start) {
+            self.restart_at = Some(location.start);
+            return effects;
+        }
+        if self.breaks_out_of_nested_foreign(el, namespace, &tag, location.start) {
+            self.svg_depth = 0;
+            self.math_depth = 0;
             self.restart_at = Some(location.start);
             return effects;
         }
@@ -354,6 +368,38 @@ impl Document {
             && self.open_region.is_none()
             && self.svg_styles_open == 0
             && start > self.origin
+    }
+
+    /// Whether an element lol_html reports in SVG or MathML is one that breaks out of
+    /// foreign content (HTML §13.2.6.5: `<img>`, `<p>`, `<div>`, `<table>`, a `<font>`
+    /// with `color`, `face` or `size`, ...). The tree builder then pops every SVG and
+    /// MathML element up to HTML content; lol_html leaves one level of it only, so in
+    /// `<svg><svg><img src=a>` the `<img>`, and all that follows, stayed SVG to it: its
+    /// `src` was not a URL and a `<textarea>` after it was not raw text. The parser is
+    /// then restarted at the element, in HTML content as a browser has it (a breakout
+    /// into an HTML integration point, `<foreignObject>` holding nested `<svg>`, is taken
+    /// as one to the top). Not inside `<template>`, whose end would be lost.
+    fn breaks_out_of_nested_foreign(
+        &self,
+        el: &Element<'_, '_>,
+        namespace: Namespace,
+        tag: &str,
+        start: u64,
+    ) -> bool {
+        if namespace == Namespace::Html || self.template_depth > 0 || start <= self.origin {
+            return false;
+        }
+        match tag {
+            "b" | "big" | "blockquote" | "body" | "br" | "center" | "code" | "dd" | "div"
+            | "dl" | "dt" | "em" | "embed" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "head"
+            | "hr" | "i" | "img" | "li" | "listing" | "menu" | "meta" | "nobr" | "ol" | "p"
+            | "pre" | "ruby" | "s" | "small" | "span" | "strong" | "strike" | "sub" | "sup"
+            | "table" | "tt" | "u" | "ul" | "var" => true,
+            "font" => ["color", "face", "size"]
+                .iter()
+                .any(|name| el.has_attribute(name)),
+            _ => false,
+        }
     }
 
     /// A raw-text element ends at `end` (its end tag's start, or the end of input).
@@ -447,8 +493,19 @@ impl Document {
             self.base = BaseState::Known(self.outer.clone());
             return;
         }
-        let Some(href) = self.decoded_attribute(el, "href") else {
-            return;
+        // A valueless `href` is the empty string (HTML §13.2.5.33): this is still the
+        // first `<base>` with an `href`, its frozen base URL the fallback one (§4.2.3).
+        let valueless = el
+            .attributes()
+            .iter()
+            .find(|a| a.name() == "href")
+            .is_some_and(|a| a.value_source_location().is_none());
+        let href = match valueless {
+            true => String::new(),
+            false => match self.decoded_attribute(el, "href") {
+                Some(href) => href,
+                None => return,
+            },
         };
         // Read as every reference is ([`super::emit::resolve`]): a tab or newline inside
         // is no part of it, whatever the standard, so that the base is the URL its
@@ -497,6 +554,10 @@ impl Document {
 
     /// Records every URL-bearing attribute of an element.
     fn url_attributes(&mut self, el: &Element<'_, '_>, namespace: Namespace, tag: &str) {
+        // The names of the URL attributes met so far on this tag: lol_html keeps every
+        // attribute, but a second one of the same name is dropped from the token
+        // (HTML §13.2.5.33, duplicate-attribute): only the first is the element's.
+        let mut seen: Vec<Name> = Vec::new();
         for attr in el.attributes() {
             let raw = self.name_source(attr);
             // Most attributes (`class`, `id`, `data-*`) are passed over on their bytes.
@@ -506,7 +567,11 @@ impl Document {
             let name = raw
                 .and_then(Name::from_ascii)
                 .unwrap_or_else(|| Name::Owned(attr.name()));
+            if seen.iter().any(|earlier| **earlier == *name) {
+                continue;
+            }
             if let Some(found) = attributes::lookup(namespace, tag, &name) {
+                seen.push(Name::new(&name));
                 self.record(el, attr, name, found, namespace, tag);
             }
         }
@@ -657,7 +722,7 @@ impl Document {
         let encoding = self.encoding;
         let bytes = self.bytes(range.clone());
         match encoding.decode_without_bom_handling_and_without_replacement(bytes) {
-            Some(text) => Some(htmlize::unescape_attribute(text).into_owned()),
+            Some(text) => Some(htmlize::unescape_attribute(nul_replaced(text)).into_owned()),
             None => {
                 self.warnings
                     .push(Warning::Undecodable(range.start, encoding.name()));
@@ -680,7 +745,17 @@ impl Document {
     /// references.
     fn decode_lossy(&self, range: Range<u64>) -> String {
         let (text, _) = self.encoding.decode_without_bom_handling(self.bytes(range));
-        htmlize::unescape_attribute(text).into_owned()
+        htmlize::unescape_attribute(nul_replaced(text)).into_owned()
+    }
+}
+
+/// An attribute value's text with each U+0000 NULL read as U+FFFD, as the tokenizer's
+/// attribute value states read it (HTML §13.2.5.36-38, unexpected-null-character); a
+/// `&#0;` is U+FFFD already by the character reference rules (§13.2.5.80).
+fn nul_replaced(text: Cow<'_, str>) -> Cow<'_, str> {
+    match memchr::memchr(0, text.as_bytes()) {
+        Some(_) => Cow::Owned(text.replace('\0', "\u{FFFD}")),
+        None => text,
     }
 }
 
