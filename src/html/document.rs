@@ -282,15 +282,15 @@ impl Document {
         // In HTML content an `<image>` start tag is an `<img>` (HTML §13.2.6.4.7, "in
         // body": "change the token's tag name to img and reprocess it"): a browser loads
         // its `src` and `srcset`. In SVG it is SVG's `<image>`.
-        let tag = match namespace == Namespace::Html && tag == "image" {
-            true => Name::new("img"),
-            false => tag,
+        let tag: &str = match namespace == Namespace::Html && tag == "image" {
+            true => "img",
+            false => &tag,
         };
         if self.restart_here(namespace, location.start) {
             self.restart_at = Some(location.start);
             return effects;
         }
-        if self.breaks_out_of_nested_foreign(el, namespace, &tag, location.start) {
+        if self.breaks_out_of_nested_foreign(el, namespace, tag, location.start) {
             self.svg_depth = 0;
             self.math_depth = 0;
             self.restart_at = Some(location.start);
@@ -309,7 +309,7 @@ impl Document {
             }
         }
         if namespace == Namespace::Html {
-            match &*tag {
+            match tag {
                 "template" => {
                     self.template_depth += 1;
                     effects.closes_template = true;
@@ -323,7 +323,7 @@ impl Document {
                 _ => {}
             }
         }
-        effects.opens_foreign = match (namespace, &*tag) {
+        effects.opens_foreign = match (namespace, tag) {
             (Namespace::Svg, "svg") | (Namespace::MathMl, "math") => Some(namespace),
             _ => None,
         };
@@ -334,7 +334,7 @@ impl Document {
                 Namespace::MathMl => None,
             };
         }
-        self.url_attributes(el, namespace, &tag);
+        self.url_attributes(el, namespace, tag);
         if let Some(region) = effects.region {
             self.open_region = Some((location.end, region));
         }
@@ -554,11 +554,8 @@ impl Document {
 
     /// Records every URL-bearing attribute of an element.
     fn url_attributes(&mut self, el: &Element<'_, '_>, namespace: Namespace, tag: &str) {
-        // The names of the URL attributes met so far on this tag: lol_html keeps every
-        // attribute, but a second one of the same name is dropped from the token
-        // (HTML §13.2.5.33, duplicate-attribute): only the first is the element's.
-        let mut seen: Vec<Name> = Vec::new();
-        for attr in el.attributes() {
+        let attributes = el.attributes();
+        for (index, attr) in attributes.iter().enumerate() {
             let raw = self.name_source(attr);
             // Most attributes (`class`, `id`, `data-*`) are passed over on their bytes.
             if raw.is_some_and(|raw| !attributes::may_be_url_attribute(raw)) {
@@ -567,14 +564,24 @@ impl Document {
             let name = raw
                 .and_then(Name::from_ascii)
                 .unwrap_or_else(|| Name::Owned(attr.name()));
-            if seen.iter().any(|earlier| **earlier == *name) {
-                continue;
-            }
-            if let Some(found) = attributes::lookup(namespace, tag, &name) {
-                seen.push(Name::new(&name));
+            if let Some(found) = attributes::lookup(namespace, tag, &name)
+                && !self.named_earlier(&attributes[..index], &name)
+            {
                 self.record(el, attr, name, found, namespace, tag);
             }
         }
+    }
+
+    /// Whether one of `earlier` (the attributes before one on its tag) has the name
+    /// `name`: lol_html keeps every attribute, but the tokenizer drops a second one of
+    /// the same name (HTML §13.2.5.33, duplicate-attribute): only the first is the
+    /// element's. Looked at only for a URL attribute, on the names' bytes (no list of
+    /// names made for every tag).
+    fn named_earlier(&self, earlier: &[lol_html::html_content::Attribute<'_>], name: &str) -> bool {
+        earlier.iter().any(|attr| match self.name_source(attr) {
+            Some(raw) => raw.eq_ignore_ascii_case(name.as_bytes()),
+            None => attr.name() == name,
+        })
     }
 
     /// An attribute's name as written in the source, if its bytes are still held: its
