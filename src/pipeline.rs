@@ -828,9 +828,6 @@ impl Sink for Compressing<'_, '_> {
 /// member in turn, each link's `file` the member's path ([`Location::file`]). A WACZ is
 /// not rewritten: it is an archive's evidence (signed, hashed); its WARC files are.
 fn wacz_file(source: Source<'_>, options: &Options, sink: &mut dyn Sink) -> Result<bool, Error> {
-    if sink.wants_output() {
-        return Err(Error::WaczNotRewritten);
-    }
     let open = || -> Result<Box<dyn ReadSeek + '_>, Error> {
         match (source.whole, source.file) {
             (true, _) => Ok(Box::new(io::Cursor::new(source.head))),
@@ -838,6 +835,13 @@ fn wacz_file(source: Source<'_>, options: &Options, sink: &mut dyn Sink) -> Resu
             (false, None) => Err(Error::WaczNotSeekable),
         }
     };
+    if sink.wants_output() {
+        // A ZIP that is no WACZ (a zipped site folder) is said to be one, with what to do.
+        return Err(match open().map(Wacz::new) {
+            Ok(Err(not_wacz @ crate::wacz::WaczError::NotWacz(_))) => Error::Wacz(not_wacz),
+            _ => Error::WaczNotRewritten,
+        });
+    }
     let mut wacz = match Wacz::new(open()?) {
         Ok(wacz) => wacz,
         Err(crate::wacz::WaczError::Io(error)) => return Err(Error::Io(error)),

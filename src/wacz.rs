@@ -169,7 +169,10 @@ fn read_datapackage<R: Read + Seek>(archive: &mut ZipArchive<R>) -> Result<(), W
     let manifest = match archive.by_name(DATAPACKAGE) {
         Ok(manifest) => manifest,
         Err(zip::result::ZipError::FileNotFound) => {
-            return Err(WaczError::NotWacz(format!("no {DATAPACKAGE}")));
+            return Err(WaczError::NotWacz(format!(
+                "no {DATAPACKAGE} (a ZIP of pages or mail? absolve does not read the files in \
+                 a ZIP: extract it, `unzip FILE`, then run `absolve rewrite -r` over the folder)"
+            )));
         }
         Err(e) => return Err(e.into()),
     };

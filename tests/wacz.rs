@@ -299,3 +299,60 @@ fn a_wacz_cut_before_its_first_warc_says_so() {
     );
     assert!(stderr.contains("fetch it again"), "{stderr}");
 }
+
+/// A ZIP that is no WACZ (a zipped site folder) is refused, saying what to do with it
+/// (status 1), never read as a document: the message said only that it had no
+/// `datapackage.json`.
+#[test]
+fn a_zip_of_pages_says_to_extract_it() {
+    use std::io::Write;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    zip.start_file("site/index.html", zip::write::SimpleFileOptions::default())
+        .unwrap();
+    zip.write_all(b"<a href=x.html>x</a>").unwrap();
+    let bytes = zip.finish().unwrap().into_inner();
+    let dir = tempfile::tempdir().unwrap();
+    let (path, out) = links_of_written(dir.path(), "site.zip", bytes.clone());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("a ZIP file but not a WACZ: no datapackage.json")
+            && stderr.contains("`unzip FILE`, then run `absolve rewrite -r` over the folder"),
+        "{stderr}"
+    );
+    // `rewrite` (in place too) says the same, and leaves the file as it was.
+    for flags in [&["rewrite"][..], &["rewrite", "-i"]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_absolve"))
+            .args(flags)
+            .args(["--url", "http://e.com/"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{flags:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("not a WACZ") && stderr.contains("`unzip FILE`"),
+            "{stderr}"
+        );
+    }
+    assert_eq!(std::fs::read(path).unwrap(), bytes);
+}
+
+/// A WACZ is listed, never rewritten (it is an archive's evidence): `rewrite` refuses it,
+/// saying so (status 1), and leaves it as it was.
+#[test]
+fn a_wacz_is_not_rewritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("small.wacz");
+    std::fs::copy(FIXTURE, &path).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_absolve"))
+        .args(["rewrite", "-i"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("a WACZ is not rewritten"), "{stderr}");
+    assert_eq!(std::fs::read(&path).unwrap(), std::fs::read(FIXTURE).unwrap());
+}
