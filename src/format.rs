@@ -292,18 +292,31 @@ pub enum Unreadable {
         "a tar archive: absolve does not read the files in it; extract it (`tar xf FILE`), then run `absolve rewrite -r` over the folder"
     )]
     Tar,
+    /// A 7z archive (its signature `7z\xBC\xAF\x27\x1C`).
+    #[error(
+        "a 7z archive: absolve does not read the files in it; extract it (`7z x FILE`), then run `absolve rewrite -r` over the folder"
+    )]
+    SevenZip,
+    /// A RAR archive (its signature `Rar!\x1A\x07`, versions 1.5 to 5).
+    #[error(
+        "a RAR archive: absolve does not read the files in it; extract it (`unrar x FILE`), then run `absolve rewrite -r` over the folder"
+    )]
+    Rar,
 }
 
 /// What an input absolve does not read is, by its first bytes: an ARC file (a
 /// `filedesc://` line first, plain or in a gzip member), LZ4 data (the magic number of
 /// an LZ4 frame, `04 22 4D 18`, or of its legacy frame, `02 21 4C 18`: LZ4 Frame Format
-/// §3), a tar archive ([`is_tar`]). `None` for anything else.
+/// §3), a tar archive ([`is_tar`]), a 7z or RAR archive (their signatures). `None` for
+/// anything else.
 ///
 /// ```
 /// use absolve::format::{unreadable, Unreadable};
 ///
 /// assert_eq!(unreadable(b"filedesc://x.arc 0.0.0.0 20240101000000 text/plain 76\n"), Some(Unreadable::Arc));
 /// assert_eq!(unreadable(b"\x04\x22\x4d\x18\x64\x40\xa7"), Some(Unreadable::Lz4));
+/// assert_eq!(unreadable(b"7z\xBC\xAF\x27\x1C\x00\x04"), Some(Unreadable::SevenZip));
+/// assert_eq!(unreadable(b"Rar!\x1A\x07\x01\x00"), Some(Unreadable::Rar));
 /// assert_eq!(unreadable(b"WARC/1.1\r\n"), None);
 /// assert_eq!(unreadable(b"<p>filedesc://"), None);
 /// ```
@@ -316,6 +329,12 @@ pub fn unreadable(head: &[u8]) -> Option<Unreadable> {
     }
     if is_tar(head) {
         return Some(Unreadable::Tar);
+    }
+    if head.starts_with(b"7z\xBC\xAF\x27\x1C") {
+        return Some(Unreadable::SevenZip);
+    }
+    if head.starts_with(b"Rar!\x1A\x07\x00") || head.starts_with(b"Rar!\x1A\x07\x01\x00") {
+        return Some(Unreadable::Rar);
     }
     let arc = head.starts_with(ARC) || starts_gunzipped_with(head, ARC);
     arc.then_some(Unreadable::Arc)

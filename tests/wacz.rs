@@ -354,5 +354,8 @@ fn a_wacz_is_not_rewritten() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("a WACZ is not rewritten"), "{stderr}");
-    assert_eq!(std::fs::read(&path).unwrap(), std::fs::read(FIXTURE).unwrap());
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        std::fs::read(FIXTURE).unwrap()
+    );
 }

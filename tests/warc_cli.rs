@@ -236,13 +236,13 @@ fn not_a_warc() {
     );
 }
 
-/// Without `--format`, an ARC file (plain or gzipped), an LZ4-compressed WARC and a tar
-/// archive (plain or gzipped) are refused as `--format warc` refuses them, saying what
+/// Without `--format`, an ARC file (plain or gzipped), an LZ4-compressed WARC, a tar
+/// archive (plain or gzipped), a 7z and a RAR archive are refused as `--format warc` refuses them, saying what
 /// they are (status 1), where they were read as HTML: `links` listed "URLs" out of
 /// compressed bytes, `rewrite` broke the LZ4 stream, the ARC length fields and a tar
 /// member's size (its file then cut short on extraction), `-i` in place.
 #[test]
-fn auto_refuses_arc_lz4_and_tar_files() {
+fn auto_refuses_arc_lz4_and_file_archives() {
     let dir = tempfile::tempdir().unwrap();
     for (name, bytes, what) in [
         ("in.arc", arc_file(), "an ARC file"),
@@ -250,6 +250,16 @@ fn auto_refuses_arc_lz4_and_tar_files() {
         ("in.warc.lz4", lz4_warc(), "LZ4-compressed"),
         ("site.tar", tar_file(), "a tar archive"),
         ("site.tar.gz", gzipped(&tar_file()), "a tar archive"),
+        (
+            "site.7z",
+            b"7z\xBC\xAF\x27\x1C\x00\x04<a href=x>".to_vec(),
+            "a 7z archive",
+        ),
+        (
+            "site.rar",
+            b"Rar!\x1A\x07\x01\x00<a href=x>".to_vec(),
+            "a RAR archive",
+        ),
     ] {
         let path = dir.path().join(name);
         std::fs::write(&path, &bytes).unwrap();
