@@ -242,6 +242,10 @@ fn unquoted_url_end(css: &[u8], start: usize) -> (usize, usize, bool) {
     while let Some(&b) = css.get(pos) {
         match b {
             b')' => return (pos, pos + 1, true),
+            // A backslash before a newline is no escape (§4.3.8): a bad url (§4.3.6).
+            b'\\' if css.get(pos + 1).is_some_and(|&b| is_newline(b)) => {
+                return (pos, bad_url_end(css, pos), false);
+            }
             b'\\' => pos = escape_end(css, pos),
             // A quote, `(` or a non-printable code point makes it a bad url (§4.3.6).
             b'"' | b'\'' | b'(' => return (pos, bad_url_end(css, pos), false),
@@ -260,9 +264,26 @@ fn unquoted_url_end(css: &[u8], start: usize) -> (usize, usize, bool) {
 }
 
 /// CSS Syntax §4.2: a non-printable code point (U+0000-U+0008, U+000B, U+000E-U+001F,
-/// U+007F), which no url token may hold unescaped.
+/// U+007F), which no url token may hold unescaped. A NUL byte is not one: the input is
+/// preprocessed first (§3.3), a NUL becoming U+FFFD, which a url token may hold.
 fn is_non_printable(b: u8) -> bool {
-    matches!(b, 0x00..=0x08 | 0x0b | 0x0e..=0x1f | 0x7f)
+    matches!(b, 0x01..=0x08 | 0x0b | 0x0e..=0x1f | 0x7f)
+}
+
+/// CSS Syntax §4.2 newlines, as the input holds them before the preprocessing that makes
+/// CR LF, CR and FF a LF (§3.3).
+fn is_newline(b: u8) -> bool {
+    matches!(b, b'\n' | b'\r' | b'\x0c')
+}
+
+/// How many bytes the newline at `pos` is: 2 for CR LF (one newline once preprocessed,
+/// §3.3), else 1.
+fn newline_len(css: &[u8], pos: usize) -> usize {
+    if css[pos] == b'\r' && css.get(pos + 1) == Some(&b'\n') {
+        2
+    } else {
+        1
+    }
 }
 
 /// CSS Syntax §4.3.14: the remnants of a bad url run to the next unescaped `)`.
@@ -278,7 +299,9 @@ fn bad_url_end(css: &[u8], mut pos: usize) -> usize {
 }
 
 /// The end of the escape whose backslash is at `pos` (CSS Syntax §4.3.7): up to six hex
-/// digits and one whitespace after them, or the one character escaped.
+/// digits and one whitespace after them, or the one character escaped. A CR LF is one
+/// character, a newline once the input is preprocessed (§3.3): the whitespace after hex
+/// digits, or the newline a backslash continues a string over (§4.3.5).
 fn escape_end(css: &[u8], pos: usize) -> usize {
     let mut end = pos + 1;
     let hex_start = end;
@@ -286,10 +309,13 @@ fn escape_end(css: &[u8], pos: usize) -> usize {
         end += 1;
     }
     if end == hex_start {
-        return (end + 1).min(css.len());
+        return match css.get(end) {
+            Some(_) => end + newline_len(css, end),
+            None => css.len(),
+        };
     }
     if css.get(end).is_some_and(|&b| is_css_whitespace(b)) {
-        end += 1;
+        end += newline_len(css, end);
     }
     end
 }
@@ -300,6 +326,10 @@ fn escape_end(css: &[u8], pos: usize) -> usize {
 /// assert_eq!(absolve::css::unescape(r"a\29 b\)c\\"), "a)b)c\\");
 /// ```
 pub fn unescape(text: &str) -> String {
+    // A NUL is U+FFFD once the input is preprocessed (CSS Syntax §3.3).
+    if text.contains('\0') {
+        return unescape(&text.replace('\0', "\u{FFFD}"));
+    }
     if !text.contains('\\') {
         return text.to_owned();
     }
@@ -312,7 +342,13 @@ pub fn unescape(text: &str) -> String {
         }
         match chars.peek().copied() {
             None => {}
-            Some('\n') => {
+            // A backslash and a newline (CR LF, CR, LF or FF, §3.3) in a string is a
+            // line continuation: neither is in its value (§4.3.5).
+            Some('\r') => {
+                chars.next();
+                chars.next_if_eq(&'\n');
+            }
+            Some('\n' | '\x0c') => {
                 chars.next();
             }
             Some(h) if h.is_ascii_hexdigit() => {
@@ -326,8 +362,10 @@ pub fn unescape(text: &str) -> String {
                         None => break,
                     }
                 }
-                if chars.peek().is_some_and(|c| c.is_ascii_whitespace()) {
-                    chars.next();
+                // One whitespace after the digits is the escape's; a CR LF is one
+                // (§3.3).
+                if chars.next_if(|c| c.is_ascii_whitespace()) == Some('\r') {
+                    chars.next_if_eq(&'\n');
                 }
                 let decoded = char::from_u32(value).filter(|&c| c != '\0');
                 out.push(decoded.unwrap_or('\u{FFFD}'));
@@ -488,6 +526,26 @@ mod tests {
     fn escapes_in_unquoted_urls() {
         assert_eq!(found(r"a{b:url(x\)y)}"), ["x)y"]);
         assert_eq!(found(r"a{b:url(\66 oo)}"), ["foo"]);
+    }
+
+    #[test]
+    fn newlines_and_nul_are_read_as_preprocessed() {
+        // CSS Syntax §3.3 makes CR LF, CR and FF a LF and NUL a U+FFFD before tokenizing.
+        // A backslash and a newline continue a string (§4.3.5), a CR LF being one newline
+        // (it ended the string at its LF, a bad string).
+        assert_eq!(found("@import \"a\\\r\nb\";"), ["ab"]);
+        assert_eq!(
+            found("@import \"a\\\rb\" 'c\\\x0cd';a{b:url('e\\\nf')}"),
+            ["ab", "ef"]
+        );
+        // The whitespace ending a hex escape is one CR LF.
+        assert_eq!(found("@import \"a\\62\r\nc\";"), ["abc"]);
+        // In an unquoted url, a backslash and a newline is no escape: a bad url (§4.3.6).
+        assert!(found("a{b:url(a\\\nb)}").is_empty());
+        assert!(found("a{b:url(a\\\r\nb)}").is_empty());
+        // A NUL is U+FFFD: valid in an unquoted url, and in a URL's value.
+        assert_eq!(found("a{b:url(a\0b)}"), ["a\u{FFFD}b"]);
+        assert_eq!(found("@import \"a\0b\";"), ["a\u{FFFD}b"]);
     }
 
     #[test]
