@@ -133,7 +133,9 @@ impl CssUrls<'_> {
             }
             let end = string_end(css, start);
             self.pos = end;
-            let close = skip_whitespace(css, end);
+            // Comments are no tokens (CSS Syntax §4.3.2): the function may hold one after
+            // its string (`url("a"/**/)`), not before it (§4.3.4 sees only whitespace).
+            let close = skip_whitespace_and_comments(css, end);
             let complete = closed_string(css, start, end) && css.get(close) == Some(&b')');
             return complete.then_some(CssUrl {
                 token: start..end,
@@ -464,6 +466,14 @@ mod tests {
         assert_eq!(found("a{b:URL( \"y z.png\" )}"), ["y z.png"]);
         assert_eq!(found("a{b:url( w.png )}"), ["w.png"]);
         assert_eq!(found("a{b:url('q')}"), ["q"]);
+    }
+
+    #[test]
+    fn a_comment_after_a_quoted_url() {
+        assert_eq!(found("a{b:url(\"a\"/**/)}"), ["a"]);
+        assert_eq!(found("a{b:url( 'b' /* c */ )}"), ["b"]);
+        // Before the string it makes the whole an unquoted url, a bad one (§4.3.6).
+        assert!(found("a{b:url(/**/\"d\")}").is_empty());
     }
 
     #[test]
