@@ -76,25 +76,44 @@ impl Iterator for CssUrls<'_> {
                         });
                     }
                 }
-                b'\\' => self.pos = escape_end(css, start),
-                b'@' if starts_with_ignore_case(&css[start + 1..], b"import") => {
-                    self.pos = start + 7;
-                    if let Some(found) = self.import_string() {
+                // An at-keyword (CSS Syntax §4.3.1): its name is read whole, escapes
+                // decoded (`@\69mport` is `@import`; `@url(` is no function).
+                b'@' => {
+                    let end = name_end(css, start + 1);
+                    self.pos = end;
+                    if name_is(&css[start + 1..end], b"import")
+                        && let Some(found) = self.import_string()
+                    {
                         return Some(found);
                     }
                 }
-                b'(' if is_url_function(css, start) => {
-                    self.pos = start + 1;
-                    if let Some(found) = self.url_contents() {
-                        return Some(found);
+                // A hash token: its name is no function's (`#url(` is none).
+                b'#' => self.pos = name_end(css, start + 1),
+                // A name, read whole so that a function's name is known from its start,
+                // escapes decoded (§4.3.4: `u\72 l(` is `url(`; `\41 url(`, `-url(` or a
+                // number's unit `1url(` are not).
+                _ if starts_name(css, start) => {
+                    let end = name_end(css, start);
+                    self.pos = end;
+                    if css.get(end) == Some(&b'(') {
+                        self.pos = end + 1;
+                        let name = &css[start..end];
+                        if name_is(name, b"url") {
+                            if let Some(found) = self.url_contents() {
+                                return Some(found);
+                            }
+                        } else if self.image_set_depth > 0 {
+                            self.image_set_depth += 1;
+                        } else if name_is(name, b"image-set") || name_is(name, b"-webkit-image-set")
+                        {
+                            self.image_set_depth = 1;
+                        }
                     }
                 }
                 b'(' => {
                     self.pos += 1;
                     if self.image_set_depth > 0 {
                         self.image_set_depth += 1;
-                    } else if is_image_set_function(css, start) {
-                        self.image_set_depth = 1;
                     }
                 }
                 b')' => {
@@ -151,36 +170,45 @@ impl CssUrls<'_> {
     }
 }
 
-/// Whether the `(` at `open` ends the function name `url` (case-insensitive), itself not
-/// the tail of a longer identifier.
-fn is_url_function(css: &[u8], open: usize) -> bool {
-    if open < 3 || !css[open - 3..open].eq_ignore_ascii_case(b"url") {
-        return false;
-    }
-    open == 3 || !is_name_byte(css[open - 4])
-}
-
-/// Whether the `(` at `open` ends the function name `image-set` or `-webkit-image-set`
-/// (case-insensitive), itself not the tail of a longer identifier.
-fn is_image_set_function(css: &[u8], open: usize) -> bool {
-    [&b"image-set"[..], b"-webkit-image-set"]
-        .iter()
-        .any(|name| {
-            let Some(start) = open.checked_sub(name.len()) else {
-                return false;
-            };
-            css[start..open].eq_ignore_ascii_case(name)
-                && (start == 0 || !is_name_byte(css[start - 1]))
-        })
-}
-
-/// CSS name code points, with every non-ASCII byte counting as one.
+/// CSS name code points (§4.2), with every non-ASCII byte counting as one, and a NUL,
+/// which is U+FFFD once the input is preprocessed (§3.3).
 fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b >= 0x80 || b == b'\\'
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b >= 0x80 || b == 0
 }
 
-fn starts_with_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
-    s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix)
+/// Whether a backslash at `pos` starts a valid escape (§4.3.8): not one before a newline.
+fn valid_escape(css: &[u8], pos: usize) -> bool {
+    css[pos] == b'\\' && !css.get(pos + 1).is_some_and(|&b| is_newline(b))
+}
+
+/// Whether a run of name code points and escapes starts at `pos`: an ident's, or a
+/// number's with its unit, read whole so that no name is matched from its middle.
+fn starts_name(css: &[u8], pos: usize) -> bool {
+    is_name_byte(css[pos]) || valid_escape(css, pos)
+}
+
+/// The end of the run of name code points and valid escapes from `pos` (§4.3.12).
+fn name_end(css: &[u8], mut pos: usize) -> usize {
+    while pos < css.len() {
+        if is_name_byte(css[pos]) {
+            pos += 1;
+        } else if valid_escape(css, pos) {
+            pos = escape_end(css, pos);
+        } else {
+            break;
+        }
+    }
+    pos
+}
+
+/// Whether the name `raw`, its escapes decoded, is `name` (ASCII case-insensitive).
+fn name_is(raw: &[u8], name: &[u8]) -> bool {
+    if !raw.contains(&b'\\') {
+        return raw.eq_ignore_ascii_case(name);
+    }
+    unescape(&String::from_utf8_lossy(raw))
+        .as_bytes()
+        .eq_ignore_ascii_case(name)
 }
 
 fn is_css_whitespace(b: u8) -> bool {
@@ -474,6 +502,23 @@ mod tests {
         assert_eq!(found("a{b:url( 'b' /* c */ )}"), ["b"]);
         // Before the string it makes the whole an unquoted url, a bad one (§4.3.6).
         assert!(found("a{b:url(/**/\"d\")}").is_empty());
+    }
+
+    #[test]
+    fn function_names_are_read_whole_and_unescaped() {
+        // CSS Syntax §4.3.4: the name is compared once its escapes are decoded.
+        assert_eq!(found(r"a{b:u\72 l(x);c:\55Rl( 'y' )}"), ["x", "y"]);
+        assert_eq!(
+            found(r#"a{b:image-s\65t("z" 1x)}@\69mport "i";"#),
+            ["z", "i"]
+        );
+        // A hash token, an at-keyword, a longer name (the whitespace after a hex escape
+        // is the escape's) and a number's unit are no `url(`.
+        assert!(found(r"a{b:#url(x);c:@url(y)}").is_empty());
+        assert!(found(r"a{b:\41 url(x);c:\D800 url('y');d:1url(z)}").is_empty());
+        assert!(found(r#"a{b:#image-set("x" 1x)}"#).is_empty());
+        // A backslash before a newline is no escape: the name after it is one.
+        assert_eq!(found("a{b:\\\nurl(x)}"), ["x"]);
     }
 
     #[test]
