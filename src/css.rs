@@ -87,6 +87,9 @@ impl Iterator for CssUrls<'_> {
                         return Some(found);
                     }
                 }
+                // A CDO token (§4.3.1), read whole: its `--` starts no name (`<!--url(`
+                // is a `url(`, as a `<style>` may begin).
+                b'<' if css[start + 1..].starts_with(b"!--") => self.pos = start + 4,
                 // A hash token: its name is no function's (`#url(` is none).
                 b'#' => self.pos = name_end(css, start + 1),
                 // A name, read whole so that a function's name is known from its start,
@@ -519,6 +522,12 @@ mod tests {
         assert!(found(r#"a{b:#image-set("x" 1x)}"#).is_empty());
         // A backslash before a newline is no escape: the name after it is one.
         assert_eq!(found("a{b:\\\nurl(x)}"), ["x"]);
+    }
+
+    #[test]
+    fn a_url_right_after_a_cdo() {
+        assert_eq!(found("<!--url(a)-->url(b)"), ["a", "b"]);
+        assert_eq!(found("<!--image-set('c' 1x)-->"), ["c"]);
     }
 
     #[test]
