@@ -469,9 +469,15 @@ pub fn stylesheet_encoding(
     if let Some(given) = given {
         return given;
     }
-    let declared = css
+    // Only these exact bytes within the first 1024: `@charset "`, a label holding no `"`
+    // or `;`, then `";` (`@charset "x" ;` or a longer one declares nothing).
+    let head = &css[..css.len().min(1024)];
+    let declared = head
         .strip_prefix(b"@charset \"")
-        .and_then(|rest| rest.split(|&b| b == b'"').next())
+        .and_then(|rest| {
+            let end = rest.iter().position(|&b| b == b'"' || b == b';')?;
+            rest[end..].starts_with(b"\";").then_some(&rest[..end])
+        })
         .and_then(encoding_rs::Encoding::for_label);
     match declared {
         // §3.2: a UTF-16 label here means the bytes were ASCII-compatible: UTF-8.
@@ -528,6 +534,30 @@ mod tests {
     fn a_url_right_after_a_cdo() {
         assert_eq!(found("<!--url(a)-->url(b)"), ["a", "b"]);
         assert_eq!(found("<!--image-set('c' 1x)-->"), ["c"]);
+    }
+
+    #[test]
+    fn a_charset_rule_is_its_exact_bytes() {
+        // CSS Syntax §3.2: `@charset "` XX* `";` in the first 1024 bytes, no XX a `"`
+        // or `;`.
+        let latin1 = encoding_rs::WINDOWS_1252;
+        assert_eq!(stylesheet_encoding(b"@charset \"latin1\";", None), latin1);
+        assert_eq!(
+            stylesheet_encoding(b"@charset \"latin1\" ;", None),
+            encoding_rs::UTF_8
+        );
+        assert_eq!(
+            stylesheet_encoding(b"@charset \"latin1\"\n", None),
+            encoding_rs::UTF_8
+        );
+        assert_eq!(
+            stylesheet_encoding(b"@charset \"latin1", None),
+            encoding_rs::UTF_8
+        );
+        let mut far = b"@charset \"latin1".to_vec();
+        far.resize(1030, b' ');
+        far.extend_from_slice(b"\";");
+        assert_eq!(stylesheet_encoding(&far, None), encoding_rs::UTF_8);
     }
 
     #[test]
