@@ -76,25 +76,47 @@ impl Iterator for CssUrls<'_> {
                         });
                     }
                 }
-                b'\\' => self.pos = escape_end(css, start),
-                b'@' if starts_with_ignore_case(&css[start + 1..], b"import") => {
-                    self.pos = start + 7;
-                    if let Some(found) = self.import_string() {
+                // An at-keyword (CSS Syntax §4.3.1): its name is read whole, escapes
+                // decoded (`@\69mport` is `@import`; `@url(` is no function).
+                b'@' => {
+                    let end = name_end(css, start + 1);
+                    self.pos = end;
+                    if name_is(&css[start + 1..end], b"import")
+                        && let Some(found) = self.import_string()
+                    {
                         return Some(found);
                     }
                 }
-                b'(' if is_url_function(css, start) => {
-                    self.pos = start + 1;
-                    if let Some(found) = self.url_contents() {
-                        return Some(found);
+                // A CDO token (§4.3.1), read whole: its `--` starts no name (`<!--url(`
+                // is a `url(`, as a `<style>` may begin).
+                b'<' if css[start + 1..].starts_with(b"!--") => self.pos = start + 4,
+                // A hash token: its name is no function's (`#url(` is none).
+                b'#' => self.pos = name_end(css, start + 1),
+                // A name, read whole so that a function's name is known from its start,
+                // escapes decoded (§4.3.4: `u\72 l(` is `url(`; `\41 url(`, `-url(` or a
+                // number's unit `1url(` are not).
+                _ if starts_name(css, start) => {
+                    let end = name_end(css, start);
+                    self.pos = end;
+                    if css.get(end) == Some(&b'(') {
+                        self.pos = end + 1;
+                        let name = &css[start..end];
+                        if name_is(name, b"url") {
+                            if let Some(found) = self.url_contents() {
+                                return Some(found);
+                            }
+                        } else if self.image_set_depth > 0 {
+                            self.image_set_depth += 1;
+                        } else if name_is(name, b"image-set") || name_is(name, b"-webkit-image-set")
+                        {
+                            self.image_set_depth = 1;
+                        }
                     }
                 }
                 b'(' => {
                     self.pos += 1;
                     if self.image_set_depth > 0 {
                         self.image_set_depth += 1;
-                    } else if is_image_set_function(css, start) {
-                        self.image_set_depth = 1;
                     }
                 }
                 b')' => {
@@ -133,7 +155,9 @@ impl CssUrls<'_> {
             }
             let end = string_end(css, start);
             self.pos = end;
-            let close = skip_whitespace(css, end);
+            // Comments are no tokens (CSS Syntax §4.3.2): the function may hold one after
+            // its string (`url("a"/**/)`), not before it (§4.3.4 sees only whitespace).
+            let close = skip_whitespace_and_comments(css, end);
             let complete = closed_string(css, start, end) && css.get(close) == Some(&b')');
             return complete.then_some(CssUrl {
                 token: start..end,
@@ -149,36 +173,45 @@ impl CssUrls<'_> {
     }
 }
 
-/// Whether the `(` at `open` ends the function name `url` (case-insensitive), itself not
-/// the tail of a longer identifier.
-fn is_url_function(css: &[u8], open: usize) -> bool {
-    if open < 3 || !css[open - 3..open].eq_ignore_ascii_case(b"url") {
-        return false;
-    }
-    open == 3 || !is_name_byte(css[open - 4])
-}
-
-/// Whether the `(` at `open` ends the function name `image-set` or `-webkit-image-set`
-/// (case-insensitive), itself not the tail of a longer identifier.
-fn is_image_set_function(css: &[u8], open: usize) -> bool {
-    [&b"image-set"[..], b"-webkit-image-set"]
-        .iter()
-        .any(|name| {
-            let Some(start) = open.checked_sub(name.len()) else {
-                return false;
-            };
-            css[start..open].eq_ignore_ascii_case(name)
-                && (start == 0 || !is_name_byte(css[start - 1]))
-        })
-}
-
-/// CSS name code points, with every non-ASCII byte counting as one.
+/// CSS name code points (§4.2), with every non-ASCII byte counting as one, and a NUL,
+/// which is U+FFFD once the input is preprocessed (§3.3).
 fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b >= 0x80 || b == b'\\'
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b >= 0x80 || b == 0
 }
 
-fn starts_with_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
-    s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix)
+/// Whether a backslash at `pos` starts a valid escape (§4.3.8): not one before a newline.
+fn valid_escape(css: &[u8], pos: usize) -> bool {
+    css[pos] == b'\\' && !css.get(pos + 1).is_some_and(|&b| is_newline(b))
+}
+
+/// Whether a run of name code points and escapes starts at `pos`: an ident's, or a
+/// number's with its unit, read whole so that no name is matched from its middle.
+fn starts_name(css: &[u8], pos: usize) -> bool {
+    is_name_byte(css[pos]) || valid_escape(css, pos)
+}
+
+/// The end of the run of name code points and valid escapes from `pos` (§4.3.12).
+fn name_end(css: &[u8], mut pos: usize) -> usize {
+    while pos < css.len() {
+        if is_name_byte(css[pos]) {
+            pos += 1;
+        } else if valid_escape(css, pos) {
+            pos = escape_end(css, pos);
+        } else {
+            break;
+        }
+    }
+    pos
+}
+
+/// Whether the name `raw`, its escapes decoded, is `name` (ASCII case-insensitive).
+fn name_is(raw: &[u8], name: &[u8]) -> bool {
+    if !raw.contains(&b'\\') {
+        return raw.eq_ignore_ascii_case(name);
+    }
+    unescape(&String::from_utf8_lossy(raw))
+        .as_bytes()
+        .eq_ignore_ascii_case(name)
 }
 
 fn is_css_whitespace(b: u8) -> bool {
@@ -242,6 +275,10 @@ fn unquoted_url_end(css: &[u8], start: usize) -> (usize, usize, bool) {
     while let Some(&b) = css.get(pos) {
         match b {
             b')' => return (pos, pos + 1, true),
+            // A backslash before a newline is no escape (§4.3.8): a bad url (§4.3.6).
+            b'\\' if css.get(pos + 1).is_some_and(|&b| is_newline(b)) => {
+                return (pos, bad_url_end(css, pos), false);
+            }
             b'\\' => pos = escape_end(css, pos),
             // A quote, `(` or a non-printable code point makes it a bad url (§4.3.6).
             b'"' | b'\'' | b'(' => return (pos, bad_url_end(css, pos), false),
@@ -260,9 +297,26 @@ fn unquoted_url_end(css: &[u8], start: usize) -> (usize, usize, bool) {
 }
 
 /// CSS Syntax §4.2: a non-printable code point (U+0000-U+0008, U+000B, U+000E-U+001F,
-/// U+007F), which no url token may hold unescaped.
+/// U+007F), which no url token may hold unescaped. A NUL byte is not one: the input is
+/// preprocessed first (§3.3), a NUL becoming U+FFFD, which a url token may hold.
 fn is_non_printable(b: u8) -> bool {
-    matches!(b, 0x00..=0x08 | 0x0b | 0x0e..=0x1f | 0x7f)
+    matches!(b, 0x01..=0x08 | 0x0b | 0x0e..=0x1f | 0x7f)
+}
+
+/// CSS Syntax §4.2 newlines, as the input holds them before the preprocessing that makes
+/// CR LF, CR and FF a LF (§3.3).
+fn is_newline(b: u8) -> bool {
+    matches!(b, b'\n' | b'\r' | b'\x0c')
+}
+
+/// How many bytes the newline at `pos` is: 2 for CR LF (one newline once preprocessed,
+/// §3.3), else 1.
+fn newline_len(css: &[u8], pos: usize) -> usize {
+    if css[pos] == b'\r' && css.get(pos + 1) == Some(&b'\n') {
+        2
+    } else {
+        1
+    }
 }
 
 /// CSS Syntax §4.3.14: the remnants of a bad url run to the next unescaped `)`.
@@ -278,7 +332,9 @@ fn bad_url_end(css: &[u8], mut pos: usize) -> usize {
 }
 
 /// The end of the escape whose backslash is at `pos` (CSS Syntax §4.3.7): up to six hex
-/// digits and one whitespace after them, or the one character escaped.
+/// digits and one whitespace after them, or the one character escaped. A CR LF is one
+/// character, a newline once the input is preprocessed (§3.3): the whitespace after hex
+/// digits, or the newline a backslash continues a string over (§4.3.5).
 fn escape_end(css: &[u8], pos: usize) -> usize {
     let mut end = pos + 1;
     let hex_start = end;
@@ -286,10 +342,13 @@ fn escape_end(css: &[u8], pos: usize) -> usize {
         end += 1;
     }
     if end == hex_start {
-        return (end + 1).min(css.len());
+        return match css.get(end) {
+            Some(_) => end + newline_len(css, end),
+            None => css.len(),
+        };
     }
     if css.get(end).is_some_and(|&b| is_css_whitespace(b)) {
-        end += 1;
+        end += newline_len(css, end);
     }
     end
 }
@@ -300,6 +359,10 @@ fn escape_end(css: &[u8], pos: usize) -> usize {
 /// assert_eq!(absolve::css::unescape(r"a\29 b\)c\\"), "a)b)c\\");
 /// ```
 pub fn unescape(text: &str) -> String {
+    // A NUL is U+FFFD once the input is preprocessed (CSS Syntax §3.3).
+    if text.contains('\0') {
+        return unescape(&text.replace('\0', "\u{FFFD}"));
+    }
     if !text.contains('\\') {
         return text.to_owned();
     }
@@ -312,7 +375,13 @@ pub fn unescape(text: &str) -> String {
         }
         match chars.peek().copied() {
             None => {}
-            Some('\n') => {
+            // A backslash and a newline (CR LF, CR, LF or FF, §3.3) in a string is a
+            // line continuation: neither is in its value (§4.3.5).
+            Some('\r') => {
+                chars.next();
+                chars.next_if_eq(&'\n');
+            }
+            Some('\n' | '\x0c') => {
                 chars.next();
             }
             Some(h) if h.is_ascii_hexdigit() => {
@@ -326,8 +395,10 @@ pub fn unescape(text: &str) -> String {
                         None => break,
                     }
                 }
-                if chars.peek().is_some_and(|c| c.is_ascii_whitespace()) {
-                    chars.next();
+                // One whitespace after the digits is the escape's; a CR LF is one
+                // (§3.3).
+                if chars.next_if(|c| c.is_ascii_whitespace()) == Some('\r') {
+                    chars.next_if_eq(&'\n');
                 }
                 let decoded = char::from_u32(value).filter(|&c| c != '\0');
                 out.push(decoded.unwrap_or('\u{FFFD}'));
@@ -398,9 +469,15 @@ pub fn stylesheet_encoding(
     if let Some(given) = given {
         return given;
     }
-    let declared = css
+    // Only these exact bytes within the first 1024: `@charset "`, a label holding no `"`
+    // or `;`, then `";` (`@charset "x" ;` or a longer one declares nothing).
+    let head = &css[..css.len().min(1024)];
+    let declared = head
         .strip_prefix(b"@charset \"")
-        .and_then(|rest| rest.split(|&b| b == b'"').next())
+        .and_then(|rest| {
+            let end = rest.iter().position(|&b| b == b'"' || b == b';')?;
+            rest[end..].starts_with(b"\";").then_some(&rest[..end])
+        })
         .and_then(encoding_rs::Encoding::for_label);
     match declared {
         // §3.2: a UTF-16 label here means the bytes were ASCII-compatible: UTF-8.
@@ -426,6 +503,61 @@ mod tests {
         assert_eq!(found("a{b:URL( \"y z.png\" )}"), ["y z.png"]);
         assert_eq!(found("a{b:url( w.png )}"), ["w.png"]);
         assert_eq!(found("a{b:url('q')}"), ["q"]);
+    }
+
+    #[test]
+    fn a_comment_after_a_quoted_url() {
+        assert_eq!(found("a{b:url(\"a\"/**/)}"), ["a"]);
+        assert_eq!(found("a{b:url( 'b' /* c */ )}"), ["b"]);
+        // Before the string it makes the whole an unquoted url, a bad one (§4.3.6).
+        assert!(found("a{b:url(/**/\"d\")}").is_empty());
+    }
+
+    #[test]
+    fn function_names_are_read_whole_and_unescaped() {
+        // CSS Syntax §4.3.4: the name is compared once its escapes are decoded.
+        assert_eq!(found(r"a{b:u\72 l(x);c:\55Rl( 'y' )}"), ["x", "y"]);
+        assert_eq!(
+            found(r#"a{b:image-s\65t("z" 1x)}@\69mport "i";"#),
+            ["z", "i"]
+        );
+        // A hash token, an at-keyword, a longer name (the whitespace after a hex escape
+        // is the escape's) and a number's unit are no `url(`.
+        assert!(found(r"a{b:#url(x);c:@url(y)}").is_empty());
+        assert!(found(r"a{b:\41 url(x);c:\D800 url('y');d:1url(z)}").is_empty());
+        assert!(found(r#"a{b:#image-set("x" 1x)}"#).is_empty());
+        // A backslash before a newline is no escape: the name after it is one.
+        assert_eq!(found("a{b:\\\nurl(x)}"), ["x"]);
+    }
+
+    #[test]
+    fn a_url_right_after_a_cdo() {
+        assert_eq!(found("<!--url(a)-->url(b)"), ["a", "b"]);
+        assert_eq!(found("<!--image-set('c' 1x)-->"), ["c"]);
+    }
+
+    #[test]
+    fn a_charset_rule_is_its_exact_bytes() {
+        // CSS Syntax §3.2: `@charset "` XX* `";` in the first 1024 bytes, no XX a `"`
+        // or `;`.
+        let latin1 = encoding_rs::WINDOWS_1252;
+        assert_eq!(stylesheet_encoding(b"@charset \"latin1\";", None), latin1);
+        assert_eq!(
+            stylesheet_encoding(b"@charset \"latin1\" ;", None),
+            encoding_rs::UTF_8
+        );
+        assert_eq!(
+            stylesheet_encoding(b"@charset \"latin1\"\n", None),
+            encoding_rs::UTF_8
+        );
+        assert_eq!(
+            stylesheet_encoding(b"@charset \"latin1", None),
+            encoding_rs::UTF_8
+        );
+        let mut far = b"@charset \"latin1".to_vec();
+        far.resize(1030, b' ');
+        far.extend_from_slice(b"\";");
+        assert_eq!(stylesheet_encoding(&far, None), encoding_rs::UTF_8);
     }
 
     #[test]
@@ -488,6 +620,26 @@ mod tests {
     fn escapes_in_unquoted_urls() {
         assert_eq!(found(r"a{b:url(x\)y)}"), ["x)y"]);
         assert_eq!(found(r"a{b:url(\66 oo)}"), ["foo"]);
+    }
+
+    #[test]
+    fn newlines_and_nul_are_read_as_preprocessed() {
+        // CSS Syntax §3.3 makes CR LF, CR and FF a LF and NUL a U+FFFD before tokenizing.
+        // A backslash and a newline continue a string (§4.3.5), a CR LF being one newline
+        // (it ended the string at its LF, a bad string).
+        assert_eq!(found("@import \"a\\\r\nb\";"), ["ab"]);
+        assert_eq!(
+            found("@import \"a\\\rb\" 'c\\\x0cd';a{b:url('e\\\nf')}"),
+            ["ab", "ef"]
+        );
+        // The whitespace ending a hex escape is one CR LF.
+        assert_eq!(found("@import \"a\\62\r\nc\";"), ["abc"]);
+        // In an unquoted url, a backslash and a newline is no escape: a bad url (§4.3.6).
+        assert!(found("a{b:url(a\\\nb)}").is_empty());
+        assert!(found("a{b:url(a\\\r\nb)}").is_empty());
+        // A NUL is U+FFFD: valid in an unquoted url, and in a URL's value.
+        assert_eq!(found("a{b:url(a\0b)}"), ["a\u{FFFD}b"]);
+        assert_eq!(found("@import \"a\0b\";"), ["a\u{FFFD}b"]);
     }
 
     #[test]
