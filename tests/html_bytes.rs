@@ -81,6 +81,52 @@ fn shift_jis_bytes_outside_values_are_untouched() {
     );
 }
 
+/// CSS in Shift_JIS or Big5, whose characters may have `\\` (0x5C) as their second byte
+/// (`ソ` is `83 5C`, `表` `95 5C`, Big5's `許` `B3 5C`), is read as text, not bytes: the
+/// `5C` was taken for an escape that swallowed the quote after it, and the URL and every
+/// one after it up to the next newline were lost (found by the tinycss2 fuzz).
+#[test]
+fn css_in_a_charset_whose_characters_hold_a_backslash_byte() {
+    let cases: [(&[u8], &[u8]); 3] = [
+        (
+            b"<meta charset=shift_jis><style>a{b:url(\"\x83\x5C\")} c{d:url(\x95\x5C.png)} e{f:url(x.png)}</style>",
+            b"<meta charset=shift_jis><style>a{b:url(\"http://h/d/%E3%82%BD\")} c{d:url(http://h/d/%E8%A1%A8.png)} e{f:url(http://h/d/x.png)}</style>",
+        ),
+        (
+            b"<meta charset=big5><style>a{b:url('\xB3\x5C')} e{f:url(x.png)}</style>",
+            b"<meta charset=big5><style>a{b:url('http://h/d/%E8%A8%B1')} e{f:url(http://h/d/x.png)}</style>",
+        ),
+        // An SVG `<style>` is text: the same, without character references in it.
+        (
+            b"<meta charset=shift_jis><svg><style>a{b:url(\"\x83\x5C\")} e{f:url(x.png)}</style></svg>",
+            b"<meta charset=shift_jis><svg><style>a{b:url(\"http://h/d/%E3%82%BD\")} e{f:url(http://h/d/x.png)}</style></svg>",
+        ),
+    ];
+    for (input, expected) in cases {
+        let out = rewrite_and_list(input, &base(), &Options::default());
+        assert_eq!(
+            String::from_utf8_lossy(&out.output),
+            String::from_utf8_lossy(expected)
+        );
+        let originals: Vec<&str> = out.links.iter().map(|l| l.original.as_str()).collect();
+        assert!(originals.contains(&"x.png"), "{originals:?}");
+        assert!(originals.iter().all(|o| !o.contains('\\')), "{originals:?}");
+        // Rewritten again, nothing changes.
+        assert_eq!(rewritten(&out.output), out.output);
+    }
+    // A stylesheet in Shift_JIS (its @charset).
+    let css = b"@charset \"shift_jis\";\na{b:url(\"\x83\x5C\")} e{f:url(x.png)}";
+    let out = crate::common::absolve(
+        &["rewrite", "--format", "css", "--url", "http://h/d/s.css"],
+        css,
+    );
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "@charset \"shift_jis\";\na{b:url(\"http://h/d/%E3%82%BD\")} e{f:url(http://h/d/x.png)}"
+    );
+}
+
 #[test]
 fn utf16_passes_through_with_a_warning() {
     let input = b"\xFF\xFE<\0a\0 \0h\0r\0e\0f\0=\0x\0>\0";

@@ -59,6 +59,18 @@ impl DecodedText {
         Some(text)
     }
 
+    /// The text of raw CSS (a `<style>`, a stylesheet) in `encoding`, no character
+    /// references in it: its non-ASCII runs decoded ([`DecodedText::push_literal`]).
+    /// `None` when a part of it is not valid in the charset.
+    pub(crate) fn decode_charset(raw: &[u8], encoding: &'static Encoding) -> Option<Self> {
+        let mut text = DecodedText {
+            bytes: Vec::with_capacity(raw.len()),
+            pieces: Vec::new(),
+        };
+        text.push_literal(raw, 0..raw.len(), encoding)?;
+        Some(text)
+    }
+
     /// Text that was not a reference: its bytes where they are already UTF-8 (or ASCII),
     /// else decoded from the charset, in runs that split at every byte below `0`. No
     /// multi-byte character of an ASCII-compatible charset holds one of those (trail

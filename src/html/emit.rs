@@ -816,10 +816,15 @@ pub(crate) fn rewrite_css(
     mut replace: impl FnMut(Range<usize>, &[u8]) -> io::Result<()>,
 ) -> io::Result<()> {
     if held == CssIn::Text
-        && css.contains(&b'&')
+        && (css.contains(&b'&') || ascii_in_characters(encoding, css))
         && let Some(text) = DecodedText::decode(css, encoding)
     {
-        return rewrite_css_text(&text, encoding, rewrite, replace);
+        return rewrite_css_text(&text, held, encoding, rewrite, replace);
+    }
+    if ascii_in_characters(encoding, css)
+        && let Some(text) = DecodedText::decode_charset(css, encoding)
+    {
+        return rewrite_css_text(&text, held, encoding, rewrite, replace);
     }
     for url in crate::css::urls(css) {
         let Some(text) = encoding.decode_without_bom_handling_and_without_replacement(url.raw(css))
@@ -845,12 +850,30 @@ pub(crate) fn rewrite_css(
     Ok(())
 }
 
-/// [`rewrite_css`] for the text of an SVG `<style>` holding character references: the
-/// URLs are those of the decoded text, the CSS the browser parses (HTML §13.2.6.5: not
-/// raw text); each one replaces the raw bytes it came from, the rest passes as it was.
-/// A URL whose ends fall inside a reference is listed, never written.
+/// Whether `css`, in `encoding`, may hold characters whose second byte is an ASCII one
+/// (Shift_JIS, Big5, GBK, gb18030: `ソ` is `83 5C` in Shift_JIS, its `5C` a `\\`), which
+/// a scan of its bytes would take for CSS syntax (an escape that swallows the quote
+/// after it): such CSS is scanned as decoded text. Only CSS with non-ASCII bytes.
+fn ascii_in_characters(encoding: &'static Encoding, css: &[u8]) -> bool {
+    [
+        encoding_rs::SHIFT_JIS,
+        encoding_rs::BIG5,
+        encoding_rs::GBK,
+        encoding_rs::GB18030,
+    ]
+    .contains(&encoding)
+        && !css.is_ascii()
+}
+
+/// [`rewrite_css`] for CSS that is scanned as decoded text: the text of an SVG `<style>`
+/// holding character references (the CSS the browser parses, HTML §13.2.6.5: not raw
+/// text), or CSS in a charset whose characters may hold ASCII bytes
+/// ([`ascii_in_characters`]). The URLs are those of the decoded text; each one replaces
+/// the raw bytes it came from, the rest passes as it was. A URL whose ends fall inside a
+/// reference is listed, never written.
 fn rewrite_css_text(
     text: &DecodedText,
+    held: CssIn,
     encoding: &'static Encoding,
     mut rewrite: impl FnMut(&str, usize, bool) -> Option<String>,
     mut replace: impl FnMut(Range<usize>, &[u8]) -> io::Result<()>,
@@ -874,10 +897,7 @@ fn rewrite_css_text(
             continue;
         };
         cursor = raw.end;
-        replace(
-            raw,
-            new_token(&new, url.quote, CssIn::Text, encoding).as_bytes(),
-        )?;
+        replace(raw, new_token(&new, url.quote, held, encoding).as_bytes())?;
     }
     Ok(())
 }
