@@ -642,6 +642,24 @@ fn a_valueless_base_href_is_the_first_base() {
     }
 }
 
+/// Each link's element, attribute (`""` for none) and `value` (its original or resolved
+/// URL).
+fn where_and_what<'a>(
+    found: &'a [absolve::Link],
+    value: impl Fn(&'a absolve::Link) -> &'a str,
+) -> Vec<(&'a str, &'a str, &'a str)> {
+    found
+        .iter()
+        .map(|l| {
+            (
+                l.element.as_str(),
+                l.attribute.as_deref().unwrap_or(""),
+                value(l),
+            )
+        })
+        .collect()
+}
+
 /// Found by a differential fuzz against html5lib: of two attributes of the same name on a
 /// tag, the second is dropped (HTML §13.2.5.33, duplicate-attribute), whatever its case:
 /// it is neither listed nor rewritten.
@@ -649,18 +667,8 @@ fn a_valueless_base_href_is_the_first_base() {
 fn a_duplicate_attribute_is_no_url() {
     let page = "<a href=q HREF=r><img src=s Src=t srcset=u><link href=v href=\"\">";
     let found = links(page.as_bytes(), &base(), &Options::default());
-    let listed: Vec<_> = found
-        .iter()
-        .map(|l| {
-            (
-                l.element.as_str(),
-                l.attribute.as_deref().unwrap_or(""),
-                l.original.as_str(),
-            )
-        })
-        .collect();
     assert_eq!(
-        listed,
+        where_and_what(&found, |l| &l.original),
         [
             ("a", "href", "q"),
             ("img", "src", "s"),
@@ -695,18 +703,8 @@ fn a_nul_in_a_value_is_a_replacement_character() {
 fn an_html_image_tag_is_an_img() {
     let page = "<IMAGE src=a srcset='b 2x'><svg><image href=c src=d /></svg>";
     let found = links(page.as_bytes(), &base(), &Options::default());
-    let listed: Vec<_> = found
-        .iter()
-        .map(|l| {
-            (
-                l.element.as_str(),
-                l.attribute.as_deref().unwrap_or(""),
-                l.resolved.as_str(),
-            )
-        })
-        .collect();
     assert_eq!(
-        listed,
+        where_and_what(&found, |l| &l.resolved),
         [
             ("img", "src", "http://h/d/a"),
             ("img", "srcset", "http://h/d/b"),
