@@ -302,13 +302,19 @@ pub enum Unreadable {
         "a RAR archive: absolve does not read the files in it; extract it (`unrar x FILE`), then run `absolve rewrite -r` over the folder"
     )]
     Rar,
+    /// A binary property list (`bplist00`): a Safari web archive (`.webarchive`), whose
+    /// page is a byte string inside it, its length written before it.
+    #[error(
+        "a binary property list (a Safari .webarchive?): absolve does not read it; save the page as HTML or MHTML instead, or convert it (on macOS: `textutil -convert html FILE`)"
+    )]
+    WebArchive,
 }
 
 /// What an input absolve does not read is, by its first bytes: an ARC file (a
 /// `filedesc://` line first, plain or in a gzip member), LZ4 data (the magic number of
 /// an LZ4 frame, `04 22 4D 18`, or of its legacy frame, `02 21 4C 18`: LZ4 Frame Format
-/// §3), a tar archive ([`is_tar`]), a 7z or RAR archive (their signatures). `None` for
-/// anything else.
+/// §3), a tar archive ([`is_tar`]), a 7z or RAR archive (their signatures), a binary
+/// property list (`bplist00`: a Safari web archive). `None` for anything else.
 ///
 /// ```
 /// use absolve::format::{unreadable, Unreadable};
@@ -317,6 +323,7 @@ pub enum Unreadable {
 /// assert_eq!(unreadable(b"\x04\x22\x4d\x18\x64\x40\xa7"), Some(Unreadable::Lz4));
 /// assert_eq!(unreadable(b"7z\xBC\xAF\x27\x1C\x00\x04"), Some(Unreadable::SevenZip));
 /// assert_eq!(unreadable(b"Rar!\x1A\x07\x01\x00"), Some(Unreadable::Rar));
+/// assert_eq!(unreadable(b"bplist00\xd1\x01\x02"), Some(Unreadable::WebArchive));
 /// assert_eq!(unreadable(b"WARC/1.1\r\n"), None);
 /// assert_eq!(unreadable(b"<p>filedesc://"), None);
 /// ```
@@ -335,6 +342,9 @@ pub fn unreadable(head: &[u8]) -> Option<Unreadable> {
     }
     if head.starts_with(b"Rar!\x1A\x07\x00") || head.starts_with(b"Rar!\x1A\x07\x01\x00") {
         return Some(Unreadable::Rar);
+    }
+    if head.starts_with(b"bplist00") {
+        return Some(Unreadable::WebArchive);
     }
     let arc = head.starts_with(ARC) || starts_gunzipped_with(head, ARC);
     arc.then_some(Unreadable::Arc)
