@@ -162,6 +162,48 @@ fn an_rfc2231_boundary_with_a_charset_mailparse_does_not_know() {
     }
 }
 
+/// RFC 2045 §5.1 and §6.1 fields are structured (RFC 822 §3.4.3): a comment may follow
+/// any token, as in the RFC's own `Content-type: text/plain; charset=us-ascii (Plain text)`.
+/// The comments were read as part of the media type, the boundary and the encoding: the
+/// parts passed through with their links unlisted (found by the Python `email` fuzz).
+#[test]
+fn comments_in_content_type_and_transfer_encoding_are_no_part_of_their_values() {
+    for (heading, body) in [
+        ("Content-Type: text/html (HTML)", "<a href=x>"),
+        (
+            "Content-Type: text/html; charset=us-ascii (Plain text)",
+            "<a href=x>",
+        ),
+        (
+            "Content-Type: text/html\r\nContent-Transfer-Encoding: base64 (encoded)",
+            "PGEgaHJlZj14Pg==\r\n",
+        ),
+        (
+            "Content-Type: text/html; charset=\"utf-8\" (c)\r\nContent-Transfer-Encoding: (c) quoted-printable",
+            "<a href=3Dx>\r\n",
+        ),
+    ] {
+        let done = write(format!("{heading}\r\n\r\n{body}").as_bytes());
+        assert!(done.warnings.is_empty(), "{heading}: {:?}", done.warnings);
+        assert_eq!(
+            done.links,
+            [("1".to_owned(), "http://h/a/x".to_owned())],
+            "{heading}"
+        );
+    }
+    let message = b"Content-Type: multipart/related; boundary=b (a comment)\r\n\r\n--b\r\nContent-Type: text/html\r\n\r\n<a href=x>\r\n--b--\r\n";
+    let done = write(message);
+    assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+    assert_eq!(done.links, [("1".to_owned(), "http://h/a/x".to_owned())]);
+    // A parenthesis inside a quoted boundary (RFC 2046 §5.1.1 allows them) is no comment.
+    let done = write(&html_in_multipart(
+        "multipart/mixed; boundary=\"(x) y\"",
+        "(x) y",
+    ));
+    assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+    assert_eq!(done.links, [("1".to_owned(), "http://h/a/x".to_owned())]);
+}
+
 fn warned(message: &[u8], expected: &str) -> Recorded {
     let done = write(message);
     assert!(
