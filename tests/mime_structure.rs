@@ -204,6 +204,31 @@ fn comments_in_content_type_and_transfer_encoding_are_no_part_of_their_values() 
     assert_eq!(done.links, [("1".to_owned(), "http://h/a/x".to_owned())]);
 }
 
+/// An empty charset parameter (`charset=""`, `charset=`, as mailers filling it from an
+/// empty variable write it) names no charset: the part is read as one without the
+/// parameter (RFC 2045 §5.2), not passed through as in an unknown charset "" with its
+/// links unlisted, as it was (found by the Python `email` fuzz, which reads it so).
+#[test]
+fn an_empty_charset_parameter_is_no_charset() {
+    for content_type in [
+        "text/html; charset=\"\"",
+        "text/html; charset=",
+        "text/html; charset=\" \"",
+    ] {
+        let done = write(format!("Content-Type: {content_type}\r\n\r\n<a href=x>").as_bytes());
+        assert!(
+            done.warnings.is_empty(),
+            "{content_type}: {:?}",
+            done.warnings
+        );
+        assert_eq!(
+            done.links,
+            [("1".to_owned(), "http://h/a/x".to_owned())],
+            "{content_type}"
+        );
+    }
+}
+
 fn warned(message: &[u8], expected: &str) -> Recorded {
     let done = write(message);
     assert!(

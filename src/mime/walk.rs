@@ -394,7 +394,12 @@ fn leaf(
     Part {
         path,
         mime_type: ctype.mimetype.to_ascii_lowercase(),
-        charset: ctype.params.get("charset").cloned(),
+        // An empty value (`charset=""`) names no charset: as if there were none.
+        charset: ctype
+            .params
+            .get("charset")
+            .filter(|label| !label.trim().is_empty())
+            .cloned(),
         base,
         body,
         transfer_encoding: TransferEncoding::from_header(encoding.as_deref()),
