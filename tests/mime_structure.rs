@@ -229,6 +229,39 @@ fn an_empty_charset_parameter_is_no_charset() {
     }
 }
 
+/// A quoted-printable line that grew is wrapped anew: a soft line break must not leave
+/// `From ` at the start of a line, which an mbox reader (Python's mailbox, mboxo readers,
+/// MimeKit) takes for the next message's separator. RFC 2049 §3 (8): write it `=46rom `.
+/// The rewrite of an mbox made by Python's mailbox read back with one message more than
+/// it had (found by the Python `mailbox` fuzz).
+#[test]
+fn quoted_printable_wrapped_anew_starts_no_line_with_from() {
+    for pad in 0..80 {
+        let text = format!("<a href=x>{} From me 1 2", "a".repeat(pad));
+        let message = format!(
+            "Content-Type: text/html\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n{}\r\n",
+            text.replace('=', "=3D")
+        );
+        let done = write(message.as_bytes());
+        assert!(done.warnings.is_empty(), "{pad}: {:?}", done.warnings);
+        assert_eq!(done.links, [("1".to_owned(), "http://h/a/x".to_owned())]);
+        let out = String::from_utf8(done.output).unwrap();
+        assert!(
+            !out.split("\r\n").any(|line| line.starts_with("From ")),
+            "{pad}: {out}"
+        );
+        let decoded = mailparse::parse_mail(out.as_bytes())
+            .unwrap()
+            .get_body()
+            .unwrap();
+        assert_eq!(
+            decoded.trim_end(),
+            text.replace("href=x", "href=http://h/a/x"),
+            "{pad}"
+        );
+    }
+}
+
 fn warned(message: &[u8], expected: &str) -> Recorded {
     let done = write(message);
     assert!(
