@@ -162,6 +162,106 @@ fn an_rfc2231_boundary_with_a_charset_mailparse_does_not_know() {
     }
 }
 
+/// RFC 2045 §5.1 and §6.1 fields are structured (RFC 822 §3.4.3): a comment may follow
+/// any token, as in the RFC's own `Content-type: text/plain; charset=us-ascii (Plain text)`.
+/// The comments were read as part of the media type, the boundary and the encoding: the
+/// parts passed through with their links unlisted (found by the Python `email` fuzz).
+#[test]
+fn comments_in_content_type_and_transfer_encoding_are_no_part_of_their_values() {
+    for (heading, body) in [
+        ("Content-Type: text/html (HTML)", "<a href=x>"),
+        (
+            "Content-Type: text/html; charset=us-ascii (Plain text)",
+            "<a href=x>",
+        ),
+        (
+            "Content-Type: text/html\r\nContent-Transfer-Encoding: base64 (encoded)",
+            "PGEgaHJlZj14Pg==\r\n",
+        ),
+        (
+            "Content-Type: text/html; charset=\"utf-8\" (c)\r\nContent-Transfer-Encoding: (c) quoted-printable",
+            "<a href=3Dx>\r\n",
+        ),
+    ] {
+        let done = write(format!("{heading}\r\n\r\n{body}").as_bytes());
+        assert!(done.warnings.is_empty(), "{heading}: {:?}", done.warnings);
+        assert_eq!(
+            done.links,
+            [("1".to_owned(), "http://h/a/x".to_owned())],
+            "{heading}"
+        );
+    }
+    let message = b"Content-Type: multipart/related; boundary=b (a comment)\r\n\r\n--b\r\nContent-Type: text/html\r\n\r\n<a href=x>\r\n--b--\r\n";
+    let done = write(message);
+    assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+    assert_eq!(done.links, [("1".to_owned(), "http://h/a/x".to_owned())]);
+    // A parenthesis inside a quoted boundary (RFC 2046 §5.1.1 allows them) is no comment.
+    let done = write(&html_in_multipart(
+        "multipart/mixed; boundary=\"(x) y\"",
+        "(x) y",
+    ));
+    assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+    assert_eq!(done.links, [("1".to_owned(), "http://h/a/x".to_owned())]);
+}
+
+/// An empty charset parameter (`charset=""`, `charset=`, as mailers filling it from an
+/// empty variable write it) names no charset: the part is read as one without the
+/// parameter (RFC 2045 §5.2), not passed through as in an unknown charset "" with its
+/// links unlisted, as it was (found by the Python `email` fuzz, which reads it so).
+#[test]
+fn an_empty_charset_parameter_is_no_charset() {
+    for content_type in [
+        "text/html; charset=\"\"",
+        "text/html; charset=",
+        "text/html; charset=\" \"",
+    ] {
+        let done = write(format!("Content-Type: {content_type}\r\n\r\n<a href=x>").as_bytes());
+        assert!(
+            done.warnings.is_empty(),
+            "{content_type}: {:?}",
+            done.warnings
+        );
+        assert_eq!(
+            done.links,
+            [("1".to_owned(), "http://h/a/x".to_owned())],
+            "{content_type}"
+        );
+    }
+}
+
+/// A quoted-printable line that grew is wrapped anew: a soft line break must not leave
+/// `From ` at the start of a line, which an mbox reader (Python's mailbox, mboxo readers,
+/// MimeKit) takes for the next message's separator. RFC 2049 §3 (8): write it `=46rom `.
+/// The rewrite of an mbox made by Python's mailbox read back with one message more than
+/// it had (found by the Python `mailbox` fuzz).
+#[test]
+fn quoted_printable_wrapped_anew_starts_no_line_with_from() {
+    for pad in 0..80 {
+        let text = format!("<a href=x>{} From me 1 2", "a".repeat(pad));
+        let message = format!(
+            "Content-Type: text/html\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n{}\r\n",
+            text.replace('=', "=3D")
+        );
+        let done = write(message.as_bytes());
+        assert!(done.warnings.is_empty(), "{pad}: {:?}", done.warnings);
+        assert_eq!(done.links, [("1".to_owned(), "http://h/a/x".to_owned())]);
+        let out = String::from_utf8(done.output).unwrap();
+        assert!(
+            !out.split("\r\n").any(|line| line.starts_with("From ")),
+            "{pad}: {out}"
+        );
+        let decoded = mailparse::parse_mail(out.as_bytes())
+            .unwrap()
+            .get_body()
+            .unwrap();
+        assert_eq!(
+            decoded.trim_end(),
+            text.replace("href=x", "href=http://h/a/x"),
+            "{pad}"
+        );
+    }
+}
+
 fn warned(message: &[u8], expected: &str) -> Recorded {
     let done = write(message);
     assert!(

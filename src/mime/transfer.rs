@@ -483,13 +483,22 @@ fn encode_qp_line(line: &[u8], width: usize, line_ending: &[u8], out: &mut Vec<u
     let mut column = 0;
     for (i, &b) in line.iter().enumerate() {
         let at_end = i + 1 == line.len();
-        let literal = (b == b' ' || b == b'\t') && !at_end || (33..=126).contains(&b) && b != b'=';
-        let token_len = if literal { 1 } else { 3 };
+        let mut literal =
+            (b == b' ' || b == b'\t') && !at_end || (33..=126).contains(&b) && b != b'=';
+        let mut token_len = if literal { 1 } else { 3 };
         let reserve = if at_end { 0 } else { 1 };
         if column + token_len + reserve > width {
             out.push(b'=');
             out.extend_from_slice(line_ending);
             column = 0;
+        }
+        // RFC 2049 §3 (8): `From ` at the start of an encoded line (the text's, or one a
+        // soft break made) is written `=46rom `, so that no mbox reader takes the line for
+        // a message's separator (RFC 4155). `width` is at least 4: `=46` and a soft break
+        // fit on a line.
+        if column == 0 && line[i..].starts_with(b"From ") {
+            literal = false;
+            token_len = 3;
         }
         if literal {
             out.push(b);

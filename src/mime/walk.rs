@@ -267,7 +267,9 @@ impl Walker<'_, '_> {
         body: Range<usize>,
     ) -> Next {
         let path = entity.leaf_path();
-        let encoding = heading.get_first_value("Content-Transfer-Encoding");
+        let encoding = heading
+            .get_first_value("Content-Transfer-Encoding")
+            .map(|value| without_comments(&value).into_owned());
         if TransferEncoding::from_header(encoding.as_deref()) != TransferEncoding::Identity {
             // RFC 2046 §5.2.1: only 7bit, 8bit or binary; anything else is not walked.
             let reason = "an encapsulated message in a transfer encoding (RFC 2046 §5.2.1 \
@@ -386,11 +388,18 @@ fn leaf(
     body: Range<usize>,
     untouchable: Option<String>,
 ) -> Part {
-    let encoding = heading.get_first_value("Content-Transfer-Encoding");
+    let encoding = heading
+        .get_first_value("Content-Transfer-Encoding")
+        .map(|value| without_comments(&value).into_owned());
     Part {
         path,
         mime_type: ctype.mimetype.to_ascii_lowercase(),
-        charset: ctype.params.get("charset").cloned(),
+        // An empty value (`charset=""`) names no charset: as if there were none.
+        charset: ctype
+            .params
+            .get("charset")
+            .filter(|label| !label.trim().is_empty())
+            .cloned(),
         base,
         body,
         transfer_encoding: TransferEncoding::from_header(encoding.as_deref()),
@@ -402,10 +411,63 @@ fn leaf(
 /// (RFC 2046 §5.1.5).
 fn content_type(heading: &[MailHeader<'_>], in_digest: bool) -> ParsedContentType {
     match heading.get_first_value("Content-Type") {
-        Some(value) => mailparse::parse_content_type(&value),
+        Some(value) => mailparse::parse_content_type(without_comments(&value).trim()),
         None if in_digest => mailparse::parse_content_type("message/rfc822"),
         None => mailparse::parse_content_type("text/plain"),
     }
+}
+
+/// A structured field's value (Content-Type, Content-Transfer-Encoding) without its
+/// comments: RFC 2045 §5.1 and §6.1 fields follow RFC 822 §3.4.3, where a parenthesized
+/// comment may stand between any two tokens (the RFC's own example:
+/// `Content-type: text/plain; charset=us-ascii (Plain text)`). Each comment (nested ones
+/// and `\`-quoted characters inside it included) becomes a space. Parentheses inside a
+/// quoted string are kept, and so is one glued to the text before it (`boundary=a(b)`,
+/// an unquoted boundary some mailers write, RFC 2046 §5.1.1 allowing `(` and `)` in one):
+/// a comment is only taken where a token may start, at the start or after whitespace or
+/// a `;`.
+pub(crate) fn without_comments(value: &str) -> std::borrow::Cow<'_, str> {
+    if !value.contains('(') {
+        return value.into();
+    }
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars().peekable();
+    let (mut quoted, mut previous) = (false, None::<char>);
+    while let Some(c) = chars.next() {
+        let starts_comment =
+            !quoted && c == '(' && previous.is_none_or(|p| p.is_whitespace() || p == ';');
+        if starts_comment {
+            let mut depth = 1;
+            while depth > 0 {
+                match chars.next() {
+                    Some('\\') => {
+                        chars.next();
+                    }
+                    Some('(') => depth += 1,
+                    Some(')') => depth -= 1,
+                    Some(_) => {}
+                    None => break,
+                }
+            }
+            out.push(' ');
+            previous = Some(' ');
+            continue;
+        }
+        if quoted && c == '\\' {
+            out.push(c);
+            if let Some(escaped) = chars.next() {
+                out.push(escaped);
+            }
+            previous = Some(c);
+            continue;
+        }
+        if c == '"' {
+            quoted = !quoted;
+        }
+        out.push(c);
+        previous = Some(c);
+    }
+    out.into()
 }
 
 /// The boundary parameter's bytes. mailparse decodes RFC 2231 parameters whose charset it
