@@ -141,6 +141,17 @@ fn html_in_multipart(content_type: &str, boundary: &str) -> Vec<u8> {
     format!("Content-Type: {content_type}\r\n\r\n--{boundary}\r\nContent-Type: text/html\r\n\r\n<a href=x>\r\n--{boundary}--\r\n").into_bytes()
 }
 
+/// That `done` read one HTML part, `1`, whose one link `x` became `http://h/a/x`, with no
+/// warning (`case` names the input in a failure).
+fn one_link_read(done: &Recorded, case: &str) {
+    assert!(done.warnings.is_empty(), "{case}: {:?}", done.warnings);
+    assert_eq!(
+        done.links,
+        [("1".to_owned(), "http://h/a/x".to_owned())],
+        "{case}"
+    );
+}
+
 #[test]
 fn an_rfc2231_boundary_with_a_charset_mailparse_does_not_know() {
     for content_type in [
@@ -149,16 +160,7 @@ fn an_rfc2231_boundary_with_a_charset_mailparse_does_not_know() {
         "multipart/mixed; boundary*0=\"X\"; boundary*1=\"YZ\"",
     ] {
         let done = write(&html_in_multipart(content_type, "XYZ"));
-        assert!(
-            done.warnings.is_empty(),
-            "{content_type}: {:?}",
-            done.warnings
-        );
-        assert_eq!(
-            done.links,
-            [("1".to_owned(), "http://h/a/x".to_owned())],
-            "{content_type}"
-        );
+        one_link_read(&done, content_type);
     }
 }
 
@@ -184,24 +186,17 @@ fn comments_in_content_type_and_transfer_encoding_are_no_part_of_their_values() 
         ),
     ] {
         let done = write(format!("{heading}\r\n\r\n{body}").as_bytes());
-        assert!(done.warnings.is_empty(), "{heading}: {:?}", done.warnings);
-        assert_eq!(
-            done.links,
-            [("1".to_owned(), "http://h/a/x".to_owned())],
-            "{heading}"
-        );
+        one_link_read(&done, heading);
     }
     let message = b"Content-Type: multipart/related; boundary=b (a comment)\r\n\r\n--b\r\nContent-Type: text/html\r\n\r\n<a href=x>\r\n--b--\r\n";
     let done = write(message);
-    assert!(done.warnings.is_empty(), "{:?}", done.warnings);
-    assert_eq!(done.links, [("1".to_owned(), "http://h/a/x".to_owned())]);
+    one_link_read(&done, "");
     // A parenthesis inside a quoted boundary (RFC 2046 §5.1.1 allows them) is no comment.
     let done = write(&html_in_multipart(
         "multipart/mixed; boundary=\"(x) y\"",
         "(x) y",
     ));
-    assert!(done.warnings.is_empty(), "{:?}", done.warnings);
-    assert_eq!(done.links, [("1".to_owned(), "http://h/a/x".to_owned())]);
+    one_link_read(&done, "");
 }
 
 /// An empty charset parameter (`charset=""`, `charset=`, as mailers filling it from an
@@ -216,16 +211,7 @@ fn an_empty_charset_parameter_is_no_charset() {
         "text/html; charset=\" \"",
     ] {
         let done = write(format!("Content-Type: {content_type}\r\n\r\n<a href=x>").as_bytes());
-        assert!(
-            done.warnings.is_empty(),
-            "{content_type}: {:?}",
-            done.warnings
-        );
-        assert_eq!(
-            done.links,
-            [("1".to_owned(), "http://h/a/x".to_owned())],
-            "{content_type}"
-        );
+        one_link_read(&done, content_type);
     }
 }
 
