@@ -21,7 +21,8 @@ Python worker: the links never cross to the JVM, which sees only one small summa
 per WARC file (the file, its links, its warnings, why it could not be read, the part
 file). The list is an RDD (``textFile``, ``mapPartitions``), not a DataFrame: only Python
 runs on it, and Spark SQL's first query costs 3-4 s of planning and code generation that
-a small job would mostly be. The part file is written under ``OUTPUT_DIR/_temporary/JOB/ATTEMPT/``, a name of
+a small job would mostly be. The part file is written under
+``OUTPUT_DIR/_temporary/JOB/ATTEMPT/``, a name of
 the task attempt's own; once every task's summary is collected, the driver moves the part
 file of each partition's accepted attempt to ``OUTPUT_DIR/part-NNNNN-JOB.c000.snappy.parquet``,
 deletes ``_temporary`` (with whatever failed, retried or speculative attempts left there)
@@ -182,13 +183,18 @@ def parse_arguments(argv=None):
     return parser.parse_args(argv)
 
 
+def local_path(uri):
+    """The path a ``file:`` URI names; any other text as it is."""
+    if uri.startswith("file:"):
+        return urllib.parse.unquote(urllib.parse.urlparse(uri).path)
+    return uri
+
+
 def open_warc(uri):
     """What ``absolve.warc_links`` reads for one line of the list: a path, or a stream."""
     if uri.startswith(("http://", "https://")):
         return urllib.request.urlopen(uri)  # noqa: S310 (the list names the inputs)
-    if uri.startswith("file:"):
-        return urllib.parse.unquote(urllib.parse.urlparse(uri).path)
-    return uri
+    return local_path(uri)
 
 
 def listed(lines):
@@ -602,11 +608,9 @@ def local_list_missing(uri):
     """Whether INPUT_LIST names a local file (a path or a ``file:`` URI) that is not
     there: said before Spark starts, not as the JVM's stack trace after it. Other
     schemes (``hdfs://``, ``s3a://``) are left to Spark."""
-    if uri.startswith("file:"):
-        uri = urllib.parse.unquote(urllib.parse.urlparse(uri).path)
-    elif "://" in uri:
+    if "://" in uri and not uri.startswith("file:"):
         return False
-    return not os.path.isfile(uri)
+    return not os.path.isfile(local_path(uri))
 
 
 def main(argv=None):

@@ -5,6 +5,7 @@ import os
 import pathlib
 import signal
 import subprocess
+import sys
 
 import pytest
 
@@ -89,3 +90,12 @@ def warc_record(target_uri, html, record_id, headers=b""):
         b"Content-Length: " + str(len(http)).encode() + b"\r\n\r\n"
     )
     return head + http + b"\r\n\r\n"
+
+
+def peak_rss_kib(code):
+    """The peak resident memory of a Python process running `code` (KiB, Linux): its
+    VmHWM (ru_maxrss would carry over the parent's peak, kept across execve by Linux)."""
+    peak = "[l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0]"
+    script = f"import absolve\n{code}\nprint({peak})"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    return int(out.stdout.split()[-1])

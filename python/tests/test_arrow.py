@@ -4,14 +4,12 @@ pyarrow batches and tables; pandas, Polars and DuckDB read them (the GUIDE's exa
 import gzip
 import io
 import os
-import subprocess
-import sys
 import warnings
 
 import pytest
 
 import absolve
-from conftest import CORPUS, FIXTURES, warc_record
+from conftest import CORPUS, FIXTURES, peak_rss_kib, warc_record
 
 pa = pytest.importorskip("pyarrow", reason="needs pyarrow (python/requirements-test.txt)")
 import pyarrow.compute  # noqa: E402 (pa.compute)
@@ -228,14 +226,6 @@ assert sum(b.num_rows for b in absolve.warc_link_batches({str(path)!r})) == 400_
     baseline = peak_rss_kib("import pyarrow")
     peak = peak_rss_kib(code)
     assert peak - baseline < 128 * 1024, (peak, baseline)
-
-
-def peak_rss_kib(code):
-    """The peak resident memory of a Python process running `code` (KiB, Linux), its VmHWM."""
-    peak = "[l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0]"
-    script = f"import absolve\n{code}\nprint({peak})"
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    return int(out.stdout.split()[-1])
 
 
 def damaged_warc(records=60):

@@ -2,15 +2,13 @@
 
 import gzip
 import os
-import subprocess
-import sys
 import threading
 import warnings
 
 import pytest
 
 import absolve
-from conftest import FIXTURES
+from conftest import FIXTURES, peak_rss_kib
 
 EVERY_FIXTURE = sorted(
     p for p in FIXTURES.rglob("*") if p.is_file() and p.suffix not in {".py", ".md", ".snap"}
@@ -122,15 +120,6 @@ def test_an_iterator_dropped_early_stops_reading(tmp_path):
     del links
     writer.join(timeout=60)
     assert ended == ["reader gone"]
-
-
-def peak_rss_kib(code):
-    """The peak resident memory of a Python process running `code` (KiB, Linux): its
-    VmHWM (ru_maxrss would carry over the parent's peak, kept across execve by Linux)."""
-    peak = "[l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0]"
-    script = f"import absolve\n{code}\nprint({peak})"
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    return int(out.stdout.split()[-1])
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="no /proc/self/status (VmHWM) here")

@@ -244,16 +244,12 @@ enum Flaw {
 /// ASCII-compatible charset such a byte is that control, and no multi-byte sequence holds
 /// one. Looked at 32 bytes at a time, which the compiler turns into vector compares.
 fn first_control(bytes: &[u8]) -> Option<usize> {
+    const CHUNK: usize = 32;
     let is_control = |b: u8| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r');
-    let mut chunks = bytes.chunks(32);
-    let mut start = 0;
-    for chunk in chunks.by_ref() {
-        if chunk.iter().fold(false, |any, &b| any | is_control(b)) {
-            return chunk.iter().position(|&b| is_control(b)).map(|i| start + i);
-        }
-        start += chunk.len();
-    }
-    None
+    bytes.chunks(CHUNK).enumerate().find_map(|(n, chunk)| {
+        let any = chunk.iter().fold(false, |any, &b| any | is_control(b));
+        any.then(|| n * CHUNK + chunk.iter().position(|&b| is_control(b)).expect("one is"))
+    })
 }
 
 impl<S: Sink> Rewriter<S> {
@@ -1329,14 +1325,18 @@ impl<S: Sink> Machine<S> {
 
     /// A [`Warning::IllFormed`] of kind `flaw` at `offset`, unless one was reported.
     fn flaw(&mut self, flaw: Flaw, offset: u64, reason: impl Into<String>) {
-        let bit = 1 << flaw as u8;
-        if self.flaws & bit == 0 {
-            self.flaws |= bit;
+        if !self.said(flaw) {
+            self.flaws |= 1 << flaw as u8;
             self.warn(Warning::IllFormed {
                 offset,
                 reason: reason.into(),
             });
         }
+    }
+
+    /// Whether a [`Warning::IllFormed`] of kind `flaw` was reported in this feed.
+    fn said(&self, flaw: Flaw) -> bool {
+        self.flaws & (1 << flaw as u8) != 0
     }
 
     /// Character data `text` at `at`, outside a CDATA section: XML 1.0 §2.4, it holds no
@@ -1388,7 +1388,7 @@ impl<S: Sink> Machine<S> {
         self.checked = to;
         let bytes =
             &pending[(at - self.pending_start) as usize..(to - self.pending_start) as usize];
-        if self.flaws & (1 << Flaw::Control as u8) == 0
+        if !self.said(Flaw::Control)
             && let Some(control) = first_control(bytes)
         {
             let reason = format!(

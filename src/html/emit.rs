@@ -815,15 +815,13 @@ pub(crate) fn rewrite_css(
     mut rewrite: impl FnMut(&str, usize, bool) -> Option<String>,
     mut replace: impl FnMut(Range<usize>, &[u8]) -> io::Result<()>,
 ) -> io::Result<()> {
-    if held == CssIn::Text
-        && (css.contains(&b'&') || ascii_in_characters(encoding, css))
-        && let Some(text) = DecodedText::decode(css, encoding)
-    {
-        return rewrite_css_text(&text, held, encoding, rewrite, replace);
-    }
-    if ascii_in_characters(encoding, css)
-        && let Some(text) = DecodedText::decode_charset(css, encoding)
-    {
+    let ascii_inside = ascii_in_characters(encoding, css);
+    let decoded = match held {
+        CssIn::Text if ascii_inside || css.contains(&b'&') => DecodedText::decode(css, encoding),
+        _ if ascii_inside => DecodedText::decode_charset(css, encoding),
+        _ => None,
+    };
+    if let Some(text) = decoded {
         return rewrite_css_text(&text, held, encoding, rewrite, replace);
     }
     for url in crate::css::urls(css) {

@@ -650,8 +650,6 @@ fn not_a_warc(line: &[u8], gzip: bool) -> Error {
     let unreadable = crate::format::unreadable(line);
     let hint = if unreadable == Some(crate::format::Unreadable::Arc) {
         " (an ARC file: ARC is not supported, convert it with `warcio recompress` or `jwarc`)"
-    } else if unreadable == Some(crate::format::Unreadable::Tar) {
-        " (a tar archive: extract the WARC files from it first, `tar xf FILE`)"
     } else if unreadable == Some(crate::format::Unreadable::Lz4) {
         " (LZ4-compressed: decompress it first, e.g. `lz4 -dc FILE | absolve ... --format warc`)"
     } else if line.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
