@@ -453,14 +453,22 @@ fn is_header_block(head: &[u8]) -> bool {
             break;
         };
         first = false;
-        let name = String::from_utf8_lossy(name).to_ascii_lowercase();
-        mail_fields += usize::from(MAIL_FIELDS.contains(&name.as_str()));
+        mail_fields += usize::from(is_mail_field(name));
     }
     mail_fields > 0
 }
 
+/// Whether `name`, a field name in any case, is one of the mail and MIME fields a message
+/// is told by ([`detect`]); the mbox splitter looks for one too, in the heading after a
+/// From_ line that no blank line precedes ([`crate::mime::mbox`]).
+pub(crate) fn is_mail_field(name: &[u8]) -> bool {
+    MAIL_FIELDS
+        .iter()
+        .any(|field| name.eq_ignore_ascii_case(field.as_bytes()))
+}
+
 /// RFC 5322 §2.2: a field name (printable ASCII but `:`) followed by `:`.
-fn field_name(line: &[u8]) -> Option<&[u8]> {
+pub(crate) fn field_name(line: &[u8]) -> Option<&[u8]> {
     let len = line
         .iter()
         .take_while(|&&b| (0x21..=0x7e).contains(&b) && b != b':')

@@ -4,7 +4,8 @@
 //! warning (alone, in an mbox between good messages, and in place), nested encapsulated
 //! messages and RFC 2231 boundaries are rewritten; a heading with no blank line after it
 //! ends at its first line that is no header field, with a warning; an mbox message's
-//! consistent Content-Length keeps an unquoted From_ line in its body; a base header the
+//! consistent Content-Length keeps an unquoted From_ line in its body; a From_ line that
+//! no blank line precedes starts a message when a heading follows it; a base header the
 //! URL Standard rejects is passed over with a warning naming the part; a `text/xml` part
 //! is read as a feed when its root element, past any prolog, is a feed's.
 
@@ -222,6 +223,63 @@ fn bytes_before_the_first_message_of_an_mbox_are_not_numbered() {
         &archive,
     );
     assert!(out.stdout.starts_with(b"stray bytes\n\nFrom a@b"));
+}
+
+/// Three messages, each From_ line right after the last line of the message before, with
+/// no blank line (as in MimeKit's `simple.mbox`); the second an HTML part with its own
+/// `Content-Base`, in quoted-printable and Latin-1.
+fn archive_without_blank_lines() -> String {
+    [
+        "From - Mon Jan  1 00:00:00 2024\nFrom: a@example.com\nSubject: one\n\
+         Content-Type: text/plain\n\nsee page.html\n",
+        "From - Tue Jan  2 00:00:00 2024\nFrom: b@example.com\nSubject: two\n\
+         MIME-Version: 1.0\nContent-Type: multipart/alternative; boundary=\"b\"\n\n--b\n\
+         Content-Type: text/plain\n\nsee page.html\n--b\n\
+         Content-Type: text/html; charset=iso-8859-1\nContent-Transfer-Encoding: quoted-printable\n\
+         Content-Base: http://two.example/dir/\n\n<p>caf=E9 <a href=3D\"page.html\">page</a>\n--b--\n",
+        "From c@example.com Wed Jan  3 00:00:00 2024\nFrom: c@example.com\nSubject: three\n\
+         Content-Type: text/html\n\n<a href=\"three.html\">3</a>\n",
+    ]
+    .concat()
+}
+
+/// An mbox whose From_ lines follow no blank line (Python's mailbox reads 3 messages) was
+/// read as one message: the later headings were body text of the first, a text/plain
+/// part, so message 2's HTML, its Content-Base and its encoding were lost and its link
+/// neither listed nor rewritten. A From_ line a heading follows is now a separator there
+/// too, with one warning for the archive naming the message and the offset.
+#[test]
+fn an_mbox_whose_from_lines_follow_no_blank_line_is_split_at_them() {
+    let archive = archive_without_blank_lines();
+    assert_eq!(
+        message_links(archive.as_bytes()),
+        [
+            (2, "\"http://two.example/dir/page.html\"".to_owned()),
+            (3, "\"http://h/three.html\"".to_owned())
+        ]
+    );
+    let out = absolve(&["rewrite", "--url", "http://h/"], archive.as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let expected = archive
+        .replace(
+            "=3D\"page.html\"",
+            "=3D\"http://two.example/dir/page.html\"",
+        )
+        .replace("\"three.html\"", "\"http://h/three.html\"");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+    let offset = archive.find("From - Tue").unwrap();
+    let warnings = stderr(&out);
+    assert_eq!(
+        warnings.lines().count(),
+        1,
+        "one warning per archive: {warnings}"
+    );
+    assert!(
+        warnings.contains(&format!(
+            "message 1: no blank line ends it: the From_ line at byte {offset} of the mbox"
+        )),
+        "{warnings}"
+    );
 }
 
 /// A heading not ended by a blank line ends at its first line that is no header field, as

@@ -161,6 +161,35 @@ fn corpus_samples_rewrite_without_error_and_keep_their_part_structure() {
     }
 }
 
+/// MimeKit's test archives: `simple.mbox` puts each From_ line right after the last line
+/// of the message before, with no blank line; it was read as 1 message (Python's mailbox
+/// reads 3, as MimeKit does). `unmunged.mbox` has unquoted `From Russia with love` body
+/// lines, one followed by `Year: 1963`: still the 2 messages its writer meant (no From_
+/// line, no heading; Python reads 3 and MimeKit 4).
+#[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "../shared/corpus/mime not found (the shared corpora are optional)"
+)]
+fn mimekit_archives_are_split_where_their_messages_start() {
+    for (name, messages) in [("mimekit__simple.mbox", 3), ("mimekit__unmunged.mbox", 2)] {
+        let path = std::path::Path::new("../shared/corpus/mime").join(name);
+        let Ok(archive) = std::fs::read(&path) else {
+            panic!("../shared is present but {} is missing", path.display());
+        };
+        let entries: Vec<_> = mime::mbox::Messages::new(&archive[..])
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let numbers: Vec<_> = entries.iter().filter_map(|e| e.number).collect();
+        assert_eq!(numbers, (1..=messages).collect::<Vec<_>>(), "{name}");
+        let joined: Vec<u8> = entries
+            .iter()
+            .flat_map(|e| [&e.separator[..], &e.message[..]].concat())
+            .collect();
+        assert_eq!(joined, archive, "{name}: every byte kept, once");
+    }
+}
+
 #[test]
 fn a_part_without_charset_uses_the_callers_and_one_with_an_unknown_charset_is_kept() {
     let message = b"Content-Type: text/html\nContent-Location: http://h/\n\n<a href=\"caf\xe9\">\n";

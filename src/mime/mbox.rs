@@ -7,6 +7,18 @@
 //! line: a sender token, then the end of the line (Gmail exports) or a date (something
 //! with a digit). So an unquoted body line such as `From here on` stays in its message.
 //!
+//! A From_ line right after a line that is not blank is a separator too when a heading
+//! follows it: every line up to a blank line (or the end of the archive) a header field
+//! `Name: value` or a folded continuation of one, at least one of them a mail or MIME
+//! field (`From:`, `Subject:`, `Content-Type:`, ...), read ahead at most
+//! [`HEADING_LOOKAHEAD`] bytes. RFC 4155 wants a body's `From ` lines quoted, yet some
+//! writers end a message with no blank line (MimeKit's `simple.mbox`): Python's mailbox
+//! and MimeKit split at every `From ` line, mutt at every line its `is_from` takes (a
+//! sender and a ctime date), blank line or not. Asking for both the From_ shape and a
+//! heading keeps a badly quoted body line (`From me 2 you` then prose, or `From` then
+//! `Year: 1963`) in its message. The first such split in an archive is warned about
+//! ([`Warning::NoBlankLineBeforeFromLine`], on the message it ends); later ones are not.
+//!
 //! mboxcl and mboxcl2 archives count each body in a `Content-Length` header and may leave
 //! a body's `From ` lines unquoted. As mutt does, the count is trusted when it is
 //! consistent: the counted body ends where the file ends, or at a From_ line, or at a
@@ -16,6 +28,12 @@
 
 use super::Warning;
 use std::io::{self, BufRead};
+
+/// The most bytes read ahead after a From_ line that no blank line precedes, looking for
+/// the heading that makes it a separator (`Messages::heading_follows`): real headings
+/// are a few kilobytes, a long `Received` chain some 20 KiB. A From_ line whose heading
+/// is longer stays in the body, as it did before such lines were split at.
+pub const HEADING_LOOKAHEAD: usize = 32 << 10;
 
 /// One message of an archive: its separator line (with its line ending) and its bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -38,7 +56,8 @@ pub struct Entry {
 }
 
 /// Reads an archive message by message: memory is bounded by the largest message, or
-/// by the limit given ([`Messages::with_limit`]).
+/// by the limit given ([`Messages::with_limit`]), plus the [`HEADING_LOOKAHEAD`] read
+/// ahead after a From_ line that no blank line precedes.
 ///
 /// ```
 /// use absolve::mime::mbox::Messages;
@@ -82,6 +101,9 @@ pub struct Messages<R: BufRead> {
     limit: u64,
     /// The rest of a message longer than `limit` is being given in pieces.
     overflowing: Option<Overflow>,
+    /// A message was split at a From_ line that no blank line preceded, with a warning:
+    /// later ones are split alike without one.
+    warned_no_blank_line: bool,
 }
 
 /// Where a message too large to hold is, as its pieces are given.
@@ -135,17 +157,19 @@ impl<R: BufRead> Messages<R> {
             checked_until: 0,
             limit: u64::MAX,
             overflowing: None,
+            warned_no_blank_line: false,
         }
     }
 
     /// Holds at most about `limit` bytes of a message: a longer one is given as an entry
     /// with [`Entry::too_large`] holding its first bytes, then entries with
     /// [`Entry::continued`] of about `limit` bytes each, to the next separator. Its
-    /// `Content-Length` is honoured as a message's held whole is: a From_ line after a
-    /// blank line that the count covers starts a piece, the count is read ahead to (up to
+    /// `Content-Length` is honoured as a message's held whole is: a From_ line that the
+    /// count covers starts a piece, the count is read ahead to (up to
     /// the limit) and checked, and if consistent the line stays in the message (an
-    /// [`Entry::warning`] on the piece if it was not trusted). Memory stays bounded by the
-    /// limit whatever the archive.
+    /// [`Entry::warning`] on the piece if it was not trusted). A From_ line that no blank
+    /// line precedes is a separator if a heading follows it, as in a message held. Memory
+    /// stays bounded by the limit (plus [`HEADING_LOOKAHEAD`]) whatever the archive.
     ///
     /// ```
     /// use absolve::mime::mbox::Messages;
@@ -184,17 +208,22 @@ impl<R: BufRead> Messages<R> {
                 return Ok(entry);
             }
             let line = &entry.message[start..];
-            if previous_blank && is_separator(line, false) {
+            let blank = is_blank(line);
+            if is_separator(line, false)
+                && (previous_blank || self.heading_follows(&mut entry.message)?)
+            {
                 let separator_at = match self.piece_count(&mut entry.message, start, count)? {
                     PieceCount::Separator(warning) => {
-                        entry.warning = warning;
+                        let read_ahead = entry.message.len() - start;
+                        entry.warning = warning
+                            .or_else(|| self.no_blank_line_warning(previous_blank, read_ahead));
                         start
                     }
                     PieceCount::NewPiece => {
                         let line = entry.message.split_off(start);
                         self.push_back(line);
                         self.overflowing = Some(Overflow {
-                            previous_blank: true,
+                            previous_blank,
                             count,
                         });
                         return Ok(entry);
@@ -207,7 +236,7 @@ impl<R: BufRead> Messages<R> {
                 self.overflowing = None;
                 return Ok(entry);
             }
-            previous_blank = is_blank(line);
+            previous_blank = blank;
             if entry.message.len() as u64 >= self.limit {
                 self.overflowing = Some(Overflow {
                     previous_blank,
@@ -394,6 +423,60 @@ impl<R: BufRead> Messages<R> {
         Ok(is_separator(&message[second.clone()], false).then_some(second.start))
     }
 
+    /// Whether the From_ line that ends `message`, right after a line that is not blank,
+    /// starts a message all the same: whether a heading follows it. Every line up to a
+    /// blank line (or the end of the archive) must be a header field `Name: value` (RFC
+    /// 5322 §2.2, as [`crate::format`] reads one) or a folded continuation of one, and at
+    /// least one a mail or MIME field (`From`, `Subject`, `Content-Type`, ...): prose, a
+    /// quoted line or another From_ line says it is a body line. The lines after it are
+    /// read ahead to tell, at most [`HEADING_LOOKAHEAD`] bytes whatever the limit on a
+    /// message held (so that a message is split alike held whole or in pieces), then read
+    /// again: each is read ahead at most once, since the read stops at the first line that
+    /// is no field, a From_ line among them.
+    fn heading_follows(&mut self, message: &mut Vec<u8>) -> io::Result<bool> {
+        let ahead = message.len();
+        let mut fields = 0;
+        let mut mail_field = false;
+        let follows = loop {
+            let Some(line) = self.next_line(message)? else {
+                break mail_field;
+            };
+            let line = &message[line];
+            if is_blank(line) {
+                break mail_field;
+            }
+            let text = line.strip_suffix(b"\n").unwrap_or(line);
+            let text = text.strip_suffix(b"\r").unwrap_or(text);
+            if fields > 0 && matches!(text.first(), Some(b' ' | b'\t')) {
+                // A folded continuation of the field before.
+            } else if let Some(name) = crate::format::field_name(text) {
+                fields += 1;
+                mail_field |= crate::format::is_mail_field(name);
+            } else {
+                break false;
+            }
+            if message.len() - ahead >= HEADING_LOOKAHEAD {
+                break false;
+            }
+        };
+        let read_ahead = message.split_off(ahead);
+        if !read_ahead.is_empty() {
+            self.push_back(read_ahead);
+        }
+        Ok(follows)
+    }
+
+    /// The warning for a message split at a From_ line (`read_ahead` bytes before the
+    /// position: the line and what was read ahead after it) that no blank line preceded
+    /// (`after_blank` false), the first in the archive; `None` for the others.
+    fn no_blank_line_warning(&mut self, after_blank: bool, read_ahead: usize) -> Option<Warning> {
+        if after_blank || std::mem::replace(&mut self.warned_no_blank_line, true) {
+            return None;
+        }
+        let offset = self.position - read_ahead as u64;
+        Some(Warning::NoBlankLineBeforeFromLine(offset))
+    }
+
     /// `entry`, numbered if it is a message.
     fn numbered(&mut self, mut entry: Entry) -> Entry {
         if !entry.separator.is_empty() {
@@ -463,8 +546,19 @@ impl<R: BufRead> Iterator for Messages<R> {
             let line = &entry.message[start..];
             let at_start = std::mem::take(&mut self.at_start);
             let blank = is_blank(line);
-            let candidate = is_separator(line, at_start) && (at_start || previous_blank);
+            let after_blank = at_start || previous_blank;
+            let from_line = is_separator(line, at_start);
             previous_blank = blank;
+            let candidate = from_line
+                && (after_blank
+                    || counted_end == Some(start)
+                    || match self.heading_follows(&mut entry.message) {
+                        Ok(follows) => follows,
+                        Err(error) => {
+                            self.done = true;
+                            return Some(Err(error));
+                        }
+                    });
             if counted_end != Some(start) && !candidate {
                 if entry.message.len() as u64 > self.limit {
                     self.overflowing = Some(Overflow {
@@ -492,6 +586,10 @@ impl<R: BufRead> Iterator for Messages<R> {
                         self.done = true;
                         return Some(Err(error));
                     }
+                }
+                if entry.warning.is_none() {
+                    let read_ahead = entry.message.len() - start;
+                    entry.warning = self.no_blank_line_warning(after_blank, read_ahead);
                 }
             }
             let separator = self.take_separator(&mut entry.message, start);
@@ -619,6 +717,109 @@ mod tests {
             1,
             "no blank line before it"
         );
+    }
+
+    /// MimeKit's `simple.mbox` and other archives put each From_ line right after the
+    /// last line of the message before, with no blank line: it was read as one message,
+    /// the later messages' headings as body text (Python's mailbox reads 3). A From_ line
+    /// that a heading follows is a separator there too, with one warning per archive.
+    #[test]
+    fn from_lines_without_a_blank_line_before_split_when_a_heading_follows() {
+        for eol in ["\n", "\r\n"] {
+            let message = |n: usize| {
+                format!(
+                    "From - Mon Jan  {n} 00:00:00 2024{eol}From: a@b{eol}Subject: {n}{eol}\
+                     Received: by x;{eol} Mon, {n} Jan 2024{eol}{eol}body {n}{eol}"
+                )
+            };
+            let archive = [message(1), message(2), message(3)].concat();
+            let found = pieces(&archive, u64::MAX);
+            let (separators, warnings) = split(&found);
+            assert_eq!(separators.len(), 3, "{eol:?}");
+            assert_eq!(
+                found[1].message,
+                message(2).split_once(eol).unwrap().1.as_bytes()
+            );
+            let offset = archive.find("From - Mon Jan  2").unwrap() as u64;
+            assert_eq!(warnings, [Warning::NoBlankLineBeforeFromLine(offset)]);
+            assert_eq!(
+                found[0].warning,
+                Some(warnings[0].clone()),
+                "on the message it ends"
+            );
+            // Read in pieces (a message too large to hold), the same split.
+            for limit in [40, 64, 100] {
+                assert_eq!(
+                    split(&pieces(&archive, limit)),
+                    (separators.clone(), warnings.clone())
+                );
+            }
+        }
+    }
+
+    /// A From_ line right after a body line stays in its message unless a whole heading
+    /// follows it: a line of prose, a field that no mail message has alone (`Year:`), a
+    /// quoted or another From_ line, or the end of the archive say it is a body line.
+    #[test]
+    fn a_from_line_without_a_blank_line_before_and_no_heading_after_stays() {
+        for body in [
+            "x\nFrom b 2\nprose\n\n",
+            "x\nFrom b 2\nYear: 1963\n\nprose\n",
+            "x\nFrom b 2\nSubject: y\nprose, no blank line\n\nz\n",
+            "x\nFrom b 2\n>From c 3\nSubject: y\n\n",
+            "x\nFrom b 2\nFrom c 3\n",
+            "x\nFrom b 2\n Subject: y\n\n",
+            "x\nFrom me to you\nSubject: y\n\n",
+            "x\nFrom b 2\n",
+        ] {
+            let archive = format!("From a 1\nSubject: 1\n\n{body}");
+            let found = pieces(&archive, u64::MAX);
+            assert_eq!(found.len(), 1, "{body:?}");
+            assert!(found[0].warning.is_none());
+        }
+        // A heading ended by the end of the archive is one.
+        assert_eq!(
+            count(b"From a 1\nSubject: 1\n\nx\nFrom b 2\nSubject: 2\n"),
+            2
+        );
+    }
+
+    /// The heading after such a line is read ahead at most `HEADING_LOOKAHEAD` bytes,
+    /// whatever the limit on a message held: a longer one leaves the line in the body.
+    #[test]
+    fn the_heading_after_a_from_line_is_read_ahead_a_bounded_length() {
+        let fields = |bytes: usize| "X-Field: 123456789\n".repeat(bytes / 19);
+        let archive = |heading: &str| {
+            format!("From a 1\nSubject: 1\n\nx\nFrom b 2\nSubject: 2\n{heading}\nbody\n")
+        };
+        let long = archive(&fields(HEADING_LOOKAHEAD + 100));
+        assert_eq!(split(&pieces(&long, u64::MAX)).0.len(), 1);
+        let short = archive(&fields(HEADING_LOOKAHEAD - 100));
+        assert_eq!(split(&pieces(&short, u64::MAX)).0.len(), 2);
+        assert_eq!(
+            split(&pieces(&short, 4096)).0.len(),
+            2,
+            "held in pieces alike"
+        );
+        assert_eq!(split(&pieces(&long, 4096)).0.len(), 1);
+    }
+
+    /// A consistent `Content-Length` covering such a line keeps it in its body, as it
+    /// keeps one after a blank line; one that is not consistent is not trusted, with its
+    /// own warning (which says the message is split at the line).
+    #[test]
+    fn a_content_length_covering_a_from_line_without_a_blank_line_before_is_honoured() {
+        let body = "x\nFrom b 2\nSubject: y\n\nz\n";
+        let next = counted_message("c@d", "w", None, "\n");
+        let archive = counted_message("a@b", body, None, "\n") + &next;
+        let (separators, warnings) = split(&pieces(&archive, u64::MAX));
+        assert_eq!((separators.len(), warnings), (2, vec![]));
+        let wrong = counted_message("a@b", body, Some(body.len() + 2), "\n") + &next;
+        let (separators, warnings) = split(&pieces(&wrong, u64::MAX));
+        let offset = wrong.find("From b 2").unwrap() as u64;
+        let length = body.len() as u64 + 2;
+        assert_eq!(separators.len(), 3);
+        assert_eq!(warnings, [Warning::ContentLengthNotTrusted(length, offset)]);
     }
 
     #[test]

@@ -114,6 +114,17 @@ pub enum Warning {
          (quote it as >From if it belongs to the body)"
     )]
     ContentLengthTooLong(u64, u64, u64),
+    /// An mbox message that no blank line ends: the From_ line right after its last line
+    /// (at this byte offset of the archive) is followed by a heading, and is taken to
+    /// start the next message (RFC 4155 wants a body's `From ` lines quoted). Said once
+    /// per archive, for the first such line: later ones are split alike.
+    #[error(
+        "no blank line ends it: the From_ line at byte {0} of the mbox, right after its \
+         last line, starts the next message since a heading follows it (quote it as >From \
+         if it belongs to the body; later such lines in this mbox are split alike, not \
+         reported)"
+    )]
+    NoBlankLineBeforeFromLine(u64),
     /// `--spec whatwg`: a base header of a part (by its number) that the URL Standard
     /// does not parse: passed over as a base, as a `<base href>` is.
     #[error("part {0}: its {1} header: {2}: passed over as a base")]
