@@ -414,24 +414,40 @@ mod tests {
     }
 
     #[test]
-    fn a_stylesheet_in_utf_16_passes_through_with_a_warning() {
-        let css = b"\xFF\xFEa\0{\0}\0";
+    fn a_stylesheet_in_utf_16_is_rewritten_in_utf_16() {
+        let utf16 = |text: &str| -> Vec<u8> {
+            let units = "\u{FEFF}".chars().chain(text.chars()).collect::<String>();
+            units.encode_utf16().flat_map(u16::to_le_bytes).collect()
+        };
+        let css = utf16("a{b:url(x.png)}");
         let outer = base("http://h/");
-        let done = rewrite(css, Some(Format::Css), &outer, &options()).unwrap();
+        let done = rewrite(&css, Some(Format::Css), &outer, &options()).unwrap();
+        assert_eq!(done.output, utf16("a{b:url(http://h/x.png)}"));
+        assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+        let found = links(&css, Some(Format::Css), &outer, &options()).unwrap();
+        // The offset of `x.png` in the stylesheet's own bytes (after the BOM).
+        assert_eq!((found.links.len(), found.links[0].offset), (1, 2 + 2 * 8));
+    }
+
+    #[test]
+    fn a_stylesheet_in_the_replacement_encoding_passes_through_with_a_warning() {
+        let css = b"a{b:url(x.png)}";
+        let outer = base("http://h/");
+        let options = with(Some(Format::Css), &outer)
+            .with_charset("iso-2022-kr")
+            .unwrap();
+        let done = super::rewrite(css, &options).unwrap();
         assert_eq!(done.output, css);
         assert_eq!(
             done.warnings,
             [Warning::new(Problem::Html(
-                html::Warning::UnsupportedCharset("UTF-16LE")
+                html::Warning::UnsupportedCharset("replacement")
             ))]
         );
         assert_eq!(
             done.warnings[0].to_string(),
-            "documents in UTF-16LE are not supported: passed through unchanged"
+            "documents in replacement are not supported: passed through unchanged"
         );
-        let found = links(css, Some(Format::Css), &outer, &options()).unwrap();
-        assert!(found.links.is_empty());
-        assert_eq!(found.warnings, done.warnings);
     }
 
     #[test]

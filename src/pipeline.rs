@@ -1297,8 +1297,9 @@ fn file_may_have_base_element(path: &Path) -> io::Result<bool> {
 
 /// A stylesheet, read whole: its `url()` and `@import` values against `base`, in its
 /// charset by CSS Syntax §3.2 ([`css::stylesheet_encoding`]: BOM, the transport's,
-/// `@charset`, UTF-8), the same rule in every container. A charset that is not
-/// ASCII-compatible (UTF-16) passes through unchanged, with a warning.
+/// `@charset`, UTF-8), the same rule in every container. One that is not ASCII-compatible
+/// is read through UTF-8 ([`html::transcode`]: UTF-16, ISO-2022-JP); the replacement
+/// encoding passes through unchanged, with a warning.
 fn stylesheet(
     body: Body<'_>,
     base: &Base,
@@ -1316,6 +1317,9 @@ fn stylesheet(
         }
     };
     let encoding: &'static Encoding = css::stylesheet_encoding(bytes, options.charset);
+    if html::transcode::is_transcoded(encoding) {
+        return html::transcode::write_css_transcoded(bytes, encoding, base, options, sink);
+    }
     if !encoding.is_ascii_compatible() {
         sink.warning(html::Warning::UnsupportedCharset(encoding.name()).into());
         return sink.output(bytes);

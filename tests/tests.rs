@@ -25,6 +25,7 @@ mod html_implied_end_tags;
 mod html_reliability;
 mod html_rules;
 mod html_send;
+mod html_transcoded;
 mod mime_bytes;
 mod mime_structure;
 mod resolve_corpus;

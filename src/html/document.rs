@@ -125,8 +125,12 @@ pub(crate) struct Document {
     pub origin: u64,
     /// SVG `<style>` elements whose end tag has not been seen.
     pub svg_styles_open: usize,
+    /// The charset URLs are parsed in (a query's characters percent-encoded in it, URL
+    /// Standard §4.4) when it is not the one the bytes are read in: the page's own, for
+    /// a page read through UTF-8 ([`super::transcode`]). `None`: [`Self::encoding`].
+    pub url_encoding: Option<&'static Encoding>,
     /// A `<meta>` named a charset lol_html cannot parse: nothing after it is read.
-    pub refused_charset: Option<&'static str>,
+    pub refused_charset: Option<&'static Encoding>,
     /// Elements seen since the running parser started.
     pub elements_since_start: usize,
     /// `<svg>` elements whose end tag has not been seen.
@@ -161,6 +165,15 @@ pub(crate) const RESTART_EVERY: usize = 4096;
 /// (Encoding Standard §4.2).
 pub(crate) const REPLACEMENT_LABELS: &str =
     "the replacement encoding (ISO-2022-KR, ISO-2022-CN, HZ-GB-2312, ...)";
+
+/// The name a warning gives `encoding`: the replacement encoding by the labels that
+/// name it.
+pub(crate) fn charset_name(encoding: &'static Encoding) -> &'static str {
+    match encoding == encoding_rs::REPLACEMENT {
+        true => REPLACEMENT_LABELS,
+        false => encoding.name(),
+    }
+}
 
 /// The element handler's signal that the parser restarts before this element.
 #[derive(Debug)]
@@ -243,6 +256,7 @@ impl Document {
             wants_links: true,
             origin: 0,
             svg_styles_open: 0,
+            url_encoding: None,
             refused_charset: None,
             elements_since_start: 0,
             svg_depth: 0,
@@ -511,7 +525,8 @@ impl Document {
         // is no part of it, whatever the standard, so that the base is the URL its
         // `href` is rewritten to.
         let href = super::emit::as_url_parser_reads(&href);
-        let base = base_from_href(&href, &self.outer, self.options.standard, self.encoding);
+        let encoding = self.url_encoding.unwrap_or(self.encoding);
+        let base = base_from_href(&href, &self.outer, self.options.standard, encoding);
         if base.is_none() {
             self.warnings.push(Warning::UnusableBase(href.into_owned()));
         }
@@ -538,14 +553,20 @@ impl Document {
         let Some(encoding) = label.and_then(|l| Encoding::for_label(l.trim().as_bytes())) else {
             return;
         };
+        // HTML §13.2.3.2, the prescan: "If charset is UTF-16BE/LE, then set charset to
+        // UTF-8" (a document a `<meta>` can be read in is not UTF-16).
+        let encoding = match encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE
+        {
+            true => encoding_rs::UTF_8,
+            false => encoding,
+        };
         // Encoding Standard: labels such as `iso-2022-kr` name the replacement encoding;
-        // it, UTF-16 and ISO-2022-JP are not ASCII-compatible, so the bytes after this
-        // tag cannot be read as markup here: they are refused as `--charset` would be.
+        // it and ISO-2022-JP are not ASCII-compatible, so the bytes after this tag cannot
+        // be read as markup here: the rewriter reads an ISO-2022-JP document again from
+        // its start through UTF-8, and refuses the replacement encoding as `--charset`
+        // would.
         if !encoding.is_ascii_compatible() {
-            self.refused_charset = Some(match encoding == encoding_rs::REPLACEMENT {
-                true => REPLACEMENT_LABELS,
-                false => encoding.name(),
-            });
+            self.refused_charset = Some(encoding);
             return;
         }
         self.encoding = encoding.output_encoding();

@@ -111,7 +111,8 @@ fn write_attribute(
             empty_value(doc, value, &base).and_then(|target| settle("", target.into(), None))
         }
         syntax => replace_urls(&value.value, syntax, |url| {
-            let resolved = resolve(url, &base, &doc.options, fragments, value.encoding);
+            let encoding = doc.url_encoding.unwrap_or(value.encoding);
+            let resolved = resolve(url, &base, &doc.options, fragments, encoding);
             rejected.extend(resolved.failure.map(|reason| (url.to_owned(), reason)));
             let new = settle(url, resolved.text, resolved.kept)?;
             if syntax == Syntax::CommaList && new.contains(',') {
@@ -153,7 +154,7 @@ fn write_attribute(
             let escaped = in_raw_text(doc, escape_attribute(&new_value, value.quote));
             sink.output(&encode(&escaped, value.encoding))
         }
-        None => sink.output(doc.bytes(value.range.clone())),
+        None => sink.output_unchanged(value.range.start, doc.bytes(value.range.clone())),
     }
 }
 
@@ -275,8 +276,9 @@ fn value_base<'a>(
     }
     let codebase = value.codebase.as_deref().map(as_url_parser_reads);
     let standard = doc.options.standard;
+    let encoding = doc.url_encoding.unwrap_or(value.encoding);
     let inner = |c: Cow<'_, str>| {
-        document_base.inner_with(standard, &c, document_base.source(), Some(value.encoding))
+        document_base.inner_with(standard, &c, document_base.source(), Some(encoding))
     };
     match codebase.and_then(inner) {
         Some(codebase) => Cow::Owned(codebase),
@@ -311,7 +313,7 @@ fn write_style(doc: &Document, css: Css, base: &Base, sink: &mut dyn Sink) -> io
         // (escaping its `<`) would turn the tag into text, so that the next reading
         // finds another structure. The text is left as it is, with a warning.
         sink.warning(Warning::MarkupInSvgStyle(range.start).into());
-        return sink.output(css);
+        return sink.output_unchanged(range.start, css);
     }
     let mut shifted = Shifted {
         inner: sink,
@@ -553,6 +555,7 @@ fn write_noscript(
     };
     let mut inner = Rewriter::with_document_base(&doc.outer, base, &options, shifted);
     super::lock(&inner.doc).in_raw_text = true;
+    super::lock(&inner.doc).url_encoding = doc.url_encoding;
     inner.write(doc.bytes(range))?;
     inner.end().map(drop)
 }

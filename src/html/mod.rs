@@ -19,6 +19,7 @@ mod css_text;
 mod document;
 pub(crate) mod emit;
 mod names;
+pub(crate) mod transcode;
 pub mod values;
 
 use crate::base::Base;
@@ -176,7 +177,9 @@ pub enum Warning {
         /// What the URL parser said.
         reason: String,
     },
-    /// The document's charset is one lol_html cannot parse (UTF-16, ISO-2022-JP).
+    /// The document's charset is the replacement encoding (labels such as `iso-2022-kr`),
+    /// which decodes any document to one U+FFFD. (UTF-16 and ISO-2022-JP, which lol_html
+    /// cannot parse either, are read through UTF-8.)
     #[error("documents in {0} are not supported: passed through unchanged")]
     UnsupportedCharset(&'static str),
     /// The HTML parser gave up (for example a tag larger than the buffer limit).
@@ -216,25 +219,33 @@ pub enum Warning {
 impl Warning {
     /// The same warning for a fragment that starts at `shift` in the outer document.
     pub(crate) fn shifted(self, shift: u64) -> Self {
+        self.with_offsets(|at| at + shift)
+    }
+
+    /// The same warning with each byte offset `at` made `offset(at)`.
+    pub(crate) fn with_offsets(self, offset: impl Fn(u64) -> u64) -> Self {
         match self {
-            Warning::LateBase(at) => Warning::LateBase(at + shift),
-            Warning::Undecodable(at, charset) => Warning::Undecodable(at + shift, charset),
-            Warning::ParserStopped { offset, reason } => Warning::ParserStopped {
-                offset: offset + shift,
+            Warning::LateBase(at) => Warning::LateBase(offset(at)),
+            Warning::Undecodable(at, charset) => Warning::Undecodable(offset(at), charset),
+            Warning::ParserStopped { offset: at, reason } => Warning::ParserStopped {
+                offset: offset(at),
                 reason,
             },
-            Warning::RegionTooLarge(at) => Warning::RegionTooLarge(at + shift),
-            Warning::MarkupInSvgStyle(at) => Warning::MarkupInSvgStyle(at + shift),
-            Warning::CommaInListUrl { offset, reference } => Warning::CommaInListUrl {
-                offset: offset + shift,
+            Warning::RegionTooLarge(at) => Warning::RegionTooLarge(offset(at)),
+            Warning::MarkupInSvgStyle(at) => Warning::MarkupInSvgStyle(offset(at)),
+            Warning::CommaInListUrl {
+                offset: at,
+                reference,
+            } => Warning::CommaInListUrl {
+                offset: offset(at),
                 reference,
             },
             Warning::Unparsable {
-                offset,
+                offset: at,
                 reference,
                 reason,
             } => Warning::Unparsable {
-                offset: offset + shift,
+                offset: offset(at),
                 reference,
                 reason,
             },
@@ -363,8 +374,8 @@ pub fn scan_base(mut reader: impl Read, outer: &Base, options: &Options) -> io::
             Err(e) => return Err(e),
         };
         scanner.write(&buf[..n])?;
-        if let BaseState::Known(base) = &lock(&scanner.doc).base {
-            return Ok(base.clone());
+        if let Some(base) = scanner.known_base() {
+            return Ok(base);
         }
     }
     Ok(outer.clone())
@@ -453,6 +464,8 @@ enum Parser {
     Running(Box<HtmlRewriter<'static, Settled>>),
     /// The rest of the input passes through as it is.
     Stopped,
+    /// The document's charset is not ASCII-compatible: read through UTF-8.
+    Transcoding(Box<transcode::Transcoder>),
 }
 
 /// The streaming rewriter: feed it chunks with [`write`](Self::write), finish with
@@ -535,6 +548,9 @@ impl<S: Sink> Rewriter<S> {
 
     /// Feeds the next chunk of the document; writes out what is settled.
     pub fn write(&mut self, chunk: &[u8]) -> io::Result<()> {
+        if let Parser::Transcoding(transcoder) = &mut self.parser {
+            return transcoder.write(chunk, &mut self.sink);
+        }
         lock(&self.doc).pending.extend_from_slice(chunk);
         self.read += chunk.len() as u64;
         match &mut self.parser {
@@ -548,10 +564,13 @@ impl<S: Sink> Rewriter<S> {
                     self.parser_failed(error);
                 }
             }
-            Parser::Stopped => {}
+            Parser::Stopped | Parser::Transcoding(_) => {}
         }
         self.stop_if_unsettled_beyond_buffer();
         self.refuse_after_unsupported_meta();
+        if let Parser::Transcoding(transcoder) = &mut self.parser {
+            return transcoder.write(&[], &mut self.sink);
+        }
         self.flush_settled(false)
     }
 
@@ -559,6 +578,13 @@ impl<S: Sink> Rewriter<S> {
     pub fn end(mut self) -> io::Result<S> {
         if matches!(self.parser, Parser::NotStarted) {
             self.start(None);
+        }
+        self.refuse_after_unsupported_meta();
+        if let Parser::Transcoding(transcoder) =
+            std::mem::replace(&mut self.parser, Parser::Stopped)
+        {
+            transcoder.end(&mut self.sink)?;
+            return Ok(self.sink);
         }
         if let Parser::Running(parser) = std::mem::replace(&mut self.parser, Parser::Stopped)
             && let Err(error) = parser.end()
@@ -585,6 +611,9 @@ impl<S: Sink> Rewriter<S> {
             let mut doc = lock(&self.doc);
             doc.encoding = encoding;
             doc.encoding_fixed = fixed;
+        }
+        if transcode::is_transcoded(encoding) {
+            return self.transcode_from_start(encoding);
         }
         if AsciiCompatibleEncoding::new(encoding).is_none() {
             lock(&self.doc)
@@ -744,22 +773,76 @@ impl<S: Sink> Rewriter<S> {
         }
     }
 
-    /// A `<meta>` named a charset that cannot be parsed (ISO-2022-JP, UTF-16, the
-    /// replacement encoding): what follows it passes through unchanged, with the warning
-    /// `--charset` gives for it.
+    /// A `<meta>` named a charset that is not ASCII-compatible: ISO-2022-JP rereads the
+    /// document from its start through UTF-8 if nothing is written yet; otherwise (and
+    /// for the replacement encoding) what follows it passes through unchanged, with the
+    /// warning `--charset` gives for it.
     fn refuse_after_unsupported_meta(&mut self) {
-        let Some(name) = lock(&self.doc).refused_charset else {
+        let Some(encoding) = lock(&self.doc).refused_charset else {
             return;
         };
-        if matches!(self.parser, Parser::Stopped) {
+        if matches!(self.parser, Parser::Stopped | Parser::Transcoding(_)) {
             return;
+        }
+        // Nothing written yet (a `<meta charset>` is in the first 1024 bytes, HTML
+        // §13.2.3.2): the document is read again from its start in its charset.
+        if transcode::is_transcoded(encoding) && lock(&self.doc).pending_start == 0 {
+            return self.transcode_from_start(encoding);
         }
         self.parser = Parser::Stopped;
         let mut doc = lock(&self.doc);
-        doc.warnings.push(Warning::UnsupportedCharset(name));
+        doc.warnings
+            .push(Warning::UnsupportedCharset(document::charset_name(
+                encoding,
+            )));
         doc.open_region = None;
         drop(doc);
         self.settle_base_on_outer();
+    }
+
+    /// Reads the document from its start in `encoding`, which is not ASCII-compatible,
+    /// through UTF-8 ([`transcode`]): a rewriter over the decoded text, in the state
+    /// this one started in, is given every byte held so far.
+    fn transcode_from_start(&mut self, encoding: &'static Encoding) {
+        let (inner, held) = {
+            let mut doc = lock(&self.doc);
+            let options = Options {
+                charset: Some(encoding_rs::UTF_8),
+                ..doc.options.clone()
+            };
+            let events = transcode::Events::like(&self.sink);
+            let mut inner = match &doc.base {
+                BaseState::Known(base) => {
+                    Rewriter::with_document_base(&doc.outer, base, &options, events)
+                }
+                BaseState::Pending => Rewriter::new(&doc.outer, &options, events),
+            };
+            inner.scan_only = self.scan_only;
+            {
+                let mut inner_doc = lock(&inner.doc);
+                inner_doc.srcdoc_depth = doc.srcdoc_depth;
+                // URL Standard §4.4: a UTF-16 page's URLs are encoded in UTF-8.
+                inner_doc.url_encoding = Some(encoding.output_encoding());
+            }
+            doc.edits.clear();
+            doc.warnings.clear();
+            doc.refused_charset = None;
+            (inner, std::mem::take(&mut doc.pending))
+        };
+        self.parser =
+            Parser::Transcoding(Box::new(transcode::Transcoder::new(encoding, inner, held)));
+    }
+
+    /// The document base, once known.
+    fn known_base(&self) -> Option<Base> {
+        let doc = match &self.parser {
+            Parser::Transcoding(transcoder) => lock(&transcoder.inner.doc),
+            _ => lock(&self.doc),
+        };
+        match &doc.base {
+            BaseState::Known(base) => Some(base.clone()),
+            BaseState::Pending => None,
+        }
     }
 
     /// The parser gave up: everything from here passes through as it is.

@@ -1,0 +1,650 @@
+//! Documents in a charset that is not ASCII-compatible (Encoding Standard §4: UTF-16LE,
+//! UTF-16BE, ISO-2022-JP), which lol_html cannot parse: decoded to UTF-8 with
+//! encoding_rs, rewritten there, and written back in their own charset. Every byte outside
+//! a changed value is the document's own, copied; a changed value is encoded afresh.
+//!
+//! The copy needs, for each offset in the UTF-8 text, the offset of the same place in the
+//! document: [`OffsetMap`], built as the decoder produces each character. A boundary maps
+//! to the end of the character before it, so that the bytes that produce no character
+//! (ISO-2022-JP's escape sequences, which switch the decoder's state) go with the
+//! character after them: a copy that starts at a character starts with its escape.
+
+use super::{Rewriter, Warning};
+use crate::links::{Link, LinkRef};
+use crate::sink::Sink;
+use encoding_rs::{DecoderResult, Encoding, ISO_2022_JP, UTF_16BE, UTF_16LE};
+use std::collections::VecDeque;
+use std::io;
+use std::ops::Range;
+
+/// Whether a document in `encoding` is read through UTF-8 here: the charsets that are
+/// not ASCII-compatible and still name a text (the replacement encoding names none).
+pub(crate) fn is_transcoded(encoding: &'static Encoding) -> bool {
+    [UTF_16LE, UTF_16BE, ISO_2022_JP].contains(&encoding)
+}
+
+/// ISO-2022-JP's decoder states (Encoding Standard §12.2.1), as far as they decide how a
+/// byte reads: a copy that resumes inside a run needs the decoder in the run's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Jis {
+    Ascii,
+    Roman,
+    Katakana,
+    Jis0208,
+}
+
+impl Jis {
+    /// The state an escape sequence (`ESC` and the two bytes after it) switches to.
+    fn of_escape(escape: &[u8]) -> Option<Jis> {
+        match escape {
+            [0x1B, b'(', b'B'] => Some(Jis::Ascii),
+            [0x1B, b'(', b'J'] => Some(Jis::Roman),
+            [0x1B, b'(', b'I'] => Some(Jis::Katakana),
+            [0x1B, b'$', b'@' | b'B'] => Some(Jis::Jis0208),
+            _ => None,
+        }
+    }
+
+    /// The escape sequence that switches the decoder to this state.
+    fn escape(self) -> &'static [u8] {
+        match self {
+            Jis::Ascii => b"\x1B(B",
+            Jis::Roman => b"\x1B(J",
+            Jis::Katakana => b"\x1B(I",
+            Jis::Jis0208 => b"\x1B$B",
+        }
+    }
+}
+
+/// Consecutive characters whose bytes in the document and in UTF-8 have the same
+/// lengths (the first one's may differ: it carries the escape sequence before it).
+#[derive(Debug, Clone)]
+struct Run {
+    /// Where the run starts in the UTF-8 text and in the document.
+    text: u64,
+    source: u64,
+    /// The first character's lengths in the text and in the document.
+    first: (u32, u32),
+    /// The other characters' lengths, and how many there are.
+    unit: (u32, u32),
+    more: u64,
+    /// The ISO-2022-JP state its characters are read in.
+    state: Jis,
+}
+
+impl Run {
+    fn text_end(&self) -> u64 {
+        self.text + u64::from(self.first.0) + self.more * u64::from(self.unit.0)
+    }
+
+    /// The document offset of text offset `at` (within the run, at a character boundary).
+    fn source_at(&self, at: u64) -> u64 {
+        if at <= self.text {
+            return self.source;
+        }
+        let after_first = self.source + u64::from(self.first.1);
+        let into = at.saturating_sub(self.text + u64::from(self.first.0));
+        after_first + (into / u64::from(self.unit.0.max(1))) * u64::from(self.unit.1)
+    }
+}
+
+/// How many runs before the bytes written are kept at least.
+const KEPT_RUNS: usize = 1024;
+
+/// The text offset to document offset map of the characters decoded and not yet written.
+#[derive(Debug, Default)]
+struct OffsetMap {
+    runs: VecDeque<Run>,
+    /// The ends of the text and of the document bytes decoded into it.
+    text_end: u64,
+    source_end: u64,
+}
+
+impl OffsetMap {
+    /// One more character: `text` bytes of UTF-8 from the `source` document bytes after
+    /// the last character, read in `state`.
+    fn push(&mut self, text: u32, source: u32, state: Jis) {
+        let (text_end, source_end) = (self.text_end, self.source_end);
+        self.text_end += u64::from(text);
+        self.source_end += u64::from(source);
+        if let Some(run) = self.runs.back_mut()
+            && run.state == state
+            && (run.more == 0 || run.unit == (text, source))
+        {
+            run.unit = (text, source);
+            run.more += 1;
+            return;
+        }
+        self.runs.push_back(Run {
+            text: text_end,
+            source: source_end,
+            first: (text, source),
+            unit: (0, 0),
+            more: 0,
+            state,
+        });
+    }
+
+    /// The run holding the character that starts at text offset `at`, if any.
+    fn run_at(&self, at: u64) -> Option<&Run> {
+        let index = self.runs.partition_point(|run| run.text_end() <= at);
+        self.runs.get(index)
+    }
+
+    /// The document offset of text offset `at`: the end of the character before it.
+    fn source_at(&self, at: u64) -> u64 {
+        match self.run_at(at) {
+            Some(run) => run.source_at(at),
+            None => self.source_end,
+        }
+    }
+
+    /// The state the character that ends at text offset `at` is read in.
+    fn state_before(&self, at: u64) -> Jis {
+        match at.checked_sub(1) {
+            Some(last) => self.run_at(last).map_or(Jis::Ascii, |run| run.state),
+            None => Jis::Ascii,
+        }
+    }
+
+    /// The state the character that starts at text offset `at` is read in.
+    fn state_at(&self, at: u64) -> Option<Jis> {
+        self.run_at(at).map(|run| run.state)
+    }
+
+    /// Forgets the runs that end before text offset `at`, keeping the one ending there
+    /// (whose state the next copy may need) and, while they are few, older ones (a
+    /// warning may name an offset before the bytes written).
+    fn forget_before(&mut self, at: u64) {
+        while self.runs.len() > KEPT_RUNS && self.runs[0].text_end() < at {
+            self.runs.pop_front();
+        }
+    }
+}
+
+/// What the rewriter running on the UTF-8 text gave, in order, until it is replayed in
+/// the document's charset.
+enum Event {
+    /// Bytes of the text passed through, at their text range.
+    Unchanged(Range<u64>),
+    /// New bytes (UTF-8).
+    New(Vec<u8>),
+    Link(Link),
+    Warning(crate::Warning),
+}
+
+/// The sink of the rewriter that runs on the UTF-8 text.
+pub(crate) struct Events {
+    queue: Vec<Event>,
+    wants_links: bool,
+    wants_output: bool,
+}
+
+impl Sink for Events {
+    fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if let Some(Event::New(new)) = self.queue.last_mut() {
+            new.extend_from_slice(bytes);
+        } else {
+            self.queue.push(Event::New(bytes.to_vec()));
+        }
+        Ok(())
+    }
+    fn output_unchanged(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        let end = offset + bytes.len() as u64;
+        if let Some(Event::Unchanged(range)) = self.queue.last_mut()
+            && range.end == offset
+        {
+            range.end = end;
+        } else {
+            self.queue.push(Event::Unchanged(offset..end));
+        }
+        Ok(())
+    }
+    fn link(&mut self, link: Link) {
+        self.queue.push(Event::Link(link));
+    }
+    fn link_ref(&mut self, link: LinkRef<'_>) {
+        self.queue.push(Event::Link(link.to_link()));
+    }
+    fn warning(&mut self, warning: crate::Warning) {
+        self.queue.push(Event::Warning(warning));
+    }
+    fn wants_links(&self) -> bool {
+        self.wants_links
+    }
+    fn wants_output(&self) -> bool {
+        self.wants_output
+    }
+}
+
+impl Events {
+    /// A sink that wants what `outer` wants.
+    pub(crate) fn like(outer: &dyn Sink) -> Self {
+        Events {
+            queue: Vec::new(),
+            wants_links: outer.wants_links(),
+            wants_output: outer.wants_output(),
+        }
+    }
+}
+
+/// A document in a transcoded charset on its way: decoded as it is read, the decoded
+/// text's results written in the document's charset.
+pub(crate) struct Transcoding {
+    encoding: &'static Encoding,
+    decoder: encoding_rs::Decoder,
+    map: OffsetMap,
+    /// The document's bytes from `held_start` on: those not yet written.
+    held: Vec<u8>,
+    held_start: u64,
+    /// Where in the document the next bytes written start, and the state the bytes
+    /// written so far leave an ISO-2022-JP decoder in.
+    written: u64,
+    written_state: Jis,
+    /// New text waiting for the next unchanged bytes (or the end), and the escape back
+    /// to ASCII that ended the last new text, held in case the copy starts with one.
+    new_text: Vec<u8>,
+    held_escape: bool,
+    /// The document ranges of bytes that are not valid in the charset.
+    malformed: VecDeque<Range<u64>>,
+    /// The UTF-8 text decoded by the last call.
+    text: Vec<u8>,
+    /// How many document bytes the decoder was given (its offset after them).
+    fed: u64,
+}
+
+impl Transcoding {
+    /// A document in `encoding` (one [`is_transcoded`] accepts).
+    pub(crate) fn new(encoding: &'static Encoding) -> Self {
+        Transcoding {
+            encoding,
+            decoder: encoding.new_decoder_without_bom_handling(),
+            map: OffsetMap::default(),
+            held: Vec::new(),
+            held_start: 0,
+            written: 0,
+            written_state: Jis::Ascii,
+            new_text: Vec::new(),
+            held_escape: false,
+            malformed: VecDeque::new(),
+            text: Vec::new(),
+            fed: 0,
+        }
+    }
+
+    /// Decodes the next bytes of the document (`last`: the end) into UTF-8 text.
+    pub(crate) fn decode(&mut self, bytes: &[u8], last: bool) -> &[u8] {
+        self.text.clear();
+        let mut bytes = bytes;
+        if self.fed == 0 {
+            bytes = self.skip_bom(bytes);
+        }
+        self.held.extend_from_slice(bytes);
+        let mut scratch = [0u8; 16];
+        for &byte in bytes {
+            self.fed += 1;
+            self.decode_byte(&[byte], false, &mut scratch);
+        }
+        if last {
+            self.decode_byte(&[], true, &mut scratch);
+        }
+        &self.text
+    }
+
+    /// A byte order mark of the charset at the start: held and counted as the document's
+    /// first bytes (a copy from the start copies it), not decoded.
+    fn skip_bom<'a>(&mut self, bytes: &'a [u8]) -> &'a [u8] {
+        let bom: &[u8] = match self.encoding {
+            e if e == UTF_16LE => b"\xFF\xFE",
+            e if e == UTF_16BE => b"\xFE\xFF",
+            _ => b"",
+        };
+        if bom.is_empty() || !bytes.starts_with(bom) {
+            return bytes;
+        }
+        self.held.extend_from_slice(bom);
+        self.fed = bom.len() as u64;
+        self.map.source_end = self.fed;
+        &bytes[bom.len()..]
+    }
+
+    /// Feeds one byte (none at the end), the last of those [`fed`](Self::fed).
+    fn decode_byte(&mut self, mut src: &[u8], last: bool, scratch: &mut [u8; 16]) {
+        let end = self.fed;
+        loop {
+            let (result, read, written) = self
+                .decoder
+                .decode_to_utf8_without_replacement(src, scratch, last);
+            src = &src[read..];
+            if written > 0 {
+                let text = std::str::from_utf8(&scratch[..written]).unwrap_or("\u{FFFD}");
+                for c in text.chars() {
+                    self.character(c, end);
+                }
+            }
+            match result {
+                DecoderResult::Malformed(_, after) => {
+                    let malformed_end = end
+                        .saturating_sub(u64::from(after))
+                        .max(self.map.source_end);
+                    if malformed_end > self.map.source_end {
+                        self.malformed.push_back(self.map.source_end..malformed_end);
+                    }
+                    self.character('\u{FFFD}', malformed_end);
+                }
+                DecoderResult::InputEmpty | DecoderResult::OutputFull => {
+                    if src.is_empty() && written == 0 {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A character decoded whose bytes end at document offset `end`.
+    fn character(&mut self, c: char, end: u64) {
+        let start = self.map.source_end;
+        let source = (end.max(start) - start) as u32;
+        let state = self.state_of(start, source);
+        let mut utf8 = [0u8; 4];
+        self.text
+            .extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+        self.map.push(c.len_utf8() as u32, source, state);
+    }
+
+    /// The ISO-2022-JP state a character is read in: that of the last escape sequence
+    /// among its bytes, else the state before it.
+    fn state_of(&self, start: u64, len: u32) -> Jis {
+        let before = self.map.runs.back().map_or(Jis::Ascii, |run| run.state);
+        if self.encoding != ISO_2022_JP {
+            return before;
+        }
+        self.held_bytes(start..start + u64::from(len))
+            .windows(3)
+            .rev()
+            .find_map(Jis::of_escape)
+            .unwrap_or(before)
+    }
+
+    /// Writes the events of the text's rewriter to `sink` in the document's charset.
+    pub(crate) fn replay(&mut self, events: &mut Events, sink: &mut dyn Sink) -> io::Result<()> {
+        for event in events.queue.drain(..) {
+            match event {
+                Event::New(bytes) => self.new_text.extend_from_slice(&bytes),
+                Event::Unchanged(range) => self.copy(range, sink)?,
+                Event::Link(mut link) => {
+                    link.offset = self.map.source_at(link.offset);
+                    sink.link_ref(link.borrowed());
+                }
+                Event::Warning(warning) => sink.warning(self.warning(warning)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the document: the new text left, then the bytes after the last character.
+    pub(crate) fn finish(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
+        let end = self.held_start + self.held.len() as u64;
+        self.write_new(end, self.map.text_end, sink)?;
+        if self.held_escape {
+            let rest = self.held_bytes(self.written..end);
+            if !rest.starts_with(b"\x1B") {
+                sink.output(Jis::Ascii.escape())?;
+            }
+            self.held_escape = false;
+        }
+        if self.written < end {
+            let from = self.written;
+            let rest = self.held_bytes(from..end).to_vec();
+            sink.output_unchanged(from, &rest)?;
+            self.written = end;
+        }
+        Ok(())
+    }
+
+    /// Copies the document bytes of text `range`, after the new text before it.
+    fn copy(&mut self, range: Range<u64>, sink: &mut dyn Sink) -> io::Result<()> {
+        let from = self.map.source_at(range.start);
+        let to = self.map.source_at(range.end);
+        self.write_new(from, range.start, sink)?;
+        if to > self.written {
+            if self.encoding == ISO_2022_JP {
+                self.enter_state_at(range.start, sink)?;
+            }
+            let at = self.written;
+            let bytes = self.held_bytes(at..to).to_vec();
+            sink.output_unchanged(at, &bytes)?;
+            self.written = to;
+            self.written_state = self.map.state_before(range.end);
+        }
+        self.map.forget_before(range.end);
+        self.forget_written();
+        Ok(())
+    }
+
+    /// Before a copy that resumes at text offset `at`: the escape held back after new
+    /// text, or the one the copied bytes need, unless they start with their own.
+    fn enter_state_at(&mut self, at: u64, sink: &mut dyn Sink) -> io::Result<()> {
+        let held_escape = std::mem::take(&mut self.held_escape);
+        let Some(state) = self.map.state_at(at) else {
+            return Ok(());
+        };
+        if self.held_bytes(self.written..self.written + 1) == b"\x1B" {
+            // The bytes copied switch the state themselves.
+            self.written_state = state;
+            return Ok(());
+        }
+        if held_escape && state != Jis::Ascii {
+            sink.output(state.escape())?;
+        } else if held_escape {
+            sink.output(Jis::Ascii.escape())?;
+        } else if state != self.written_state {
+            sink.output(state.escape())?;
+        }
+        self.written_state = state;
+        Ok(())
+    }
+
+    /// The new text gathered, in place of the document bytes up to `to` (text offset
+    /// `to_text`): encoded in the document's charset, or, where those bytes are not valid
+    /// in it, the bytes themselves (with a warning).
+    fn write_new(&mut self, to: u64, to_text: u64, sink: &mut dyn Sink) -> io::Result<()> {
+        if self.new_text.is_empty() {
+            return Ok(());
+        }
+        let from = self.written;
+        let text = String::from_utf8_lossy(&std::mem::take(&mut self.new_text)).into_owned();
+        if self.malformed_within(from..to) {
+            sink.warning(Warning::Undecodable(from, self.encoding.name()).into());
+            let bytes = self.held_bytes(from..to).to_vec();
+            sink.output(&bytes)?;
+            self.written_state = self.map.state_before(to_text);
+            self.held_escape = false;
+        } else {
+            let encoded = self.encode(&text);
+            sink.output(&encoded)?;
+        }
+        self.written = self.written.max(to);
+        Ok(())
+    }
+
+    /// `text` in the document's charset. ISO-2022-JP: from the state the bytes before
+    /// left, ending in ASCII (its escape held back: the bytes copied next may start
+    /// with their own).
+    fn encode(&mut self, text: &str) -> Vec<u8> {
+        match self.encoding {
+            e if e == UTF_16LE => text.encode_utf16().flat_map(u16::to_le_bytes).collect(),
+            e if e == UTF_16BE => text.encode_utf16().flat_map(u16::to_be_bytes).collect(),
+            _ => self.encode_iso_2022_jp(text),
+        }
+    }
+
+    /// The Encoding Standard's encoder writes a halfwidth katakana as its fullwidth form
+    /// (§12.2.2); a value that had one keeps it here, in the katakana state (`ESC ( I`)
+    /// the decoder reads.
+    fn encode_iso_2022_jp(&mut self, text: &str) -> Vec<u8> {
+        let mut out = Vec::with_capacity(text.len() + 8);
+        let mut state = self.written_state;
+        let halfwidth = |c: char| ('\u{FF61}'..='\u{FF9F}').contains(&c);
+        let mut rest = text;
+        while !rest.is_empty() {
+            let katakana = rest.starts_with(halfwidth);
+            let len = rest
+                .find(|c| halfwidth(c) != katakana)
+                .unwrap_or(rest.len());
+            let (piece, after) = rest.split_at(len);
+            rest = after;
+            if katakana {
+                if state != Jis::Katakana {
+                    // An escape right after another is an error (§12.2.1): the encoder's
+                    // return to ASCII gives way.
+                    if out.ends_with(Jis::Ascii.escape()) {
+                        out.truncate(out.len() - 3);
+                    }
+                    out.extend_from_slice(Jis::Katakana.escape());
+                }
+                out.extend(piece.chars().map(|c| (c as u32 - 0xFF61 + 0x21) as u8));
+                state = Jis::Katakana;
+            } else {
+                let encoded = encode_with_encoder(piece);
+                if state != Jis::Ascii && !encoded.starts_with(b"\x1B") {
+                    out.extend_from_slice(Jis::Ascii.escape());
+                }
+                out.extend_from_slice(&encoded);
+                state = Jis::Ascii;
+            }
+        }
+        if state != Jis::Ascii {
+            out.extend_from_slice(Jis::Ascii.escape());
+        }
+        // The return to ASCII is held: the bytes copied next may switch by themselves.
+        if out.ends_with(Jis::Ascii.escape()) && out.len() > 3 {
+            out.truncate(out.len() - 3);
+            self.held_escape = true;
+        }
+        self.written_state = Jis::Ascii;
+        out
+    }
+
+    fn malformed_within(&self, range: Range<u64>) -> bool {
+        self.malformed
+            .iter()
+            .any(|bad| bad.start < range.end && range.start < bad.end)
+    }
+
+    fn held_bytes(&self, range: Range<u64>) -> &[u8] {
+        let start = (range.start.max(self.held_start) - self.held_start) as usize;
+        let end =
+            ((range.end.max(self.held_start) - self.held_start) as usize).min(self.held.len());
+        &self.held[start.min(end)..end]
+    }
+
+    /// Drops the document bytes written, and the malformed ranges before them.
+    fn forget_written(&mut self) {
+        let written = (self.written - self.held_start) as usize;
+        if written > 64 * 1024 && written * 2 > self.held.len() {
+            self.held.drain(..written);
+            self.held_start = self.written;
+        }
+        while self
+            .malformed
+            .front()
+            .is_some_and(|bad| bad.end <= self.written)
+        {
+            self.malformed.pop_front();
+        }
+    }
+
+    /// A warning of the text's rewriter, its offsets made the document's.
+    fn warning(&self, mut warning: crate::Warning) -> crate::Warning {
+        if let crate::Problem::Html(html) = warning.problem {
+            warning.problem = crate::Problem::Html(html.with_offsets(|at| self.map.source_at(at)));
+        }
+        warning
+    }
+}
+
+/// `text` by the Encoding Standard's ISO-2022-JP encoder (§12.2.2): from the ASCII state
+/// and back to it; a character it cannot encode as an HTML character reference.
+fn encode_with_encoder(text: &str) -> Vec<u8> {
+    let mut encoder = ISO_2022_JP.new_encoder();
+    let mut out = vec![0; text.len() * 2 + 16];
+    let mut written = 0;
+    let mut src = text;
+    loop {
+        let (result, read, n, _) = encoder.encode_from_utf8(src, &mut out[written..], true);
+        written += n;
+        src = &src[read..];
+        match result {
+            encoding_rs::CoderResult::InputEmpty => break,
+            encoding_rs::CoderResult::OutputFull => out.resize(out.len() * 2, 0),
+        }
+    }
+    out.truncate(written);
+    out
+}
+
+/// A stylesheet in a transcoded charset, held whole: its `url()` and `@import` values
+/// rewritten in its UTF-8 text ([`write_css`](super::emit::write_css)), written back in
+/// its charset.
+pub(crate) fn write_css_transcoded(
+    css: &[u8],
+    encoding: &'static Encoding,
+    base: &crate::base::Base,
+    options: &super::Options,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
+    let mut transcoding = Transcoding::new(encoding);
+    let text = transcoding.decode(css, true).to_vec();
+    let mut events = Events::like(sink);
+    let held = super::emit::CssIn::Raw;
+    super::emit::write_css(&text, held, encoding_rs::UTF_8, base, options, &mut events)?;
+    transcoding.replay(&mut events, sink)?;
+    transcoding.finish(sink)
+}
+
+/// A [`Rewriter`] over the UTF-8 text of a document in a transcoded charset.
+pub(crate) struct Transcoder {
+    transcoding: Transcoding,
+    pub(super) inner: Rewriter<Events>,
+    /// The bytes read before the charset was known, fed with the next call.
+    unfed: Vec<u8>,
+}
+
+impl Transcoder {
+    /// A document in `encoding` whose first bytes, `held`, are fed with the next call.
+    pub(super) fn new(encoding: &'static Encoding, inner: Rewriter<Events>, held: Vec<u8>) -> Self {
+        Transcoder {
+            transcoding: Transcoding::new(encoding),
+            inner,
+            unfed: held,
+        }
+    }
+
+    /// Feeds the next bytes of the document, writing what is settled to `sink`.
+    pub(super) fn write(&mut self, bytes: &[u8], sink: &mut dyn Sink) -> io::Result<()> {
+        if !self.unfed.is_empty() {
+            let unfed = std::mem::take(&mut self.unfed);
+            self.feed(&unfed, false)?;
+        }
+        self.feed(bytes, false)?;
+        self.transcoding.replay(&mut self.inner.sink, sink)
+    }
+
+    fn feed(&mut self, bytes: &[u8], last: bool) -> io::Result<()> {
+        let text = self.transcoding.decode(bytes, last);
+        if text.is_empty() {
+            return Ok(());
+        }
+        self.inner.write(text)
+    }
+
+    /// Ends the document.
+    pub(super) fn end(mut self, sink: &mut dyn Sink) -> io::Result<()> {
+        let unfed = std::mem::take(&mut self.unfed);
+        self.feed(&unfed, true)?;
+        let mut events = self.inner.end()?;
+        self.transcoding.replay(&mut events, sink)?;
+        self.transcoding.finish(sink)
+    }
+}
