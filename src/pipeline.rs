@@ -227,7 +227,7 @@ fn run_source(
 ) -> Result<Summary, Error> {
     let head = source.head;
     let name = source.file.or(source.path);
-    let by_name = webarchive_by_name(head, name);
+    let by_name = webarchive_by_name(name);
     if let (None, None, Some(unreadable)) = (options.format, by_name, format::unreadable(head)) {
         return Err(Error::Unreadable(unreadable));
     }
@@ -937,17 +937,17 @@ fn webarchive_file(
     read
 }
 
-/// A file named `.webarchive` (a compression's extension taken off) that starts as a
-/// property list, binary or XML, is a web archive whatever its first bytes name (the
-/// keys may come late in a property list some other writer made).
-fn webarchive_by_name(head: &[u8], name: Option<&Path>) -> Option<Format> {
+/// A file named `.webarchive` (a compression's extension taken off) is read as a web
+/// archive whatever its first bytes are: the keys may come late in a property list
+/// some other writer made, and a damaged one (its magic number changed) is refused as
+/// one rather than read as HTML (its binary data rewritten as text).
+fn webarchive_by_name(name: Option<&Path>) -> Option<Format> {
     let name = name?.file_name()?.to_str()?;
     let (name, _) = crate::mailfolder::strip_compression_extension(name);
     let named = Path::new(name)
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("webarchive"));
-    let plist = head.starts_with(crate::webarchive::BINARY_MAGIC) || head.starts_with(b"<?xml");
-    (named && plist).then_some(Format::WebArchive)
+    named.then_some(Format::WebArchive)
 }
 
 /// What stopped the reading of a WACZ member, if it was the member's data (a damaged

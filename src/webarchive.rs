@@ -264,18 +264,17 @@ pub(crate) fn process(
     if !matches!(archive.get(MAIN_RESOURCE), Some(Value::Dictionary(_))) {
         return Err(Error::NotWebArchive);
     }
+    let rewrite = sink.wants_output();
     let mut walk = Walk {
         options,
         sink,
-        rewrite: false,
+        rewrite,
         changed: false,
         url_used: false,
     };
-    walk.rewrite = walk.sink.wants_output();
     walk.archive(archive, "");
     let Walk {
         sink,
-        rewrite,
         changed,
         url_used,
         ..

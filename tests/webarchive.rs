@@ -301,6 +301,20 @@ fn a_property_list_that_does_not_parse_is_refused() {
         );
     }
     assert_eq!(std::fs::read(&path).unwrap(), cut);
+    // Its magic number damaged, a file named .webarchive is still refused as one, not
+    // read as HTML (its binary data rewritten as text, its lengths then wrong).
+    let mut damaged = std::fs::read(SITE).unwrap();
+    damaged[2] = b'.';
+    let path = dir.path().join("magic.webarchive");
+    std::fs::write(&path, &damaged).unwrap();
+    let out = absolve(&["rewrite", arg(&path)], b"");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+    assert!(
+        stderr(&out).contains("magic.webarchive: a property list that does not parse (it is neither a binary property list (bplist00) nor an XML one"),
+        "{}",
+        stderr(&out)
+    );
     // Given as a web archive, what is not a property list says so.
     let out = absolve(&["links", "--format", "webarchive"], b"<p><a href=x>");
     assert_eq!(out.status.code(), Some(1));
