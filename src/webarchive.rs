@@ -299,13 +299,31 @@ fn write(
     if !changed {
         return sink.output(original);
     }
-    let mut bytes = Vec::with_capacity(original.len() + original.len() / 8);
+    // Straight to the sink: the writer holds the values' bytes already (binary), and a
+    // copy of the whole archive would be one more.
+    let mut out = io::BufWriter::with_capacity(1 << 16, SinkOutput(sink));
     let written = match form {
-        Form::Binary => root.to_writer_binary(&mut bytes),
-        Form::Xml => root.to_writer_xml(&mut bytes),
+        Form::Binary => root.to_writer_binary(&mut out),
+        Form::Xml => root.to_writer_xml(&mut out),
     };
-    written.map_err(|e| io::Error::other(format!("writing the property list: {e}")))?;
-    sink.output(&bytes)
+    written.map_err(|e| match e.into_io() {
+        Ok(error) => error,
+        Err(e) => io::Error::other(format!("writing the property list: {e}")),
+    })?;
+    io::Write::flush(&mut out)
+}
+
+/// A sink's output as an [`io::Write`].
+struct SinkOutput<'s>(&'s mut dyn Sink);
+
+impl io::Write for SinkOutput<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.output(buf)?;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The property list's root value and form, built from the `plist` crate's events under
@@ -524,7 +542,10 @@ impl Walk<'_, '_> {
                 target_uri: target_uri.clone(),
                 ..Location::default()
             },
-            output: self.rewrite.then(Vec::new),
+            // Room for the links made longer, rather than doubling as it grows.
+            output: self
+                .rewrite
+                .then(|| Vec::with_capacity(bytes.len() + bytes.len() / 4)),
             inner: &mut *self.sink,
             changed: false,
         };

@@ -120,9 +120,9 @@ pub struct InputArgs {
     #[arg(long, value_enum, default_value = "plain", value_name = "LAYOUT")]
     pub layout: Layout,
     /// Process the documents under each DIRECTORY: files named .html .htm .xhtml .xht
-    /// .shtml .css .eml .mht .mhtml .mbox .warc .warc.gz, and files of other or no extension whose first
-    /// bytes are HTML, a message or an mbox (not .txt .js .json .xml .svg and other text
-    /// and data types). With a --format other than auto, only the documents of that
+    /// .shtml .css .eml .mht .mhtml .mbox .warc .warc.gz .webarchive, and files of other or
+    /// no extension whose first bytes are HTML, a message, an mbox or a Safari web archive
+    /// (not .txt .js .json .xml .svg and other text and data types). With a --format other than auto, only the documents of that
     /// format. Every other file is skipped (symbolic links too; an ARC file or LZ4 data
     /// with a warning); a summary line ends the run.
     #[arg(short, long)]
