@@ -23,6 +23,7 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(has_user_xattr)");
     println!("cargo::rustc-check-cfg=cfg(has_warcio)");
     println!("cargo::rustc-check-cfg=cfg(has_python3)");
+    println!("cargo::rerun-if-changed=/usr/bin/python3");
     let plistlib = std::process::Command::new("python3")
         .args(["-c", "import plistlib"])
         .output();
