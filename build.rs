@@ -10,6 +10,8 @@
 //!   attributes (for the `user.xdg.origin.url` test).
 //! - `has_warcio`: warcio in the test script's virtual environment (`target/venv`), for
 //!   the WARC round trip (`warcio check`, `warcio index` on rewritten archives).
+//! - `has_python3`: a `python3` with `plistlib` (the standard library's), which reads the
+//!   web archives `rewrite` writes.
 
 use std::path::Path;
 
@@ -20,6 +22,14 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(has_strace)");
     println!("cargo::rustc-check-cfg=cfg(has_user_xattr)");
     println!("cargo::rustc-check-cfg=cfg(has_warcio)");
+    println!("cargo::rustc-check-cfg=cfg(has_python3)");
+    println!("cargo::rerun-if-changed=/usr/bin/python3");
+    let plistlib = std::process::Command::new("python3")
+        .args(["-c", "import plistlib"])
+        .output();
+    if plistlib.is_ok_and(|out| out.status.success()) {
+        println!("cargo::rustc-cfg=has_python3");
+    }
     println!("cargo::rerun-if-changed=target/venv/bin/warcio");
     if Path::new("target/venv/bin/warcio").exists() {
         println!("cargo::rustc-cfg=has_warcio");

@@ -1,5 +1,6 @@
-//! Telling an HTML document, a MIME message, an mbox archive, a WARC file and a stylesheet
-//! apart: by content ([`detect`], [`sniff`]) and by file name extension ([`from_extension`]).
+//! Telling an HTML document, a MIME message, an mbox archive, a WARC file, a Safari web
+//! archive and a stylesheet apart: by content ([`detect`], [`sniff`]) and by file name
+//! extension ([`from_extension`]).
 
 /// What an input is: a document (HTML, a stylesheet) or a container of documents (a
 /// message, an mbox, a WARC file). Its name ([`Format::name`], [`FromStr`](std::str::FromStr))
@@ -32,11 +33,15 @@ pub enum Format {
     /// An Atom or RSS feed: an XML document whose root is Atom's `feed`, RSS's `rss` or
     /// RSS 1.0's `rdf:RDF` ([`feed::is_feed`](crate::feed::is_feed)), with XML Base.
     Feed,
+    /// A Safari web archive (`.webarchive`): a property list, binary or XML, whose root
+    /// names `WebMainResource` ([`webarchive::is_webarchive`](crate::webarchive::is_webarchive));
+    /// its HTML and CSS resources, each against its own URL.
+    WebArchive,
 }
 
 impl Format {
     /// Every format, in the order the CLI lists them.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 8] = [
         Format::Html,
         Format::Mime,
         Format::Mbox,
@@ -44,9 +49,11 @@ impl Format {
         Format::Feed,
         Format::Warc,
         Format::Wacz,
+        Format::WebArchive,
     ];
 
-    /// The format's name: `html`, `mime`, `mbox`, `css`, `warc`.
+    /// The format's name: `html`, `mime`, `mbox`, `css`, `feed`, `warc`, `wacz`,
+    /// `webarchive`.
     pub fn name(self) -> &'static str {
         match self {
             Format::Html => "html",
@@ -56,6 +63,7 @@ impl Format {
             Format::Warc => "warc",
             Format::Wacz => "wacz",
             Format::Feed => "feed",
+            Format::WebArchive => "webarchive",
         }
     }
 }
@@ -85,7 +93,8 @@ impl std::str::FromStr for Format {
 
 /// The format a file name extension (any case, without the dot) names: `html`, `htm`,
 /// `xhtml`, `xht`, `shtml`; `eml`, `mht`, `mhtml`; `mbox`; `css`; `warc` (a `.warc.gz` file is
-/// named by its last two extensions: the caller passes `warc` for it). `None` for any other.
+/// named by its last two extensions: the caller passes `warc` for it); `wacz`; `atom`,
+/// `rss`, `rdf`; `webarchive`. `None` for any other.
 /// A message or page is still told apart from HTML by content ([`detect`]): the
 /// extension only says the file is a document.
 ///
@@ -95,10 +104,11 @@ impl std::str::FromStr for Format {
 /// assert_eq!(from_extension("HTM"), Some(Format::Html));
 /// assert_eq!(from_extension("mhtml"), Some(Format::Mime));
 /// assert_eq!(from_extension("css"), Some(Format::Css));
+/// assert_eq!(from_extension("WebArchive"), Some(Format::WebArchive));
 /// assert_eq!(from_extension("php?id=3"), None);
 /// ```
 pub fn from_extension(extension: &str) -> Option<Format> {
-    const TABLE: [(&str, Format); 15] = [
+    const TABLE: [(&str, Format); 16] = [
         ("html", Format::Html),
         ("htm", Format::Html),
         ("xhtml", Format::Html),
@@ -114,6 +124,7 @@ pub fn from_extension(extension: &str) -> Option<Format> {
         ("atom", Format::Feed),
         ("rss", Format::Feed),
         ("rdf", Format::Feed),
+        ("webarchive", Format::WebArchive),
     ];
     TABLE
         .iter()
@@ -236,6 +247,9 @@ pub fn detect(head: &[u8]) -> Format {
     if crate::wacz::is_zip(head) {
         return Format::Wacz;
     }
+    if crate::webarchive::is_webarchive(head) {
+        return Format::WebArchive;
+    }
     if crate::feed::is_feed(head) {
         return Format::Feed;
     }
@@ -302,19 +316,22 @@ pub enum Unreadable {
         "a RAR archive: absolve does not read the files in it; extract it (`unrar x FILE`), then run `absolve rewrite -r` over the folder"
     )]
     Rar,
-    /// A binary property list (`bplist00`): a Safari web archive (`.webarchive`), whose
-    /// page is a byte string inside it, its length written before it.
+    /// A binary property list (`bplist00`) that is not a Safari web archive: no
+    /// `WebMainResource` in its first bytes ([`webarchive::is_webarchive`](crate::webarchive::is_webarchive)),
+    /// nor a `.webarchive` name. Its strings and data, written with their lengths before
+    /// them, are not text to rewrite.
     #[error(
-        "a binary property list (a Safari .webarchive?): absolve does not read it; save the page as HTML or MHTML instead, or convert it (on macOS: `textutil -convert html FILE`)"
+        "a binary property list that is not a Safari web archive (no WebMainResource key in its first 64 KiB): absolve does not read it; if it is a web archive, name it .webarchive or pass --format webarchive"
     )]
-    WebArchive,
+    PropertyList,
 }
 
 /// What an input absolve does not read is, by its first bytes: an ARC file (a
 /// `filedesc://` line first, plain or in a gzip member), LZ4 data (the magic number of
 /// an LZ4 frame, `04 22 4D 18`, or of its legacy frame, `02 21 4C 18`: LZ4 Frame Format
 /// §3), a tar archive ([`is_tar`]), a 7z or RAR archive (their signatures), a binary
-/// property list (`bplist00`: a Safari web archive). `None` for anything else.
+/// property list (`bplist00`) that is not a Safari web archive (which [`detect`] tells).
+/// `None` for anything else.
 ///
 /// ```
 /// use absolve::format::{unreadable, Unreadable};
@@ -323,7 +340,8 @@ pub enum Unreadable {
 /// assert_eq!(unreadable(b"\x04\x22\x4d\x18\x64\x40\xa7"), Some(Unreadable::Lz4));
 /// assert_eq!(unreadable(b"7z\xBC\xAF\x27\x1C\x00\x04"), Some(Unreadable::SevenZip));
 /// assert_eq!(unreadable(b"Rar!\x1A\x07\x01\x00"), Some(Unreadable::Rar));
-/// assert_eq!(unreadable(b"bplist00\xd1\x01\x02"), Some(Unreadable::WebArchive));
+/// assert_eq!(unreadable(b"bplist00\xd1\x01\x02TName"), Some(Unreadable::PropertyList));
+/// assert_eq!(unreadable(b"bplist00\xd1\x01\x02_\x10\x0fWebMainResource"), None);
 /// assert_eq!(unreadable(b"WARC/1.1\r\n"), None);
 /// assert_eq!(unreadable(b"<p>filedesc://"), None);
 /// ```
@@ -343,8 +361,9 @@ pub fn unreadable(head: &[u8]) -> Option<Unreadable> {
     if head.starts_with(b"Rar!\x1A\x07\x00") || head.starts_with(b"Rar!\x1A\x07\x01\x00") {
         return Some(Unreadable::Rar);
     }
-    if head.starts_with(b"bplist00") {
-        return Some(Unreadable::WebArchive);
+    if head.starts_with(crate::webarchive::BINARY_MAGIC) && !crate::webarchive::is_webarchive(head)
+    {
+        return Some(Unreadable::PropertyList);
     }
     let arc = head.starts_with(ARC) || starts_gunzipped_with(head, ARC);
     arc.then_some(Unreadable::Arc)

@@ -73,6 +73,7 @@ pub mod url;
 pub mod wacz;
 pub mod warc;
 mod warning;
+pub mod webarchive;
 
 pub use links::{Link, Location};
 pub use options::{DEFAULT_MAX_HELD, OptionError, Options};

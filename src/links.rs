@@ -26,10 +26,13 @@ use std::sync::Arc;
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Location {
-    /// Inside an archive of files (a WACZ), the member's path (`archive/data.warc.gz`): a
-    /// caller joins it to the archive's own name as Java's jar URLs do
-    /// (`crawl.wacz!/archive/data.warc.gz`, [`wacz::member_label`](crate::wacz::member_label)),
-    /// as `absolve links` prints it. `None` elsewhere: the input is the caller's.
+    /// Inside an archive of files (a WACZ), the member's path (`archive/data.warc.gz`); in
+    /// a Safari web archive, the resource's place in it
+    /// ([`webarchive::resource_path`](crate::webarchive::resource_path):
+    /// `WebSubresources/2`): a caller joins it to the archive's own name as Java's jar
+    /// URLs do (`crawl.wacz!/archive/data.warc.gz`,
+    /// [`wacz::member_label`](crate::wacz::member_label)), as `absolve links` prints it.
+    /// `None` elsewhere: the input is the caller's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<Arc<str>>,
     /// The message number, from 1 (1 for a lone message).
@@ -38,7 +41,8 @@ pub struct Location {
     pub part: Option<Arc<str>>,
     /// The `WARC-Record-ID` of the record.
     pub record: Option<Arc<str>>,
-    /// The record's `WARC-Target-URI`, the page's URL (without wget's `<...>`).
+    /// The record's `WARC-Target-URI`, the page's URL (without wget's `<...>`); in a
+    /// Safari web archive, the resource's `WebResourceURL`.
     pub target_uri: Option<Arc<str>>,
 }
 

@@ -242,7 +242,7 @@ impl Options {
     }
 
     /// The most bytes of one MIME message (an `.eml`, an MHTML page, a message of an
-    /// mbox) or one stylesheet
+    /// mbox), one stylesheet or one Safari web archive (a property list, parsed whole)
     /// held in memory while it is read from a file or a stream (compressed or not): these
     /// are read whole, their parts found in them. One larger is passed through unchanged
     /// by a rewrite and its links are not listed, with a

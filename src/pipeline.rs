@@ -146,6 +146,9 @@ pub enum Error {
         "a WACZ is not rewritten: it is an archive's evidence (signed or hashed); rewrite the WARC files inside it instead (unzip it, then rewrite archive/*.warc.gz)"
     )]
     WaczNotRewritten,
+    /// A property list that is not a readable Safari web archive.
+    #[error(transparent)]
+    WebArchive(crate::webarchive::Error),
     /// A WACZ read from a stream: a ZIP is read from its end.
     #[error(
         "a WACZ is read from a file, not a stream (a ZIP's directory is at its end): save it to a file first"
@@ -223,12 +226,14 @@ fn run_source(
     sink: &mut dyn Sink,
 ) -> Result<Summary, Error> {
     let head = source.head;
-    if let (None, Some(unreadable)) = (options.format, format::unreadable(head)) {
+    let name = source.file.or(source.path);
+    let by_name = webarchive_by_name(name);
+    if let (None, None, Some(unreadable)) = (options.format, by_name, format::unreadable(head)) {
         return Err(Error::Unreadable(unreadable));
     }
-    let name = source.file.or(source.path);
     let format = options
         .format
+        .or(by_name)
         .unwrap_or_else(|| damaged_warc_by_name(head, name).unwrap_or_else(|| detect(head)));
     // A gzipped WARC is read by the WARC container, which keeps one member per record.
     let compression = match Compression::detect(head) {
@@ -263,6 +268,15 @@ fn run_source(
         }
         Format::Wacz => {
             let changed = wacz_file(source, options, sink)?;
+            return Ok(Summary {
+                format,
+                changed,
+                messages: 0,
+            });
+        }
+        Format::WebArchive => {
+            // Each resource carries its own URL (§3.3): no retrieval URL is looked for.
+            let changed = webarchive_file(source, options, sink)?;
             return Ok(Summary {
                 format,
                 changed,
@@ -310,7 +324,9 @@ fn run_source(
             |message, sink| one_message(message, 1, &outer, &html, sink),
         )?,
         Format::Mbox => messages = mbox(source, options.max_held, &outer, &html, &mut tally)?,
-        Format::Warc | Format::Wacz => unreachable!("archives are read above"),
+        Format::Warc | Format::Wacz | Format::WebArchive => {
+            unreachable!("archives are read above")
+        }
     }
     let Tally {
         inner: sink,
@@ -895,6 +911,45 @@ fn wacz_file(source: Source<'_>, options: &Options, sink: &mut dyn Sink) -> Resu
     Ok(changed)
 }
 
+/// A Safari web archive ([`webarchive`](crate::webarchive)), read whole if it is no
+/// larger than [`Options::with_max_held`] (else passed through unchanged, or not listed,
+/// with a warning, as a message is): the links of its HTML and CSS resources, or the
+/// archive written back with them rewritten; whether anything changed.
+fn webarchive_file(
+    source: Source<'_>,
+    options: &Options,
+    sink: &mut dyn Sink,
+) -> Result<bool, Error> {
+    let mut read = Ok(false);
+    held_whole(
+        source,
+        Held::WebArchive,
+        options.max_held,
+        sink,
+        |archive, sink| match crate::webarchive::process(archive, options, sink) {
+            Ok(written) => written.map(|changed| read = Ok(changed)),
+            Err(error) => {
+                read = Err(Error::WebArchive(error));
+                Ok(())
+            }
+        },
+    )?;
+    read
+}
+
+/// A file named `.webarchive` (a compression's extension taken off) is read as a web
+/// archive whatever its first bytes are: the keys may come late in a property list
+/// some other writer made, and a damaged one (its magic number changed) is refused as
+/// one rather than read as HTML (its binary data rewritten as text).
+fn webarchive_by_name(name: Option<&Path>) -> Option<Format> {
+    let name = name?.file_name()?.to_str()?;
+    let (name, _) = crate::mailfolder::strip_compression_extension(name);
+    let named = Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("webarchive"));
+    named.then_some(Format::WebArchive)
+}
+
 /// What stopped the reading of a WACZ member, if it was the member's data (a damaged
 /// or undecodable member, one that is no WARC); any other error (writing the output)
 /// is passed on.
@@ -1376,6 +1431,8 @@ pub enum Held {
     Message,
     /// A stylesheet.
     Stylesheet,
+    /// A Safari web archive (a property list is parsed whole).
+    WebArchive,
 }
 
 impl std::fmt::Display for Held {
@@ -1383,6 +1440,7 @@ impl std::fmt::Display for Held {
         f.write_str(match self {
             Held::Message => "the message",
             Held::Stylesheet => "the stylesheet",
+            Held::WebArchive => "the web archive",
         })
     }
 }

@@ -49,6 +49,10 @@ pub enum Problem {
     /// About a feed (it gives the byte offset).
     #[error(transparent)]
     Feed(crate::feed::Warning),
+    /// About a resource of a Safari web archive (the warning's
+    /// [`file`](crate::links::Location::file) names it) or the URL given for one.
+    #[error(transparent)]
+    WebArchive(crate::webarchive::Warning),
     /// Relative references were left as they are for want of any base (RFC 1808 §3.4):
     /// no retrieval URL was given and the document names none.
     #[error("no base URL: links left relative")]

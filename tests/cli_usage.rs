@@ -58,7 +58,16 @@ fn help_goes_to_standard_output_with_examples() {
     let short = String::from_utf8(absolve(&["links", "-h"], b"").stdout).unwrap();
     let format = short.lines().find(|l| l.contains("--format")).unwrap();
     let format = format.split(" [default").next().unwrap();
-    for name in ["html", "mime", "mbox", "css", "warc", "wacz", "feed"] {
+    for name in [
+        "html",
+        "mime",
+        "mbox",
+        "css",
+        "warc",
+        "wacz",
+        "feed",
+        "webarchive",
+    ] {
         assert!(format.contains(name), "{format}");
     }
 }

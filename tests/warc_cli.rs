@@ -237,8 +237,9 @@ fn not_a_warc() {
 }
 
 /// Without `--format`, an ARC file (plain or gzipped), an LZ4-compressed WARC, a tar
-/// archive (plain or gzipped), a 7z and a RAR archive, and a Safari web archive (a binary
-/// property list, whose page's length is written before it) are refused as `--format warc` refuses them, saying what
+/// archive (plain or gzipped), a 7z and a RAR archive, and a binary property list that is
+/// no Safari web archive (no `WebMainResource` key, no `.webarchive` name: its strings'
+/// lengths are written before them) are refused as `--format warc` refuses them, saying what
 /// they are (status 1), where they were read as HTML: `links` listed "URLs" out of
 /// compressed bytes, `rewrite` broke the LZ4 stream, the ARC length fields and a tar
 /// member's size (its file then cut short on extraction), `-i` in place.
@@ -262,9 +263,9 @@ fn auto_refuses_arc_lz4_and_file_archives() {
             "a RAR archive",
         ),
         (
-            "page.webarchive",
-            b"bplist00\xd1\x01\x02_\x10\x0fWebMainResourceO\x10\x0a<a href=x>".to_vec(),
-            "a binary property list (a Safari .webarchive?)",
+            "settings.plist",
+            b"bplist00\xd1\x01\x02TPageO\x10\x0a<a href=x>".to_vec(),
+            "a binary property list that is not a Safari web archive",
         ),
     ] {
         let path = dir.path().join(name);

@@ -67,7 +67,7 @@ pub fn check(
     Ok(options)
 }
 
-/// `max_held=`: the most bytes of one message or stylesheet read from a file or stream
+/// `max_held=`: the most bytes of one message, stylesheet or web archive read from a file or stream
 /// held in memory ([`Options::with_max_held`]); `None` keeps the default (256 MiB).
 /// `ValueError` for 0, which would hold nothing.
 pub fn max_held(options: Options, max_held: Option<u64>) -> PyResult<Options> {

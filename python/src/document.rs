@@ -57,10 +57,18 @@ pub fn worded(warning: &Warning) -> String {
         Problem::UrlUnused => "url= is not used for a WARC file: each record's \
              WARC-Target-URI is its retrieval URL"
             .to_owned(),
+        Problem::WebArchive(absolve::webarchive::Warning::UrlUnused) => "url= is not used: \
+             each resource of the web archive has its WebResourceURL as its retrieval URL"
+            .to_owned(),
         Problem::TooLarge(too_large) => match warning.location.message {
             Some(message) => format!("message {message}: {}", too_large.worded("max_held=")),
             None => too_large.worded("max_held="),
         },
-        _ => warning.to_string(),
+        // A resource of a web archive, a member of a WACZ: named first, as the command
+        // line names it after the file.
+        _ => match &warning.location.file {
+            Some(file) => format!("{file}: {warning}"),
+            None => warning.to_string(),
+        },
     }
 }

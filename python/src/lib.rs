@@ -56,8 +56,11 @@ fn resolve(
 /// a changed URL unchanged.
 ///
 /// ``document`` is ``bytes``: an HTML page, a MIME message (``.eml``, MHTML), an mbox
-/// archive or a WARC file, told apart by content (``format="auto"``) or named by
-/// ``format="html"|"mime"|"mbox"|"warc"|"css"`` (a stylesheet is only ever named). ``url`` is the URL it was retrieved from
+/// archive, a WARC file or a Safari web archive (each resource against its own
+/// ``WebResourceURL``: ``url`` only for one without), told apart by content
+/// (``format="auto"``) or named by
+/// ``format="html"|"mime"|"mbox"|"warc"|"css"|"feed"|"webarchive"`` (a stylesheet is only
+/// ever named). ``url`` is the URL it was retrieved from
 /// (RFC 1808 §3.3), the base when the document gives none; without it, references the
 /// document does not anchor stay relative (§3.4). ``charset`` (a WHATWG label) or the
 /// ``Content-Type`` of ``headers`` (a mapping or ``(name, value)`` pairs, as Scrapy,

@@ -17,7 +17,8 @@ pub enum Format {
     /// Tell them apart by content: `WARC/` (plain or in a gzip member) is a WARC file; a
     /// ZIP, a WACZ; an XML document whose root is Atom's feed, rss or rdf:RDF, a feed; a
     /// From_ line then a header block, an mbox; a header block with a mail or MIME field,
-    /// a message; anything else, HTML. A stylesheet only by its `.css` name. Compressed
+    /// a message; a property list naming WebMainResource (or named .webarchive), a Safari
+    /// web archive; anything else, HTML. A stylesheet only by its `.css` name. Compressed
     /// input (gzip, bzip2, xz, zstd) is looked inside. An ARC file and LZ4 data are
     /// refused, saying what they are.
     Auto,
@@ -37,6 +38,11 @@ pub enum Format {
     /// An Atom or RSS feed (.atom, .rss, .rdf, and .xml files whose root is a feed's): its
     /// URLs and the HTML inside it, each against its xml:base.
     Feed,
+    /// A Safari web archive (.webarchive, a binary or XML property list): its HTML and CSS
+    /// resources (page, subresources, frames), each resolved against its own
+    /// WebResourceURL; --url only for a resource without one. `rewrite` writes the
+    /// archive back in its form (binary stays binary), every other key kept.
+    Webarchive,
 }
 
 impl Format {
@@ -51,6 +57,7 @@ impl Format {
             Format::Warc => Some(format::Format::Warc),
             Format::Wacz => Some(format::Format::Wacz),
             Format::Feed => Some(format::Format::Feed),
+            Format::Webarchive => Some(format::Format::WebArchive),
         }
     }
 }
@@ -94,7 +101,8 @@ pub struct InputArgs {
     /// The older spelling of --spec: 1808 or 3986.
     #[arg(long = "rfc", value_name = "1808|3986", value_parser = super::resolve::parse_rfc)]
     pub rfc: Option<Standard>,
-    /// The input format (any case): auto, html, mime, mbox, css, warc, wacz or feed.
+    /// The input format (any case): auto, html, mime, mbox, css, warc, wacz, feed or
+    /// webarchive.
     #[arg(long, value_enum, default_value = "auto", ignore_case = true)]
     pub format: Format,
     /// WARC: also take the HTTP Content-Base and Content-Location header fields as bases
@@ -112,9 +120,9 @@ pub struct InputArgs {
     #[arg(long, value_enum, default_value = "plain", value_name = "LAYOUT")]
     pub layout: Layout,
     /// Process the documents under each DIRECTORY: files named .html .htm .xhtml .xht
-    /// .shtml .css .eml .mht .mhtml .mbox .warc .warc.gz, and files of other or no extension whose first
-    /// bytes are HTML, a message or an mbox (not .txt .js .json .xml .svg and other text
-    /// and data types). With a --format other than auto, only the documents of that
+    /// .shtml .css .eml .mht .mhtml .mbox .warc .warc.gz .webarchive, and files of other or
+    /// no extension whose first bytes are HTML, a message, an mbox or a Safari web archive
+    /// (not .txt .js .json .xml .svg and other text and data types). With a --format other than auto, only the documents of that
     /// format. Every other file is skipped (symbolic links too; an ARC file or LZ4 data
     /// with a warning); a summary line ends the run.
     #[arg(short, long)]
@@ -124,8 +132,8 @@ pub struct InputArgs {
     /// parallel. Default: one per core (or RAYON_NUM_THREADS); at most four per core.
     #[arg(short = 'j', long = "threads", value_name = "N")]
     pub threads: Option<std::num::NonZeroUsize>,
-    /// The most bytes of one message (an .eml, an MHTML page, a message of an mbox) or
-    /// one stylesheet held in memory to read it: one larger is passed through unchanged
+    /// The most bytes of one message (an .eml, an MHTML page, a message of an mbox), one
+    /// stylesheet or one Safari web archive held in memory to read it: one larger is passed through unchanged
     /// (its links not listed), with a warning. SIZE is bytes, or a number with K, M, G or
     /// T (powers of 1024: 512M, 2G). Default: 256M.
     #[arg(long, value_name = "SIZE", value_parser = parse_held_size)]

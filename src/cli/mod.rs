@@ -21,8 +21,8 @@ use clap::{Parser, Subcommand};
 use std::io;
 use std::process::ExitCode;
 
-/// Makes every link in HTML pages, stylesheets, MIME messages (.eml, MHTML), mbox archives
-/// and WARC web archives absolute, as RFC 1808 defines it.
+/// Makes every link in HTML pages, stylesheets, MIME messages (.eml, MHTML), mbox archives,
+/// WARC web archives and Safari .webarchive files absolute, as RFC 1808 defines it.
 #[derive(Debug, Parser)]
 #[command(
     name = "absolve",
@@ -35,6 +35,7 @@ use std::process::ExitCode;
   absolve rewrite -i saved/page.html        (base from the page's \"saved from\" comment)
   absolve rewrite -r -o copy/ --keep-local mirror/
   absolve links page.html | jq -r .resolved
+  absolve rewrite -i saved.webarchive       (each resource against its own URL)
   absolve resolve http://a/b/c/d g ../h
 
 Usage errors exit with status 2, other failures with 1."
@@ -48,11 +49,12 @@ struct Cli {
 enum Command {
     /// Resolve references against a base URL (RFC 1808 §4), one result per line.
     Resolve(resolve::ResolveArgs),
-    /// Make every link in HTML pages, stylesheets, MIME messages, mbox archives and WARC
-    /// files absolute.
+    /// Make every link in HTML pages, stylesheets, MIME messages, mbox archives, WARC
+    /// files and Safari web archives absolute.
     Rewrite(process::RewriteArgs),
-    /// List every link of HTML pages, stylesheets, MIME messages, mbox archives and WARC
-    /// files as JSON Lines, with its resolved form and effective base.
+    /// List every link of HTML pages, stylesheets, MIME messages, mbox archives, WARC
+    /// files and Safari web archives as JSON Lines, with its resolved form and effective
+    /// base.
     Links(process::LinksArgs),
 }
 

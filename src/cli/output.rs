@@ -104,6 +104,15 @@ fn worded(problem: &Problem) -> String {
              rdf:RDF; it looks like HTML): read as XML, none of its links are found (try \
              --format auto)"
             .to_owned(),
+        Problem::WebArchive(absolve::webarchive::Warning::UrlUnused) => "--url is not used: \
+             each resource of the web archive has its WebResourceURL as its retrieval URL"
+            .to_owned(),
+        Problem::WebArchive(absolve::webarchive::Warning::NoUrl {
+            reason,
+            fallback: false,
+        }) => format!(
+            "{reason} WebResourceURL: relative links in it are left as they are (pass --url)"
+        ),
         Problem::LongProlog => format!("{problem} (pass --format feed if it is a feed)"),
         Problem::TooLarge(too_large) => too_large.worded("--max-held"),
         other => other.to_string(),

@@ -315,16 +315,20 @@ pub(crate) fn located(number: usize, warning: Warning) -> crate::Warning {
 /// The kind of document a part is, if absolve rewrites it (an XML part is a feed when
 /// its root element is a feed's).
 fn kind_of(part: &Part, message: &[u8]) -> Option<Kind> {
-    match part.mime_type.as_str() {
+    // Sniffed on its encoded bytes: a base64 body is not looked into.
+    kind_of_type(&part.mime_type, &message[part.body.clone()])
+}
+
+/// The kind of document a media type (lower case, without parameters) names, if absolve
+/// rewrites it: HTML, XHTML, CSS, a feed's type, or XML whose root element in `body` is a
+/// feed's. The same choice for a MIME part and a web archive's resource.
+pub(crate) fn kind_of_type(media_type: &str, body: &[u8]) -> Option<Kind> {
+    match media_type {
         "text/html" | "application/xhtml+xml" => Some(Kind::Html),
         "text/css" => Some(Kind::Css),
         "application/atom+xml" | "application/rss+xml" | "application/rdf+xml" => Some(Kind::Feed),
-        "text/xml" | "application/xml" => {
-            // Sniffed on its encoded bytes: a base64 body is not looked into.
-            let body = &message[part.body.clone()];
-            // Past a long prolog too (comments, a DOCTYPE): up to feed::SNIFF_LIMIT.
-            crate::feed::is_feed(body).then_some(Kind::Feed)
-        }
+        // Past a long prolog too (comments, a DOCTYPE): up to feed::SNIFF_LIMIT.
+        "text/xml" | "application/xml" => crate::feed::is_feed(body).then_some(Kind::Feed),
         _ => None,
     }
 }
