@@ -166,14 +166,87 @@ fn the_transport_charset_wins_over_the_declaration_and_a_bom_over_both() {
         feed_warnings(&done.warnings)[0],
         Warning::Undecodable { offset: 58, .. }
     ));
-    // A UTF-16 BOM: the feed passes through with a warning.
+    // A UTF-16 BOM wins over the transport's charset (see `a_utf16_feed_is_rewritten_in_utf16`).
     let utf16 = b"\xFF\xFE<\0r\0s\0s\0>\0";
     let done = feed::rewrite(utf16, &base(), &Options::default(), latin1);
     assert_eq!(done.output, utf16);
+    // Read as UTF-16: its `<rss>` (at byte 2, after the BOM) is never closed.
     assert!(matches!(
-        feed_warnings(&done.warnings)[0],
-        Warning::UnsupportedCharset { .. }
+        feed_warnings(&done.warnings)[..],
+        [Warning::Unclosed { offset: 2, .. }]
     ));
+}
+
+/// A feed in UTF-16 (by its BOM, or the transport's charset) or ISO-2022-JP is read
+/// through UTF-8 and written back in its charset: the bytes outside a changed value are
+/// its own (damaged ones too), each offset is in its own bytes.
+#[test]
+fn a_utf16_feed_is_rewritten_in_utf16() {
+    let text = "<?xml version='1.0' encoding='UTF-16'?>\
+        <feed xmlns='http://www.w3.org/2005/Atom' xml:base='http://o/d/'>\
+        <link href='é.html'/><entry xml:base='e/'><link href='../x'/>\
+        <content type='html'>&lt;a href=\"y\"&gt;日本&lt;/a&gt;</content></entry></feed>";
+    let encode = |text: &str, little: bool| -> Vec<u8> {
+        std::iter::once('\u{FEFF}')
+            .chain(text.chars())
+            .collect::<String>()
+            .encode_utf16()
+            .flat_map(|u| {
+                if little {
+                    u.to_le_bytes()
+                } else {
+                    u.to_be_bytes()
+                }
+            })
+            .collect()
+    };
+    let utf8 = feed::rewrite(text.as_bytes(), &base(), &Options::default(), None);
+    let expected = String::from_utf8(utf8.output.clone()).unwrap();
+    assert!(
+        expected.contains("href='http://o/d/e/y'") || expected.contains("http://o/d/e/y"),
+        "{expected}"
+    );
+    for little in [true, false] {
+        let page = encode(text, little);
+        let done = feed::rewrite(&page, &base(), &Options::default(), None);
+        assert_eq!(done.output, encode(&expected, little));
+        assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+        let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.as_str()).collect();
+        let in_utf8: Vec<_> = utf8.links.iter().map(|l| l.resolved.as_str()).collect();
+        assert_eq!(resolved, in_utf8);
+        // The first link's value, `é.html`, at its offset in the feed's own bytes.
+        let at = done.links[0].offset as usize;
+        assert_eq!(page[at..at + 12], encode("é.html", little)[2..]);
+    }
+    // A lone surrogate outside any value comes back as it was.
+    let mut damaged = encode("<rss><channel><title>", true);
+    damaged.extend_from_slice(b"\x00\xD8");
+    damaged.extend(encode("</title><link>a</link></channel></rss>", true).split_off(2));
+    let done = feed::rewrite(&damaged, &base(), &Options::default(), None);
+    let mut expected = encode("<rss><channel><title>", true);
+    expected.extend_from_slice(b"\x00\xD8");
+    let link = format!(
+        "</title><link>{}</link></channel></rss>",
+        done.links[0].resolved
+    );
+    expected.extend(encode(&link, true).split_off(2));
+    assert_eq!(done.output, expected);
+}
+
+#[test]
+fn an_iso_2022_jp_feed_is_rewritten_in_iso_2022_jp() {
+    let feed = b"<?xml version='1.0' encoding='ISO-2022-JP'?><rss><channel>\
+        <title>\x1b$BF|K\\\x1b(B</title><link>\x1b$BF|K\\\x1b(B/a.html</link></channel></rss>";
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let (text, _, errors) = encoding_rs::ISO_2022_JP.decode(&done.output);
+    assert!(!errors);
+    assert!(text.contains("<title>日本</title>"), "{text}");
+    assert_eq!(done.links[0].original, "日本/a.html");
+    assert!(
+        text.contains(&format!("<link>{}</link>", done.links[0].resolved)),
+        "{text}"
+    );
+    assert!(done.warnings.is_empty(), "{:?}", done.warnings);
 }
 
 /// A declared charset no Encoding Standard label names is said, and the feed read as
@@ -1526,4 +1599,27 @@ fn well_formed_feeds_get_no_ill_formed_warning() {
             );
         }
     }
+}
+
+/// A UTF-16 feed given with no format is told a feed by its root element, read in UTF-16
+/// (it was read as HTML, where its `<link>` texts are no links: nothing listed, status 0).
+#[test]
+fn a_utf16_feed_is_detected_by_the_command_line() {
+    let text = "<?xml version='1.0' encoding='UTF-16'?><rss version='2.0'><channel>\
+        <link>/home</link><item><link>a.html</link></item></channel></rss>";
+    let feed: Vec<u8> = std::iter::once('\u{FEFF}')
+        .chain(text.chars())
+        .collect::<String>()
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let out = crate::common::absolve(&["links", "--url", "http://h/d/feed.xml"], &feed);
+    assert!(out.status.success(), "{}", crate::common::stderr(&out));
+    assert_eq!(crate::common::stderr(&out), "");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(
+        text.contains("\"resolved\":\"http://h/d/a.html\""),
+        "{text}"
+    );
 }

@@ -29,6 +29,9 @@ pub const SNIFF_LIMIT: usize = 64 * 1024;
 /// assert!(!is_feed(b"<feed>"));
 /// assert!(!is_feed(b"<html><body>"));
 /// assert!(!is_feed(b"text <rss>"));
+/// // In UTF-16, by its BOM.
+/// let utf16: Vec<u8> = "\u{FEFF}<rss version='2.0'>".encode_utf16().flat_map(u16::to_le_bytes).collect();
+/// assert!(is_feed(&utf16));
 /// ```
 pub fn is_feed(head: &[u8]) -> bool {
     root(head) == Root::Feed
@@ -66,6 +69,14 @@ enum Root {
 /// the prolog's markup and whitespace are passed over (XML 1.0 §2.8).
 fn root(head: &[u8]) -> Root {
     let head = &head[..head.len().min(SNIFF_LIMIT)];
+    // A UTF-16 feed (XML 1.0 §4.3.3: its BOM says so) is read as the rewriter reads it,
+    // decoded (a character cut at the end of the head is U+FFFD).
+    if let Some((encoding, bom)) = encoding_rs::Encoding::for_bom(head)
+        && encoding != encoding_rs::UTF_8
+    {
+        let (text, _) = encoding.decode_without_bom_handling(&head[bom..]);
+        return root(text.as_bytes());
+    }
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     // Where in `head` the reader's input starts (past a DOCTYPE read here).
     let mut start = 0;

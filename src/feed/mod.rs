@@ -74,7 +74,9 @@ pub const MAX_SCOPE_BYTES: usize = 1 << 20;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Warning {
-    /// The feed's charset cannot be tokenized as ASCII (UTF-16): passed through.
+    /// The feed's charset is the replacement encoding (labels such as `iso-2022-kr`), which
+    /// decodes any feed to one U+FFFD: passed through. (UTF-16 and ISO-2022-JP, which
+    /// cannot be tokenized as ASCII either, are read through UTF-8.)
     #[error("feeds in {charset} are not supported: passed through unchanged (byte {offset})")]
     UnsupportedCharset {
         /// Where (0: the feed's start).
@@ -343,6 +345,32 @@ impl Warning {
             | Warning::MarkupInUrl { offset, .. }
             | Warning::MarkupInHtmlValue { offset, .. }
             | Warning::UnreadableBase64 { offset, .. } => *offset,
+        }
+    }
+
+    /// The offset, to be moved (a feed read through UTF-8: its offset in the feed's bytes).
+    pub(crate) fn offset_mut(&mut self) -> &mut u64 {
+        match self {
+            Warning::UnsupportedCharset { offset, .. }
+            | Warning::UnknownCharset { offset, .. }
+            | Warning::EntityDeclarations { offset }
+            | Warning::Entity { offset, .. }
+            | Warning::NotWellFormed { offset, .. }
+            | Warning::Undecodable { offset, .. }
+            | Warning::UnusableBase { offset, .. }
+            | Warning::Malformed { offset, .. }
+            | Warning::IllFormed { offset, .. }
+            | Warning::Mismatched { offset, .. }
+            | Warning::Unclosed { offset, .. }
+            | Warning::TooDeep { offset, .. }
+            | Warning::ScopeTooLarge { offset, .. }
+            | Warning::TokenTooLarge { offset, .. }
+            | Warning::ContentTooLarge { offset, .. }
+            | Warning::MarkupInContent { offset, .. }
+            | Warning::Unparsable { offset, .. }
+            | Warning::MarkupInUrl { offset, .. }
+            | Warning::MarkupInHtmlValue { offset, .. }
+            | Warning::UnreadableBase64 { offset, .. } => offset,
         }
     }
 }

@@ -10,6 +10,7 @@ use super::{MAX_DEPTH, MAX_HELD, MAX_SCOPE_BYTES, Warning, doctype, xhtml};
 use crate::base::{Base, BaseSource};
 use crate::html::attributes::Namespace;
 use crate::html::emit::{self, FragmentRule};
+use crate::html::transcode::{self, Events, Transcoding};
 use crate::html::{Collected, Options, Sink};
 use crate::links::{Kept, Link};
 use arrayvec::ArrayVec;
@@ -54,6 +55,16 @@ pub struct Rewriter<S: Sink> {
     /// The input not yet written out; `pending[0]` is at `machine.pending_start`.
     pending: Vec<u8>,
     machine: Machine<S>,
+    /// A feed in UTF-16 or ISO-2022-JP, read through UTF-8 from its start.
+    transcoded: Option<Box<Transcoded>>,
+}
+
+/// A feed in a charset that is not ASCII-compatible (the tokenizer reads bytes as
+/// ASCII): decoded to UTF-8 as it is read ([`crate::html::transcode`]), rewritten there,
+/// written back in its charset, every byte outside a changed value its own.
+struct Transcoded {
+    transcoding: Transcoding,
+    inner: Rewriter<Events>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +74,8 @@ enum State {
     Running,
     /// Everything from here passes through as it is.
     PassThrough,
+    /// The charset is not ASCII-compatible: the feed is read through UTF-8 ([`Transcoded`]).
+    Transcoding,
 }
 
 /// An open element.
@@ -266,6 +279,7 @@ impl<S: Sink> Rewriter<S> {
         let wants_links = sink.wants_links();
         Rewriter {
             pending: Vec::new(),
+            transcoded: None,
             machine: Machine {
                 sink,
                 options: options.clone(),
@@ -301,15 +315,70 @@ impl<S: Sink> Rewriter<S> {
 
     /// Feeds the next chunk of the feed; writes out what is settled.
     pub fn write(&mut self, chunk: &[u8]) -> io::Result<()> {
+        if self.transcoded.is_some() {
+            return self.transcode(chunk, false);
+        }
         self.pending.extend_from_slice(chunk);
         self.machine.read += chunk.len() as u64;
         self.pump(false);
+        if self.machine.state == State::Transcoding {
+            return self.start_transcoding(false);
+        }
         self.machine.error.take().map_or(Ok(()), Err)
+    }
+
+    /// The charset is not ASCII-compatible: a rewriter of the feed's UTF-8 text (its
+    /// charset fixed: the XML declaration names the other) is given every byte so far.
+    fn start_transcoding(&mut self, ending: bool) -> io::Result<()> {
+        let m = &self.machine;
+        let inner = Rewriter::new(
+            &m.outer,
+            &m.options,
+            Some(encoding_rs::UTF_8),
+            Events::like(&m.sink),
+        );
+        self.transcoded = Some(Box::new(Transcoded {
+            transcoding: Transcoding::new(m.encoding),
+            inner,
+        }));
+        let held = std::mem::take(&mut self.pending);
+        self.transcode(&held, ending)
+    }
+
+    /// The next bytes of a feed read through UTF-8 (`last`: the end).
+    fn transcode(&mut self, bytes: &[u8], last: bool) -> io::Result<()> {
+        let Transcoded { transcoding, inner } =
+            &mut **self.transcoded.as_mut().expect("transcoding");
+        let text = transcoding.decode(bytes, last);
+        if !text.is_empty() {
+            inner.write(text)?;
+        }
+        transcoding.replay(&mut inner.machine.sink, &mut self.machine.sink)
+    }
+
+    /// Ends a feed read through UTF-8.
+    fn end_transcoded(mut self) -> io::Result<S> {
+        self.transcode(&[], true)?;
+        let Transcoded {
+            mut transcoding,
+            inner,
+        } = *self.transcoded.take().expect("transcoding");
+        let mut events = inner.end()?;
+        transcoding.replay(&mut events, &mut self.machine.sink)?;
+        transcoding.finish(&mut self.machine.sink)?;
+        Ok(self.machine.sink)
     }
 
     /// Ends the feed: writes out everything left and returns the sink.
     pub fn end(mut self) -> io::Result<S> {
+        if self.transcoded.is_some() {
+            return self.end_transcoded();
+        }
         self.pump(true);
+        if self.machine.state == State::Transcoding {
+            self.start_transcoding(false)?;
+            return self.end_transcoded();
+        }
         let m = &mut self.machine;
         if m.state == State::Running {
             // A sequence the feed's end cuts is not valid either.
@@ -339,6 +408,9 @@ impl<S: Sink> Rewriter<S> {
     fn pump(&mut self, ending: bool) {
         let m = &mut self.machine;
         if m.state == State::Starting && !m.start(&self.pending, ending) {
+            return;
+        }
+        if m.state == State::Transcoding {
             return;
         }
         if m.state == State::Running {
@@ -432,11 +504,14 @@ impl<S: Sink> Machine<S> {
         self.use_encoding(encoding, 0)
     }
 
-    /// Starts reading in `encoding`, or passes the feed through if it is not
-    /// ASCII-compatible (the tokenizer reads bytes as ASCII).
+    /// Starts reading in `encoding`, or through UTF-8 if it is UTF-16 or ISO-2022-JP,
+    /// or passes the feed through if it is the replacement encoding (the tokenizer reads
+    /// bytes as ASCII).
     fn use_encoding(&mut self, encoding: &'static Encoding, offset: u64) -> bool {
         self.encoding = encoding;
-        if encoding.is_ascii_compatible() {
+        if transcode::is_transcoded(encoding) {
+            self.state = State::Transcoding;
+        } else if encoding.is_ascii_compatible() {
             self.state = State::Running;
             self.document_start = self.processed;
             self.checked = self.processed;
@@ -1309,7 +1384,12 @@ impl<S: Sink> Machine<S> {
             let from = (self.emitted - self.pending_start) as usize;
             let to_index = (to - self.pending_start) as usize;
             let bytes = &pending[from..to_index];
-            self.output(bytes);
+            if self.wants_output
+                && self.error.is_none()
+                && let Err(error) = self.sink.output_unchanged(self.emitted, bytes)
+            {
+                self.error = Some(error);
+            }
             self.emitted = to;
         }
     }

@@ -557,9 +557,16 @@ impl Transcoding {
 
     /// A warning of the text's rewriter, its offsets made the document's.
     fn warning(&self, mut warning: crate::Warning) -> crate::Warning {
-        if let crate::Problem::Html(html) = warning.problem {
-            warning.problem = crate::Problem::Html(html.with_offsets(|at| self.map.source_at(at)));
-        }
+        let offset = |at| self.map.source_at(at);
+        warning.problem = match warning.problem {
+            crate::Problem::Html(html) => crate::Problem::Html(html.with_offsets(offset)),
+            crate::Problem::Feed(mut feed) => {
+                let at = feed.offset_mut();
+                *at = offset(*at);
+                crate::Problem::Feed(feed)
+            }
+            other => other,
+        };
         warning
     }
 }
