@@ -224,7 +224,10 @@ mod tests {
         assert!(!is_feed(b"<svg xmlns=\"http://www.w3.org/2000/svg\">"));
         assert!(!is_feed(b"<x:rss xmlns:x=\"urn:x\">"));
         assert!(!is_feed(b""));
-        assert!(!is_feed(b"\xFF\xFE<\0r\0s\0s\0>\0"));
+        // UTF-16 by its BOM is read decoded: `<rss>` is a feed's root, `<svg>` is not.
+        assert!(is_feed(b"\xFF\xFE<\0r\0s\0s\0>\0"));
+        assert!(is_feed(b"\xFE\xFF\0<\0r\0s\0s\0>"));
+        assert!(!is_feed(b"\xFF\xFE<\0s\0v\0g\0>\0"));
         // A cut root whose name is not UTF-8 (found by fuzzing: quick-xml was given a
         // name longer than the content and panicked).
         for cut in [&b"<\xB2xmo "[..], b"<rs\xCF ve\xC3\r\n\x9Airs\xCF\x01i ve?"] {

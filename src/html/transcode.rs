@@ -280,6 +280,10 @@ impl Transcoding {
             bytes = self.skip_bom(bytes);
         }
         self.held.extend_from_slice(bytes);
+        if self.encoding != ISO_2022_JP {
+            self.decode_utf16(bytes, last);
+            return &self.text;
+        }
         let mut scratch = [0u8; 16];
         for &byte in bytes {
             self.fed += 1;
@@ -289,6 +293,37 @@ impl Transcoding {
             self.decode_byte(&[], true, &mut scratch);
         }
         &self.text
+    }
+
+    /// UTF-16, a chunk at a time: a character's bytes are two, or four for one past the
+    /// Basic Multilingual Plane (a surrogate pair), so the decoder's output alone maps
+    /// each back; ISO-2022-JP's escapes, which give no character, need it byte by byte.
+    fn decode_utf16(&mut self, mut src: &[u8], last: bool) {
+        let mut out = vec![0u8; src.len() * 2 + 16];
+        loop {
+            let (result, read, written) = self
+                .decoder
+                .decode_to_utf8_without_replacement(src, &mut out, last);
+            src = &src[read..];
+            let text = std::str::from_utf8(&out[..written]).unwrap_or_default();
+            for c in text.chars() {
+                let width = if u32::from(c) < 0x10000 { 2 } else { 4 };
+                self.character(c, self.map.source_end + width);
+            }
+            self.fed += read as u64;
+            match result {
+                DecoderResult::Malformed(_, after) => {
+                    let end = self.fed.saturating_sub(u64::from(after));
+                    let end = end.max(self.map.source_end);
+                    if end > self.map.source_end {
+                        self.malformed.push_back(self.map.source_end..end);
+                    }
+                    self.character('\u{FFFD}', end);
+                }
+                DecoderResult::InputEmpty => return,
+                DecoderResult::OutputFull => {}
+            }
+        }
     }
 
     /// A byte order mark of the charset at the start: held and counted as the document's
