@@ -421,13 +421,7 @@ impl Transcoding {
     pub(crate) fn finish(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
         let end = self.held_start + self.held.len() as u64;
         self.write_new(end, self.map.text_end, sink)?;
-        if self.held_escape {
-            let rest = self.held_bytes(self.written..end);
-            if !rest.starts_with(b"\x1B") {
-                sink.output(Jis::Ascii.escape())?;
-            }
-            self.held_escape = false;
-        }
+        self.release_escape(end, sink)?;
         if self.written < end {
             let from = self.written;
             let rest = self.held_bytes(from..end).to_vec();
@@ -480,6 +474,17 @@ impl Transcoding {
         Ok(())
     }
 
+    /// The escape back to ASCII held after new text, written unless the document's bytes
+    /// from here (to `end`) start with an escape of their own.
+    fn release_escape(&mut self, end: u64, sink: &mut dyn Sink) -> io::Result<()> {
+        if std::mem::take(&mut self.held_escape)
+            && !self.held_bytes(self.written..end).starts_with(b"\x1B")
+        {
+            sink.output(Jis::Ascii.escape())?;
+        }
+        Ok(())
+    }
+
     /// The new text gathered, in place of the document bytes up to `to` (text offset
     /// `to_text`): encoded in the document's charset, or, where those bytes are not valid
     /// in it, the bytes themselves (with a warning).
@@ -491,10 +496,10 @@ impl Transcoding {
         let text = String::from_utf8_lossy(&std::mem::take(&mut self.new_text)).into_owned();
         if self.malformed_within(from..to) {
             sink.warning(Warning::Undecodable(from, self.encoding.name()).into());
+            self.release_escape(to, sink)?;
             let bytes = self.held_bytes(from..to).to_vec();
-            sink.output(&bytes)?;
+            sink.output_unchanged(from, &bytes)?;
             self.written_state = self.map.state_before(to_text);
-            self.held_escape = false;
         } else {
             let encoded = self.encode(&text);
             sink.output(&encoded)?;
