@@ -316,6 +316,35 @@ pub enum Warning {
     },
 }
 
+/// `$body` with `offset` bound to the field every [`Warning`] has (a reference, shared or
+/// mutable as `$warning` is).
+macro_rules! with_offset {
+    ($warning:expr, $offset:ident => $body:expr) => {
+        match $warning {
+            Warning::UnsupportedCharset { $offset, .. }
+            | Warning::UnknownCharset { $offset, .. }
+            | Warning::EntityDeclarations { $offset, .. }
+            | Warning::Entity { $offset, .. }
+            | Warning::NotWellFormed { $offset, .. }
+            | Warning::Undecodable { $offset, .. }
+            | Warning::UnusableBase { $offset, .. }
+            | Warning::Malformed { $offset, .. }
+            | Warning::IllFormed { $offset, .. }
+            | Warning::Mismatched { $offset, .. }
+            | Warning::Unclosed { $offset, .. }
+            | Warning::TooDeep { $offset, .. }
+            | Warning::ScopeTooLarge { $offset, .. }
+            | Warning::TokenTooLarge { $offset, .. }
+            | Warning::ContentTooLarge { $offset, .. }
+            | Warning::MarkupInContent { $offset, .. }
+            | Warning::Unparsable { $offset, .. }
+            | Warning::MarkupInUrl { $offset, .. }
+            | Warning::MarkupInHtmlValue { $offset, .. }
+            | Warning::UnreadableBase64 { $offset, .. } => $body,
+        }
+    };
+}
+
 impl Warning {
     /// The byte offset in the feed the warning is about.
     ///
@@ -324,54 +353,12 @@ impl Warning {
     /// assert_eq!(warning.offset(), 22);
     /// ```
     pub fn offset(&self) -> u64 {
-        match self {
-            Warning::UnsupportedCharset { offset, .. }
-            | Warning::UnknownCharset { offset, .. }
-            | Warning::EntityDeclarations { offset }
-            | Warning::Entity { offset, .. }
-            | Warning::NotWellFormed { offset, .. }
-            | Warning::Undecodable { offset, .. }
-            | Warning::UnusableBase { offset, .. }
-            | Warning::Malformed { offset, .. }
-            | Warning::IllFormed { offset, .. }
-            | Warning::Mismatched { offset, .. }
-            | Warning::Unclosed { offset, .. }
-            | Warning::TooDeep { offset, .. }
-            | Warning::ScopeTooLarge { offset, .. }
-            | Warning::TokenTooLarge { offset, .. }
-            | Warning::ContentTooLarge { offset, .. }
-            | Warning::MarkupInContent { offset, .. }
-            | Warning::Unparsable { offset, .. }
-            | Warning::MarkupInUrl { offset, .. }
-            | Warning::MarkupInHtmlValue { offset, .. }
-            | Warning::UnreadableBase64 { offset, .. } => *offset,
-        }
+        with_offset!(self, offset => *offset)
     }
 
     /// The offset, to be moved (a feed read through UTF-8: its offset in the feed's bytes).
     pub(crate) fn offset_mut(&mut self) -> &mut u64 {
-        match self {
-            Warning::UnsupportedCharset { offset, .. }
-            | Warning::UnknownCharset { offset, .. }
-            | Warning::EntityDeclarations { offset }
-            | Warning::Entity { offset, .. }
-            | Warning::NotWellFormed { offset, .. }
-            | Warning::Undecodable { offset, .. }
-            | Warning::UnusableBase { offset, .. }
-            | Warning::Malformed { offset, .. }
-            | Warning::IllFormed { offset, .. }
-            | Warning::Mismatched { offset, .. }
-            | Warning::Unclosed { offset, .. }
-            | Warning::TooDeep { offset, .. }
-            | Warning::ScopeTooLarge { offset, .. }
-            | Warning::TokenTooLarge { offset, .. }
-            | Warning::ContentTooLarge { offset, .. }
-            | Warning::MarkupInContent { offset, .. }
-            | Warning::Unparsable { offset, .. }
-            | Warning::MarkupInUrl { offset, .. }
-            | Warning::MarkupInHtmlValue { offset, .. }
-            | Warning::UnreadableBase64 { offset, .. } => offset,
-        }
+        with_offset!(self, offset => offset)
     }
 }
 
