@@ -944,10 +944,8 @@ fn webarchive_file(
 fn webarchive_by_name(name: Option<&Path>) -> Option<Format> {
     let name = name?.file_name()?.to_str()?;
     let (name, _) = crate::mailfolder::strip_compression_extension(name);
-    let named = Path::new(name)
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("webarchive"));
-    named.then_some(Format::WebArchive)
+    let extension = Path::new(name).extension()?.to_str()?;
+    format::from_extension(extension).filter(|&format| format == Format::WebArchive)
 }
 
 /// What stopped the reading of a WACZ member, if it was the member's data (a damaged

@@ -496,13 +496,7 @@ impl Walk<'_, '_> {
         let media_type = resource
             .get("WebResourceMIMEType")
             .and_then(Value::as_string)
-            .map(|t| {
-                t.split(';')
-                    .next()
-                    .unwrap_or_default()
-                    .trim()
-                    .to_ascii_lowercase()
-            });
+            .map(crate::mime::media_type);
         let data = resource.get("WebResourceData");
         let bytes = data.and_then(Value::as_data).unwrap_or_default();
         let kind = match media_type.as_deref() {

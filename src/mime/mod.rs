@@ -319,6 +319,18 @@ fn kind_of(part: &Part, message: &[u8]) -> Option<Kind> {
     kind_of_type(&part.mime_type, &message[part.body.clone()])
 }
 
+/// The media type of a `Content-Type` value, lower case, parameters left out: what
+/// [`kind_of_type`] reads (a WARC record's HTTP header, a web archive's
+/// `WebResourceMIMEType`).
+pub(crate) fn media_type(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase()
+}
+
 /// The kind of document a media type (lower case, without parameters) names, if absolve
 /// rewrites it: HTML, XHTML, CSS, a feed's type, or XML whose root element in `body` is a
 /// feed's. The same choice for a MIME part and a web archive's resource.

@@ -62,22 +62,12 @@ pub(crate) fn clean_target_uri(value: &str) -> String {
         .to_owned()
 }
 
-/// The media type of a `Content-Type` value, lower case, parameters left out.
-fn media_type(content_type: &str) -> String {
-    content_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase()
-}
-
 /// The kind of document a media type is.
 fn doc_kind(content_type: Option<&str>) -> Option<DocKind> {
     let Some(content_type) = content_type else {
         return Some(DocKind::Untyped);
     };
-    match media_type(content_type).as_str() {
+    match crate::mime::media_type(content_type).as_str() {
         "text/html" | "application/xhtml+xml" => Some(DocKind::Html),
         "text/css" => Some(DocKind::Css),
         "application/atom+xml" | "application/rss+xml" | "application/rdf+xml" => {
@@ -115,7 +105,7 @@ pub(crate) fn analyze<R: Read>(
         }),
         None => Base::none(),
     };
-    let warc_type = head.field("Content-Type").map(media_type);
+    let warc_type = head.field("Content-Type").map(crate::mime::media_type);
     let mut analysis = Analysis {
         head,
         target_uri,
