@@ -320,3 +320,41 @@ fn unchanged_encoded_parts_come_out_byte_for_byte() {
     assert_eq!(done.links.len(), 2);
     assert!(done.output == message);
 }
+
+/// Multiparts nested in one whose boundary is a prefix of their own (`x`, then `xy`, then
+/// `xyz`, as MimeKit's test mbox has them) are walked as Python's `email`, MimeKit and
+/// Thunderbird walk them: a delimiter line holds its boundary whole (RFC 2046 §5.1.1), so
+/// `--xy` does not close a part of the multipart whose boundary is `x`. It did: the outer
+/// part ended at `--xy`, the inner multiparts were passed through with a warning and the
+/// link in the innermost part was not listed.
+#[test]
+fn a_boundary_that_is_a_prefix_of_an_inner_one_is_no_delimiter_in_it() {
+    let message = b"Content-Type: multipart/mixed; boundary=\"x\"\r\n\r\n\
+        --x\r\nContent-Type: multipart/mixed; boundary=\"xy\"\r\n\r\n\
+        --xy\r\nContent-Type: multipart/alternative; boundary=\"xyz\"\r\n\r\n\
+        --xyz\r\nContent-Type: text/html\r\n\r\n<a href=one>\r\n\
+        --xyz--\r\n--xy \r\nContent-Type: text/html\r\n\r\n<a href=two>\r\n\
+        --xy--\t\r\n--x\r\nContent-Type: text/html\r\n\r\n<a href=three>\r\n--x--\r\n";
+    let done = write(message);
+    assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+    let links: Vec<_> = done
+        .links
+        .iter()
+        .map(|(p, l)| (p.as_str(), l.as_str()))
+        .collect();
+    assert_eq!(
+        links,
+        [
+            ("1.1.1", "http://h/a/one"),
+            ("1.2", "http://h/a/two"),
+            ("2", "http://h/a/three")
+        ]
+    );
+    let out = String::from_utf8(done.output).unwrap();
+    let expected = String::from_utf8(message.to_vec())
+        .unwrap()
+        .replace("href=one", "href=http://h/a/one")
+        .replace("href=two", "href=http://h/a/two")
+        .replace("href=three", "href=http://h/a/three");
+    assert_eq!(out, expected);
+}

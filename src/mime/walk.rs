@@ -3,9 +3,10 @@
 //! open multiparts above the current entity (at most [`MAX_DEPTH`] of them).
 //!
 //! Headings are parsed by mailparse ([`mailparse::parse_headers`],
-//! [`mailparse::parse_content_type`]); a multipart body is cut into its parts exactly as
-//! mailparse's `parse_mail` cuts it (RFC 2046 §5.1.1: a delimiter line is `--boundary` at
-//! the start of a line, the CRLF before it belongs to it, `--boundary--` closes), without
+//! [`mailparse::parse_content_type`]); a multipart body is cut into its parts as
+//! mailparse's `parse_mail` cuts it, but for delimiter lines, which must hold the boundary
+//! whole (RFC 2046 §5.1.1: a delimiter line is `--boundary`, optional white space and the
+//! line's end; the CRLF before it belongs to it, `--boundary--` closes), without
 //! building its parse tree, which for a message of many small parts weighs many times the
 //! message. Nesting is walked with an explicit stack, never recursion: no input can
 //! overflow the call stack, and the work is linear in the input times the depth limit.
@@ -234,7 +235,7 @@ impl Walker<'_, '_> {
         };
         let delimiter = [&b"--"[..], &boundary].concat();
         let bytes = &self.root[entity.range.clone()];
-        let Some(first) = find_line_prefix(bytes, body_start, &delimiter) else {
+        let Some(first) = find_delimiter_line(bytes, body_start, &delimiter) else {
             let reason = format!("a {mime_type} without any boundary line: not walked");
             self.visitor
                 .warning(Warning::PartUnchanged(entity.name(), reason));
@@ -309,7 +310,7 @@ impl Walker<'_, '_> {
 }
 
 impl Multipart {
-    /// The next part, cut as mailparse cuts it; the last one of a multipart with no
+    /// The next part, up to the next delimiter line; the last one of a multipart with no
     /// closing delimiter is marked as truncated (left whole).
     fn next_part(&mut self, root: &[u8]) -> Option<Entity> {
         let bytes = &root[self.range.clone()];
@@ -318,7 +319,7 @@ impl Multipart {
             self.next = None;
             return None;
         };
-        let next_delimiter = find_line_prefix(bytes, start, &self.delimiter);
+        let next_delimiter = find_delimiter_line(bytes, start, &self.delimiter);
         let end = next_delimiter.map_or(bytes.len(), |i| strip_trailing_crlf(bytes, start, i));
         let after = next_delimiter.map_or(bytes.len(), |i| i + self.delimiter.len());
         let closing = bytes[after..].starts_with(b"--");
@@ -550,17 +551,38 @@ fn find_from(bytes: &[u8], start: usize, needle: &[u8]) -> Option<usize> {
     memchr::memmem::find(&bytes[start..], needle).map(|i| start + i)
 }
 
-/// `needle` at the start of a line (or at `start`), as mailparse looks for delimiters.
-fn find_line_prefix(bytes: &[u8], start: usize, needle: &[u8]) -> Option<usize> {
-    let finder = memchr::memmem::Finder::new(needle);
+/// The first delimiter line at or after `start`: `delimiter` (`--` and the boundary) at the
+/// start of a line (or at `start`), followed by nothing but an optional `--` (the close
+/// delimiter), linear white space and the line's end (RFC 2046 §5.1.1: "a line consisting
+/// entirely of two hyphen characters ... followed by the boundary parameter value ...,
+/// optional linear whitespace, and a terminating CRLF").
+///
+/// §5.1.1's note to implementors allows a longer line to match too (`--xy` for the boundary
+/// `x`), as mailparse does. Python's `email`, MimeKit, GMime and Thunderbird match the
+/// whole line, and so does this: a multipart nested in one whose boundary is a prefix of
+/// its own (`x`, then `xy`) is walked as they walk it, where prefix matching cut the outer
+/// part at the inner delimiter and lost the inner parts.
+fn find_delimiter_line(bytes: &[u8], start: usize, delimiter: &[u8]) -> Option<usize> {
+    let finder = memchr::memmem::Finder::new(delimiter);
     let mut from = start;
     while let Some(i) = finder.find(&bytes[from..]).map(|i| from + i) {
-        if i == start || bytes[i - 1] == b'\n' {
+        let at_line_start = i == start || bytes[i - 1] == b'\n';
+        if at_line_start && ends_delimiter_line(&bytes[i + delimiter.len()..]) {
             return Some(i);
         }
         from = i + 1;
     }
     None
+}
+
+/// Whether what follows a delimiter's boundary, up to the line's end, is an optional `--`
+/// and linear white space only (RFC 2046 §5.1.1's `close-delimiter` and `transport-padding`).
+fn ends_delimiter_line(after: &[u8]) -> bool {
+    let line_end = memchr::memchr(b'\n', after).unwrap_or(after.len());
+    let line = &after[..line_end];
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let padding = line.strip_prefix(b"--").unwrap_or(line);
+    padding.iter().all(|&b| b == b' ' || b == b'\t')
 }
 
 /// The CRLF (or LF) before a delimiter belongs to the delimiter (RFC 2046 §5.1.1).
@@ -626,8 +648,19 @@ mod tests {
 
     #[test]
     fn delimiters_only_count_at_the_start_of_a_line() {
-        assert_eq!(find_line_prefix(b"x--b\n--b", 0, b"--b"), Some(5));
-        assert_eq!(find_line_prefix(b"--b", 0, b"--b"), Some(0));
-        assert_eq!(find_line_prefix(b"\n--b", 1, b"--b"), Some(1));
+        assert_eq!(find_delimiter_line(b"x--b\n--b", 0, b"--b"), Some(5));
+        assert_eq!(find_delimiter_line(b"--b", 0, b"--b"), Some(0));
+        assert_eq!(find_delimiter_line(b"\n--b", 1, b"--b"), Some(1));
+    }
+
+    #[test]
+    fn a_delimiter_line_holds_the_boundary_whole() {
+        assert_eq!(find_delimiter_line(b"--bc\n--b\n", 0, b"--b"), Some(5));
+        assert_eq!(find_delimiter_line(b"--b-\n--b--\r\n", 0, b"--b"), Some(5));
+        assert_eq!(
+            find_delimiter_line(b"--b--x\n--b \t\r\n", 0, b"--b"),
+            Some(7)
+        );
+        assert_eq!(find_delimiter_line(b"--bc\n--bd", 0, b"--b"), None);
     }
 }
