@@ -311,3 +311,16 @@ proptest! {
         }
     }
 }
+
+/// An ISO-2022-JP page that ends inside an escape sequence (`ESC $`, a file cut short):
+/// its bytes come back as they are. The decoder, finished at the end, was called once
+/// more to output the byte after the `ESC` it reads again, and panicked.
+#[test]
+fn an_iso_2022_jp_page_cut_short_in_an_escape_keeps_its_bytes() {
+    for end in [&b"\x1b$"[..], b"\x1b(", b"\x1b", b"\x1b$BF"] {
+        let page = [&b"<a href=x>"[..], end].concat();
+        let done = rewrite_and_list(&page, &base(), &in_charset(ISO_2022_JP));
+        assert_eq!(done.output, [&b"<a href=http://h/d/x>"[..], end].concat());
+        assert_eq!(done.links.len(), 1);
+    }
+}

@@ -45,6 +45,23 @@ impl Jis {
         }
     }
 
+    /// Whether `byte` is (a byte of) a character in this state, one the decoder reads
+    /// without error (Encoding Standard §12.2.1): in the ASCII and Roman states a byte
+    /// below 0x80 but `SO`, `SI` and `ESC`, in the Katakana state 0x21-0x5F, in the JIS X
+    /// 0208 state 0x21-0x7E (two to a character, some pairs unmapped).
+    fn reads(self, byte: u8) -> bool {
+        match self {
+            Jis::Ascii | Jis::Roman => byte < 0x80 && !matches!(byte, 0x0E | 0x0F | 0x1B),
+            Jis::Katakana => (0x21..=0x5F).contains(&byte),
+            Jis::Jis0208 => (0x21..=0x7E).contains(&byte),
+        }
+    }
+
+    /// How many bytes a character takes in this state.
+    fn width(self) -> usize {
+        if self == Jis::Jis0208 { 2 } else { 1 }
+    }
+
     /// The escape sequence that switches the decoder to this state.
     fn escape(self) -> &'static [u8] {
         match self {
@@ -249,8 +266,15 @@ pub(crate) struct Transcoding {
     malformed: VecDeque<Range<u64>>,
     /// The UTF-8 text decoded by the last call.
     text: Vec<u8>,
+    /// The decoder's output buffer, kept from one run to the next.
+    out: Vec<u8>,
     /// How many document bytes the decoder was given (its offset after them).
     fed: u64,
+    /// Whether the ISO-2022-JP decoder is known to hold no bytes and to be in the state of
+    /// the last character: at the start, after a run, and after a byte that gave a
+    /// character of the state it leaves (not after an escape sequence, a lead byte or an
+    /// error, whose bytes the decoder may read again).
+    settled: bool,
 }
 
 impl Transcoding {
@@ -268,7 +292,9 @@ impl Transcoding {
             held_escape: false,
             malformed: VecDeque::new(),
             text: Vec::new(),
+            out: Vec::new(),
             fed: 0,
+            settled: true,
         }
     }
 
@@ -285,9 +311,17 @@ impl Transcoding {
             return &self.text;
         }
         let mut scratch = [0u8; 16];
-        for &byte in bytes {
-            self.fed += 1;
-            self.decode_byte(&[byte], false, &mut scratch);
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let (run, width) = self.jis_run(rest);
+            if run > 0 {
+                self.decode_run(&rest[..run], false, |_| width);
+                rest = &rest[run..];
+            } else {
+                self.fed += 1;
+                self.decode_byte(&rest[..1], false, &mut scratch);
+                rest = &rest[1..];
+            }
         }
         if last {
             self.decode_byte(&[], true, &mut scratch);
@@ -297,9 +331,39 @@ impl Transcoding {
 
     /// UTF-16, a chunk at a time: a character's bytes are two, or four for one past the
     /// Basic Multilingual Plane (a surrogate pair), so the decoder's output alone maps
-    /// each back; ISO-2022-JP's escapes, which give no character, need it byte by byte.
-    fn decode_utf16(&mut self, mut src: &[u8], last: bool) {
-        let mut out = vec![0u8; src.len() * 2 + 16];
+    /// each back.
+    fn decode_utf16(&mut self, src: &[u8], last: bool) {
+        self.decode_run(src, last, |c| if u32::from(c) < 0x10000 { 2 } else { 4 });
+    }
+
+    /// How many of `bytes`, from the first, ISO-2022-JP reads as characters of one length
+    /// (given too) in the decoder's state: none unless the decoder is
+    /// [`settled`](Self::settled), or when the first byte is no character of the state
+    /// ([`Jis::reads`]). What is not in a run, an escape sequence first, goes byte by
+    /// byte, where its bytes are told from the decoder's output.
+    fn jis_run(&self, bytes: &[u8]) -> (usize, u64) {
+        if !self.settled {
+            return (0, 1);
+        }
+        let state = self.map.runs.back().map_or(Jis::Ascii, |run| run.state);
+        let run = bytes
+            .iter()
+            .position(|&b| !state.reads(b))
+            .unwrap_or(bytes.len());
+        let width = state.width();
+        (run - run % width, width as u64)
+    }
+
+    /// Decodes `src`, whose characters' lengths in the document `width` gives, as one chunk.
+    fn decode_run(&mut self, mut src: &[u8], last: bool, width: impl Fn(char) -> u64) {
+        self.settled = true;
+        let mut out = std::mem::take(&mut self.out);
+        // A UTF-8 character is at most three times its bytes here (a UTF-16 unit or a
+        // Katakana byte to three); past 64 KiB, the rest is decoded after `OutputFull`.
+        let need = src.len().min(64 << 10) * 3 + 16;
+        if out.len() < need {
+            out.resize(need, 0);
+        }
         loop {
             let (result, read, written) = self
                 .decoder
@@ -307,8 +371,7 @@ impl Transcoding {
             src = &src[read..];
             let text = std::str::from_utf8(&out[..written]).unwrap_or_default();
             for c in text.chars() {
-                let width = if u32::from(c) < 0x10000 { 2 } else { 4 };
-                self.character(c, self.map.source_end + width);
+                self.character(c, self.map.source_end + width(c));
             }
             self.fed += read as u64;
             match result {
@@ -319,11 +382,13 @@ impl Transcoding {
                         self.malformed.push_back(self.map.source_end..end);
                     }
                     self.character('\u{FFFD}', end);
+                    self.settled = false;
                 }
-                DecoderResult::InputEmpty => return,
+                DecoderResult::InputEmpty => break,
                 DecoderResult::OutputFull => {}
             }
         }
+        self.out = out;
     }
 
     /// A byte order mark of the charset at the start: held and counted as the document's
@@ -345,16 +410,26 @@ impl Transcoding {
 
     /// Feeds one byte (none at the end), the last of those [`fed`](Self::fed).
     fn decode_byte(&mut self, mut src: &[u8], last: bool, scratch: &mut [u8; 16]) {
-        let end = self.fed;
+        let byte = src.first().copied();
+        let mut last_char = None;
+        let mut flush = false;
         loop {
+            // After an error, the bytes the decoder reads again (those of an escape
+            // sequence cut short) are output first, on a call of their own: the bytes it
+            // takes next are not theirs.
+            let input = if flush { &src[..0] } else { src };
+            flush = false;
             let (result, read, written) = self
                 .decoder
-                .decode_to_utf8_without_replacement(src, scratch, last);
+                .decode_to_utf8_without_replacement(input, scratch, last);
             src = &src[read..];
+            // A byte the decoder has not taken yet is not among the bytes decoded.
+            let end = self.fed - src.len() as u64;
             if written > 0 {
                 let text = std::str::from_utf8(&scratch[..written]).unwrap_or("\u{FFFD}");
                 for c in text.chars() {
                     self.character(c, end);
+                    last_char = Some(c);
                 }
             }
             match result {
@@ -366,9 +441,19 @@ impl Transcoding {
                         self.malformed.push_back(self.map.source_end..malformed_end);
                     }
                     self.character('\u{FFFD}', malformed_end);
+                    last_char = Some('\u{FFFD}');
+                    flush = true;
                 }
+                // At the end, the decoder is finished once its input is empty: called
+                // again, it panics (after an escape sequence cut short, which left the
+                // bytes after `ESC` to be read again, it output them).
+                DecoderResult::InputEmpty if last => return,
                 DecoderResult::InputEmpty | DecoderResult::OutputFull => {
                     if src.is_empty() && written == 0 {
+                        // ISO-2022-JP maps no character to U+FFFD: one is an error.
+                        let state = self.map.runs.back().map_or(Jis::Ascii, |run| run.state);
+                        self.settled = last_char.is_some_and(|c| c != '\u{FFFD}')
+                            && byte.is_some_and(|b| state.reads(b));
                         return;
                     }
                 }
@@ -693,5 +778,103 @@ impl Transcoder {
         let mut events = self.inner.end()?;
         self.transcoding.replay(&mut events, sink)?;
         self.transcoding.finish(sink)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The reference: every byte fed alone, its characters told from the decoder's output.
+    fn byte_by_byte(bytes: &[u8]) -> Transcoding {
+        let mut transcoding = Transcoding::new(ISO_2022_JP);
+        transcoding.held.extend_from_slice(bytes);
+        let mut scratch = [0u8; 16];
+        let mut text = Vec::new();
+        for &byte in bytes {
+            transcoding.fed += 1;
+            transcoding.decode_byte(&[byte], false, &mut scratch);
+        }
+        transcoding.decode_byte(&[], true, &mut scratch);
+        text.append(&mut transcoding.text);
+        transcoding.text = text;
+        transcoding
+    }
+
+    /// [`Transcoding::decode`], `bytes` given `size` at a time.
+    fn in_chunks(bytes: &[u8], size: usize) -> Transcoding {
+        let mut transcoding = Transcoding::new(ISO_2022_JP);
+        let mut text = Vec::new();
+        let mut chunks = bytes.chunks(size).peekable();
+        if chunks.peek().is_none() {
+            text.extend_from_slice(transcoding.decode(&[], true));
+        }
+        while let Some(chunk) = chunks.next() {
+            let last = chunks.peek().is_none();
+            text.extend_from_slice(transcoding.decode(chunk, last));
+        }
+        transcoding.text = text;
+        transcoding
+    }
+
+    fn jis_bytes() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            Just(b"\x1B(B".to_vec()),
+            Just(b"\x1B(J".to_vec()),
+            Just(b"\x1B(I".to_vec()),
+            Just(b"\x1B$B".to_vec()),
+            Just(b"\x1B$@".to_vec()),
+            Just(b"\x1B(Z".to_vec()),
+            Just(b"\x1B$".to_vec()),
+            Just(b"\x1B".to_vec()),
+            Just(b"\x0E\x0F\n\r\\~".to_vec()),
+            "[ -~]{0,12}".prop_map(String::into_bytes),
+            prop::collection::vec(0x21u8..=0x7E, 0..9),
+            prop::collection::vec(any::<u8>(), 0..4),
+        ];
+        prop::collection::vec(piece, 0..16).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        /// ISO-2022-JP decoded a run at a time gives the text, the offset map and the
+        /// damaged ranges that decoding byte by byte gives, however the bytes arrive.
+        #[test]
+        fn runs_decode_as_bytes_one_by_one(bytes in jis_bytes(), size in 1usize..24) {
+            let reference = byte_by_byte(&bytes);
+            let runs = in_chunks(&bytes, size);
+            prop_assert_eq!(&runs.text, &reference.text);
+            prop_assert_eq!(format!("{:?}", runs.map), format!("{:?}", reference.map));
+            prop_assert_eq!(&runs.malformed, &reference.malformed);
+            prop_assert_eq!(runs.fed, reference.fed);
+        }
+    }
+
+    /// An escape sequence cut short by another (`ESC $ ESC $ B`): the `$` read again is
+    /// its one byte, and the character after the second escape is read in JIS X 0208 with
+    /// it. The `$` had the second `ESC` too, which the decoder took on the same call, and
+    /// the character after it was taken for ASCII.
+    #[test]
+    fn bytes_read_again_after_an_error_are_theirs_alone() {
+        let mut transcoding = Transcoding::new(ISO_2022_JP);
+        let text = transcoding.decode(b"\x1B$\x1B$BF|\x1B(Bx", true).to_vec();
+        assert_eq!(String::from_utf8(text).unwrap(), "\u{FFFD}$日x");
+        let map = &transcoding.map;
+        assert_eq!(map.source_at(3), 1, "the ESC's replacement character");
+        assert_eq!(map.source_at(4), 2, "the $ read again");
+        assert_eq!(map.state_at(4), Some(Jis::Jis0208), "日");
+        assert_eq!(map.source_at(7), 7, "日 is ESC $ B F |");
+    }
+
+    /// A page's ASCII stretches are decoded as runs: one decoder call for each, not one a
+    /// byte (the reason for the runs; BENCHMARKS.md, "Pages in UTF-16 and ISO-2022-JP").
+    #[test]
+    fn an_ascii_stretch_is_one_run() {
+        let mut transcoding = Transcoding::new(ISO_2022_JP);
+        assert_eq!(transcoding.jis_run(b"<a href=x>\x1B$B"), (10, 1));
+        transcoding.decode(b"\x1B$BF|", false);
+        assert_eq!(transcoding.jis_run(b"K\\!!\n"), (4, 2), "JIS X 0208: pairs");
+        transcoding.decode(b"\x1B", false);
+        assert_eq!(transcoding.jis_run(b"(B"), (0, 1), "an escape pending");
     }
 }
