@@ -226,7 +226,7 @@ fn is_html_by_sniffing(head: &[u8]) -> bool {
 /// `Name: value` or its continuation, up to a blank line, the first line that is
 /// neither, or the end of what was read) that has at least one mail or MIME field;
 /// anything else is HTML. A UTF-8 BOM first is
-/// allowed. An ARC file or LZ4 data would be HTML here: [`unreadable`] tells them first.
+/// allowed. An ARC file would be HTML here: [`unreadable`] tells it first.
 ///
 /// ```
 /// use absolve::format::{detect, Format};
@@ -284,7 +284,6 @@ fn is_mbox(head: &[u8]) -> bool {
 /// use absolve::format::Unreadable;
 ///
 /// assert!(Unreadable::Arc.to_string().starts_with("an ARC file"));
-/// assert!(Unreadable::Lz4.to_string().contains("lz4 -dc"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -295,11 +294,6 @@ pub enum Unreadable {
         "an ARC file (the web archive format before WARC): ARC is not supported, convert it to WARC first (`warcio recompress FILE FILE.warc.gz`, or jwarc)"
     )]
     Arc,
-    /// Data in an LZ4 frame (resiliparse's `.warc.lz4`), or LZ4's legacy frame.
-    #[error(
-        "LZ4-compressed: LZ4 is not supported, decompress it first (`lz4 -dc FILE | absolve ...`) or compress it with gzip or zstd instead"
-    )]
-    Lz4,
     /// A tar archive (POSIX ustar or GNU tar, plain or compressed): its members' bytes
     /// read as one HTML document would be rewritten past the sizes its headers give.
     #[error(
@@ -327,9 +321,7 @@ pub enum Unreadable {
 }
 
 /// What an input absolve does not read is, by its first bytes: an ARC file (a
-/// `filedesc://` line first, plain or in a gzip member), LZ4 data (the magic number of
-/// an LZ4 frame, `04 22 4D 18`, or of its legacy frame, `02 21 4C 18`: LZ4 Frame Format
-/// §3), a tar archive ([`is_tar`]), a 7z or RAR archive (their signatures), a binary
+/// `filedesc://` line first, plain or in a gzip member), a tar archive ([`is_tar`]), a 7z or RAR archive (their signatures), a binary
 /// property list (`bplist00`) that is not a Safari web archive (which [`detect`] tells).
 /// `None` for anything else.
 ///
@@ -337,7 +329,7 @@ pub enum Unreadable {
 /// use absolve::format::{unreadable, Unreadable};
 ///
 /// assert_eq!(unreadable(b"filedesc://x.arc 0.0.0.0 20240101000000 text/plain 76\n"), Some(Unreadable::Arc));
-/// assert_eq!(unreadable(b"\x04\x22\x4d\x18\x64\x40\xa7"), Some(Unreadable::Lz4));
+/// assert_eq!(unreadable(b"\x04\x22\x4d\x18\x64\x40\xa7"), None); // LZ4: decompressed
 /// assert_eq!(unreadable(b"7z\xBC\xAF\x27\x1C\x00\x04"), Some(Unreadable::SevenZip));
 /// assert_eq!(unreadable(b"Rar!\x1A\x07\x01\x00"), Some(Unreadable::Rar));
 /// assert_eq!(unreadable(b"bplist00\xd1\x01\x02TName"), Some(Unreadable::PropertyList));
@@ -347,11 +339,6 @@ pub enum Unreadable {
 /// ```
 pub fn unreadable(head: &[u8]) -> Option<Unreadable> {
     const ARC: &[u8] = b"filedesc://";
-    const LZ4_FRAME: [u8; 4] = [0x04, 0x22, 0x4d, 0x18];
-    const LZ4_LEGACY: [u8; 4] = [0x02, 0x21, 0x4c, 0x18];
-    if head.starts_with(&LZ4_FRAME) || head.starts_with(&LZ4_LEGACY) {
-        return Some(Unreadable::Lz4);
-    }
     if is_tar(head) {
         return Some(Unreadable::Tar);
     }
@@ -523,13 +510,14 @@ mod tests {
     }
 
     #[test]
-    fn arc_and_lz4_are_told_by_their_first_bytes() {
+    fn arc_is_told_by_its_first_bytes_lz4_is_not_refused() {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut gz, b"filedesc://x.arc 0.0.0.0 2014 text/plain 9\n")
             .unwrap();
         let gzipped_arc = gz.finish().unwrap();
         assert_eq!(unreadable(&gzipped_arc), Some(Unreadable::Arc));
-        assert_eq!(unreadable(b"\x02\x21\x4c\x18\0\0"), Some(Unreadable::Lz4));
+        // LZ4 (a frame, a legacy frame) is decompressed (`compress`), not refused.
+        assert_eq!(unreadable(b"\x02\x21\x4c\x18\0\0"), None);
         assert_eq!(unreadable(b"\x1f\x8b\x08\0garbage"), None);
         assert_eq!(unreadable(b" filedesc://x"), None);
         assert_eq!(unreadable(b""), None);

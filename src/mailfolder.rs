@@ -74,7 +74,7 @@ pub fn looks_like_mbox_text(head: &[u8]) -> bool {
     detect(head) == Format::Mbox
 }
 
-/// A file name without its compression extension (`.gz`, `.bz2`, `.xz`, `.zst`, any case),
+/// A file name without its compression extension (`.gz`, `.bz2`, `.xz`, `.zst`, `.lz4`, any case),
 /// and the compression it names; the name as it is and `None` without one. A walk takes
 /// `x.mbox.gz`, `2024-January.txt.gz`, `page.html.gz`, `feed.xml.gz` by the name before.
 /// A name that is only an extension (`.gz`) is left as it is.

@@ -113,8 +113,8 @@ pub struct Summary {
 }
 
 /// What stops the reading of an input: an input or output error, a WARC file that
-/// cannot be read on, or an input that cannot be read at all (an ARC file, LZ4 data:
-/// [`format::unreadable`]). Damage inside a document is a [`Warning`], never an error.
+/// cannot be read on, or an input that cannot be read at all (an ARC file, a tar
+/// archive: [`format::unreadable`]). Damage inside a document is a [`Warning`], never an error.
 ///
 /// ```
 /// use absolve::{document, format::Format, Error, Options};
@@ -137,8 +137,8 @@ pub enum Error {
     /// A ZIP file that is not a readable WACZ.
     #[error(transparent)]
     Wacz(crate::wacz::WaczError),
-    /// An input without a format given that is a web archive absolve does not read (an
-    /// ARC file, LZ4 data): refused, not read as HTML.
+    /// An input without a format given that absolve does not read (an ARC file, a tar
+    /// archive): refused, not read as HTML.
     #[error(transparent)]
     Unreadable(format::Unreadable),
     /// A WACZ is listed, never rewritten.
@@ -392,13 +392,14 @@ fn compressed(
     )
 }
 
-/// RFC 8878 §3.1.2: a zstd stream's skippable frames are kept for the output, when there
-/// is one (`links` passes them over).
+/// RFC 8878 §3.1.2, LZ4 Frame Format §5: a zstd or LZ4 stream's skippable frames are
+/// kept for the output, when there is one (`links` passes them over).
 fn kept_skippable_frames(
     compression: Compression,
     sink: &dyn Sink,
 ) -> Option<crate::compress::SkippableFrames> {
-    (compression == Compression::Zstd && sink.wants_output()).then(Default::default)
+    let skippable = matches!(compression, Compression::Zstd | Compression::Lz4);
+    (skippable && sink.wants_output()).then(Default::default)
 }
 
 /// Where decompressed bytes are from: the file's path, how many layers of compression
@@ -831,6 +832,14 @@ impl Sink for Compressing<'_, '_> {
     }
     fn warning(&mut self, warning: Warning) {
         self.shared.borrow_mut().warning(warning);
+    }
+    /// A WARC record's output ended: the member (LZ4 frame) ends with it
+    /// ([`Encoder::end_member`]).
+    fn record_boundary(&mut self) -> io::Result<()> {
+        match &mut self.encoder {
+            Some(encoder) => encoder.end_member(),
+            None => Ok(()),
+        }
     }
     fn wants_output(&self) -> bool {
         self.shared.borrow().wants_output()

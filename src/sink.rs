@@ -86,6 +86,14 @@ pub trait Sink {
     fn link_encoder(&self) -> Option<Arc<dyn LinkEncoder>> {
         None
     }
+    /// The rewrite of a WARC file that is not gzipped says here where a record's output
+    /// ends (before each record after the first): a sink that compresses the output may
+    /// end a member there, so that each record has one of its own, as a `.warc.gz` has a
+    /// gzip member per record (LZ4: a frame per record, as resiliparse's FastWARC writes
+    /// `.warc.lz4`). Nothing by default.
+    fn record_boundary(&mut self) -> io::Result<()> {
+        Ok(())
+    }
     /// Links written by the [`link_encoder`](Self::link_encoder), in input order (each
     /// piece whole links). Called only if it gave one; an error is returned by the call
     /// that found the links.
@@ -183,6 +191,9 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
     fn encoded_links(&mut self, bytes: &[u8]) -> io::Result<()> {
         (**self).encoded_links(bytes)
+    }
+    fn record_boundary(&mut self) -> io::Result<()> {
+        (**self).record_boundary()
     }
 }
 

@@ -120,7 +120,7 @@ pub enum Problem {
         crate::feed::SNIFF_LIMIT >> 10
     )]
     LongProlog,
-    /// The file's name says it is compressed (`.gz`, `.bz2`, `.xz`, `.zst`), but its bytes
+    /// The file's name says it is compressed (`.gz`, `.bz2`, `.xz`, `.zst`, `.lz4`), but its bytes
     /// are not, and hold no member of that compression: read as they are (a file saved
     /// decompressed under its compressed name, as a browser or `wget` may save one).
     #[error(

@@ -17,6 +17,7 @@ mod cli_trees;
 mod cli_usage;
 mod compress;
 mod compress_damage;
+mod compress_lz4;
 mod feed;
 mod hardening;
 mod html_bytes;

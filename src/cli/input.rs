@@ -19,8 +19,8 @@ pub enum Format {
     /// From_ line then a header block, an mbox; a header block with a mail or MIME field,
     /// a message; a property list naming WebMainResource (or named .webarchive), a Safari
     /// web archive; anything else, HTML. A stylesheet only by its `.css` name. Compressed
-    /// input (gzip, bzip2, xz, zstd) is looked inside. An ARC file and LZ4 data are
-    /// refused, saying what they are.
+    /// input (gzip, bzip2, xz, zstd, lz4) is looked inside. An ARC file is refused, saying
+    /// what it is.
     Auto,
     /// An HTML document.
     Html,
@@ -123,8 +123,8 @@ pub struct InputArgs {
     /// .shtml .css .eml .mht .mhtml .mbox .warc .warc.gz .webarchive, and files of other or
     /// no extension whose first bytes are HTML, a message, an mbox or a Safari web archive
     /// (not .txt .js .json .xml .svg and other text and data types). With a --format other than auto, only the documents of that
-    /// format. Every other file is skipped (symbolic links too; an ARC file or LZ4 data
-    /// with a warning); a summary line ends the run.
+    /// format. Every other file is skipped (symbolic links too; an ARC file with a
+    /// warning); a summary line ends the run.
     #[arg(short, long)]
     pub recursive: bool,
     /// How many threads do the work (ripgrep's -j): files are processed N at a time (the
@@ -196,8 +196,8 @@ pub struct Inputs {
     pub documents: Vec<Input>,
     /// Files under the directories that are not documents: (directory, path below it).
     pub others: Vec<(PathBuf, PathBuf)>,
-    /// Those of them that are web archives absolve does not read (an ARC file, LZ4
-    /// data): skipped as the others are, with a warning ([`Inputs::warn_unreadable`]).
+    /// Those of them that are web archives absolve does not read (an ARC file, a tar
+    /// archive): skipped as the others are, with a warning ([`Inputs::warn_unreadable`]).
     pub unreadable: Vec<(PathBuf, format::Unreadable)>,
     /// Sub-directories found: (directory, path below it), for a copy of the tree.
     pub directories: Vec<(PathBuf, PathBuf)>,
@@ -404,11 +404,11 @@ fn document_format(
     }))
 }
 
-/// A file's format by its extension (a compression's `.gz`, `.bz2`, `.xz`, `.zst` taken
-/// off first), else by its first bytes (decompressed). `.txt` files are taken when they
+/// A file's format by its extension (a compression's `.gz`, `.bz2`, `.xz`, `.zst`, `.lz4`
+/// taken off first), else by its first bytes (decompressed). `.txt` files are taken when they
 /// start like an mbox (Mailman's pipermail archives), `.xml` files when they are feeds. A
 /// WACZ is only listed: `rewrite -r` copies it as it is. A file sniffed that is an ARC
-/// file or LZ4 data (`x.arc`, `x.arc.gz`, `x.warc.lz4`) is not a document: it is added to
+/// file (`x.arc`, `x.arc.gz`) is not a document: it is added to
 /// `unreadable`.
 fn by_name_or_content(
     path: &Path,
@@ -443,7 +443,7 @@ fn by_name_or_content(
     })
 }
 
-/// A file name's extension once a compression's (`.gz`, `.bz2`, `.xz`, `.zst`) is taken
+/// A file name's extension once a compression's (`.gz`, `.bz2`, `.xz`, `.zst`, `.lz4`) is taken
 /// off: `x.mbox.gz` is an `mbox`.
 fn extension_of(path: &Path) -> Option<&str> {
     let name = path.file_name()?.to_str()?;

@@ -1,5 +1,6 @@
-//! Compressed input, whatever its name: gzip (RFC 1952, every member), bzip2, xz and zstd
-//! (RFC 8878, every frame), told apart by their magic bytes ([`Compression::detect`]).
+//! Compressed input, whatever its name: gzip (RFC 1952, every member), bzip2, xz, zstd
+//! (RFC 8878, every frame) and LZ4 (the LZ4 Frame Format, every frame: `lz4.rs`), told
+//! apart by their magic bytes ([`Compression::detect`]).
 //!
 //! A [`Decoder`] reads the decompressed bytes and never loses what came before damage: on
 //! a bad checksum, a truncated or corrupt stream, or bytes after the last member that do
@@ -23,7 +24,10 @@
 //!   magic numbers, at any bit); a block's output is delivered once its CRC matched, never
 //!   before, so a corrupt block is only in the rest;
 //! - zstd: at the damaged block's header (RFC 8878 §3.1.1.2: blocks are whole bytes), and
-//!   everything the frame decoded before it, its window included, is delivered.
+//!   everything the frame decoded before it, its window included, is delivered;
+//! - LZ4: at the damaged block's size field (LZ4 Frame Format §4: blocks are whole bytes,
+//!   each with its size), at the content checksum if that does not match; a block is
+//!   delivered once it decoded (and its block checksum, if any, matched), never before.
 //!
 //! A damaged member's start is not chosen instead: its decoded part has already been
 //! delivered (memory stays bounded), and copying it again would double it. When nothing
@@ -33,7 +37,7 @@
 //! # Reading on after damage
 //!
 //! [`Decoder::resume`] reads on from the next member (gzip member, bzip2 or xz stream, zstd
-//! frame) that decodes, the compressed bytes before it handed over as they are; the
+//! or LZ4 frame) that decodes, the compressed bytes before it handed over as they are; the
 //! pipeline does so in a mail folder and a WARC file, whose messages and records after
 //! the damage are whole ([`starts_damaged`]: a file whose start is damaged). A candidate
 //! member is decoded from a copy first ([`TRIAL_INPUT`], [`TRIAL_OUTPUT`],
@@ -42,8 +46,8 @@
 //! that (1 MiB at least), and read again. A bzip2 stream is also read on at a block, as
 //! `bzip2recover` does: each block after it decoded alone, as a stream of its own, its
 //! CRC checked; and so is an xz stream, its blocks found by their header's CRC32 (see
-//! `xz.rs`). A gzip member or zstd frame whose magic number is damaged, where a member
-//! was looked for, is read with it restored when the rest of it decodes.
+//! `xz.rs`). A gzip member or zstd or LZ4 frame whose magic number is damaged, where a
+//! member was looked for, is read with it restored when the rest of it decodes.
 //!
 //! ```
 //! use absolve::compress::{Compression, Decoder, Encoder};
@@ -69,6 +73,7 @@ use std::fmt;
 use std::io::{self, BufRead, Cursor, Read, Write};
 use std::sync::{Arc, Mutex, PoisonError};
 
+mod lz4;
 mod xz;
 
 /// The size of the decoder's output buffer: 128 KiB, so that a caller's `read` or
@@ -94,20 +99,26 @@ pub enum Compression {
     Xz,
     /// Zstandard (RFC 8878): one frame or more.
     Zstd,
+    /// LZ4 (the LZ4 Frame Format): one frame or more, legacy frames too.
+    Lz4,
 }
 
 /// Every compression, in the order [`Compression::detect`] tries them.
-pub const ALL: [Compression; 4] = [
+pub const ALL: [Compression; 5] = [
     Compression::Gzip,
     Compression::Bzip2,
     Compression::Xz,
     Compression::Zstd,
+    Compression::Lz4,
 ];
 
 impl Compression {
     /// The compression whose magic bytes `head` starts with: gzip `1F 8B 08` (RFC 1952
     /// §2.3.1, deflate), bzip2 `BZh` and a block size digit `1`-`9`, xz `FD 37 7A 58 5A 00`,
-    /// zstd `28 B5 2F FD` (RFC 8878 §3.1.1) or a skippable frame `5? 2A 4D 18` (§3.1.2).
+    /// zstd `28 B5 2F FD` (RFC 8878 §3.1.1), LZ4 `04 22 4D 18` (LZ4 Frame Format §2) or its
+    /// legacy frame's `02 21 4C 18` (§6). Skippable frames `5? 2A 4D 18` (RFC 8878 §3.1.2,
+    /// LZ4 Frame Format §5: the two formats share them) are looked past, within `head`, to
+    /// the frame that follows them; zstd when none does.
     ///
     /// ```
     /// use absolve::compress::Compression;
@@ -116,11 +127,21 @@ impl Compression {
     /// assert_eq!(Compression::detect(b"BZh91AY&SY"), Some(Compression::Bzip2));
     /// assert_eq!(Compression::detect(b"\xfd7zXZ\0"), Some(Compression::Xz));
     /// assert_eq!(Compression::detect(b"\x28\xb5\x2f\xfd"), Some(Compression::Zstd));
+    /// assert_eq!(Compression::detect(b"\x04\x22\x4d\x18"), Some(Compression::Lz4));
+    /// assert_eq!(Compression::detect(b"\x50\x2a\x4d\x18\0\0\0\0\x04\x22\x4d\x18"), Some(Compression::Lz4));
     /// assert_eq!(Compression::detect(b"From a@b"), None);
     /// assert_eq!(Compression::detect(b"BZh0"), None);
     /// ```
     pub fn detect(head: &[u8]) -> Option<Compression> {
-        ALL.into_iter().find(|c| c.starts(head))
+        let compression = ALL.into_iter().find(|c| c.starts(head))?;
+        if compression != Compression::Zstd || !is_skippable_magic(head) {
+            return Some(compression);
+        }
+        let after = after_skippable_frames(head);
+        match lz4::starts_content(after) {
+            true => Some(Compression::Lz4),
+            false => Some(Compression::Zstd),
+        }
     }
 
     /// Whether `bytes` start a member (stream, frame) of this compression.
@@ -134,25 +155,30 @@ impl Compression {
             Compression::Zstd => {
                 bytes.starts_with(&ZSTD_MAGIC) || bytes.get(..4).is_some_and(is_skippable_magic)
             }
+            Compression::Lz4 => {
+                lz4::starts_content(bytes) || bytes.get(..4).is_some_and(is_skippable_magic)
+            }
         }
     }
 
     /// The magic number a member whose own is damaged is read with ([`Decoder::resume`]):
-    /// gzip's (RFC 1952 §2.3.1: ID1, ID2 and CM) and zstd's (RFC 8878 §3.1.1); bzip2 and
-    /// xz streams are read on at their first block instead.
+    /// gzip's (RFC 1952 §2.3.1: ID1, ID2 and CM), zstd's (RFC 8878 §3.1.1) and LZ4's (LZ4
+    /// Frame Format §2); bzip2 and xz streams are read on at their first block instead.
     fn restorable_magic(self) -> Option<&'static [u8]> {
         match self {
             Compression::Gzip => Some(&GZIP_MAGIC),
             Compression::Zstd => Some(&ZSTD_MAGIC),
+            Compression::Lz4 => Some(&lz4::MAGIC),
             Compression::Bzip2 | Compression::Xz => None,
         }
     }
 
     /// Whether `bytes` start a member that holds content: as [`Compression::starts`], but
-    /// not a zstd skippable frame (RFC 8878 §3.1.2).
+    /// not a skippable frame (RFC 8878 §3.1.2, LZ4 Frame Format §5).
     fn starts_content(self, bytes: &[u8]) -> bool {
         match self {
             Compression::Zstd => bytes.starts_with(&ZSTD_MAGIC),
+            Compression::Lz4 => lz4::starts_content(bytes),
             _ => self.starts(bytes),
         }
     }
@@ -160,7 +186,7 @@ impl Compression {
     /// How many bytes [`Compression::detect`] needs to tell every compression: 6.
     pub const MAGIC_LEN: usize = 6;
 
-    /// The file name extension, without the dot: `gz`, `bz2`, `xz`, `zst`.
+    /// The file name extension, without the dot: `gz`, `bz2`, `xz`, `zst`, `lz4`.
     ///
     /// ```
     /// assert_eq!(absolve::compress::Compression::Zstd.extension(), "zst");
@@ -171,11 +197,12 @@ impl Compression {
             Compression::Bzip2 => "bz2",
             Compression::Xz => "xz",
             Compression::Zstd => "zst",
+            Compression::Lz4 => "lz4",
         }
     }
 
     /// The compression a file name extension names (any case, without the dot): `gz`,
-    /// `bz2`, `xz`, `zst`, and the other spellings `gzip`, `bzip2`, `zstd`.
+    /// `bz2`, `xz`, `zst`, `lz4`, and the other spellings `gzip`, `bzip2`, `zstd`.
     ///
     /// ```
     /// use absolve::compress::Compression;
@@ -184,7 +211,7 @@ impl Compression {
     /// assert_eq!(Compression::from_extension("txt"), None);
     /// ```
     pub fn from_extension(extension: &str) -> Option<Compression> {
-        const TABLE: [(&str, Compression); 7] = [
+        const TABLE: [(&str, Compression); 8] = [
             ("gz", Compression::Gzip),
             ("gzip", Compression::Gzip),
             ("bz2", Compression::Bzip2),
@@ -192,6 +219,7 @@ impl Compression {
             ("xz", Compression::Xz),
             ("zst", Compression::Zstd),
             ("zstd", Compression::Zstd),
+            ("lz4", Compression::Lz4),
         ];
         TABLE
             .iter()
@@ -199,13 +227,14 @@ impl Compression {
             .map(|&(_, c)| c)
     }
 
-    /// The format's usual name: `gzip`, `bzip2`, `xz`, `zstd`.
+    /// The format's usual name: `gzip`, `bzip2`, `xz`, `zstd`, `lz4`.
     pub fn name(self) -> &'static str {
         match self {
             Compression::Gzip => "gzip",
             Compression::Bzip2 => "bzip2",
             Compression::Xz => "xz",
             Compression::Zstd => "zstd",
+            Compression::Lz4 => "lz4",
         }
     }
 }
@@ -228,9 +257,23 @@ const ZSTD_MAX_HEADER: usize = 18;
 /// RFC 8878 §3.1.1.2.4: `Block_Maximum_Size` is at most 128 KiB.
 const ZSTD_MAX_BLOCK: usize = 128 * 1024;
 
-/// RFC 8878 §3.1.2: a skippable frame's magic number is `0x184D2A5?`.
+/// RFC 8878 §3.1.2 (and LZ4 Frame Format §5): a skippable frame's magic number is
+/// `0x184D2A5?`.
 fn is_skippable_magic(bytes: &[u8]) -> bool {
     bytes.len() >= 4 && bytes[0] & 0xf0 == 0x50 && bytes[1..4] == [0x2a, 0x4d, 0x18]
+}
+
+/// The bytes of `head` after the skippable frames it starts with (RFC 8878 §3.1.2: magic
+/// number, 4-byte size, that many bytes), as far as `head` holds them.
+fn after_skippable_frames(mut head: &[u8]) -> &[u8] {
+    while is_skippable_magic(head) && head.len() >= 8 {
+        let size = u32::from_le_bytes(head[4..8].try_into().expect("4 bytes")) as usize;
+        match head.get(8 + size..) {
+            Some(after) => head = after,
+            None => return &[],
+        }
+    }
+    head
 }
 
 /// The compression of a buffered input, told by its first bytes, without consuming them.
@@ -290,19 +333,19 @@ pub enum DamageReason {
     /// (`pipeline::MAX_COMPRESSION_LAYERS`): not decompressed.
     #[error("{0} data inside {1} layers of compression already: not decompressed")]
     TooManyLayers(Compression, usize),
-    /// zstd skippable frames (this many) too large to hold ([`MAX_SKIPPABLE_HELD`]): left
-    /// out of the output. Not damage: the content is whole.
+    /// zstd or LZ4 skippable frames (this many) too large to hold ([`MAX_SKIPPABLE_HELD`]):
+    /// left out of the output. Not damage: the content is whole.
     #[error(
-        "{0} zstd skippable frame(s) (metadata, no content) too large to keep in memory (more than {MAX_SKIPPABLE_HELD} bytes held): left out of the output"
+        "{1} {0} skippable frame(s) (metadata, no content) too large to keep in memory (more than {MAX_SKIPPABLE_HELD} bytes held): left out of the output"
     )]
-    SkippableNotKept(u64),
-    /// zstd skippable frames (this many) that came between two content frames: written
-    /// after the content, since the frame boundary they stood at is not in the rewritten
-    /// content ([`SkippableFrames`]). Not damage: the content is whole.
+    SkippableNotKept(Compression, u64),
+    /// zstd or LZ4 skippable frames (this many) that came between two content frames:
+    /// written after the content, since the frame boundary they stood at is not in the
+    /// rewritten content ([`SkippableFrames`]). Not damage: the content is whole.
     #[error(
-        "{0} zstd skippable frame(s) (metadata, no content) between content frames written after the content: the frame boundaries they stood at are not in the rewritten content"
+        "{1} {0} skippable frame(s) (metadata, no content) between content frames written after the content: the frame boundaries they stood at are not in the rewritten content"
     )]
-    SkippableMoved(u64),
+    SkippableMoved(Compression, u64),
     /// A seek table (zstd's seekable format) left out of the output: the compressed bytes
     /// after damage, copied as they are, follow the rewritten frames, and a table at the
     /// end of those would not describe them ([`SkippableFrames`]).
@@ -632,6 +675,7 @@ impl Scan {
         match self.compression {
             Compression::Gzip => first == GZIP_MAGIC[0],
             Compression::Zstd => first == ZSTD_MAGIC[0],
+            Compression::Lz4 => first == lz4::MAGIC[0] || first == lz4::LEGACY_MAGIC[0],
             Compression::Xz => {
                 first == 0xfd || (first != 0 && window.get(at + 1).is_some_and(|f| f & 0x3c == 0))
             }
@@ -784,6 +828,7 @@ enum Codec {
     Xz(Option<Box<lzma_rust2::XzStream>>, XzRead),
     /// The frame decoder and, inside a frame, whether it ends with a checksum.
     Zstd(Box<FrameDecoder>, Option<bool>),
+    Lz4(Box<lz4::Lz4>),
 }
 
 impl Codec {
@@ -798,6 +843,7 @@ impl Codec {
                 decoder.set_max_window_size(MAX_WINDOW);
                 Codec::Zstd(Box::new(decoder), None)
             }
+            Compression::Lz4 => Codec::Lz4(Box::new(lz4::Lz4::new())),
         }
     }
 }
@@ -892,13 +938,14 @@ impl<R: BufRead> Decoder<R> {
         }
     }
 
-    /// Keeps the zstd skippable frames met (RFC 8878 §3.1.2: no content, but metadata a
-    /// tool put there: a seek table, pzstd's frame sizes) in `frames`, each with where it
+    /// Keeps the zstd or LZ4 skippable frames met (RFC 8878 §3.1.2, LZ4 Frame Format §5:
+    /// no content, but metadata a tool put there: a seek table, pzstd's frame sizes) in `frames`, each with where it
     /// came in the decompressed stream, for an [`Encoder`] given the same `frames` to
     /// write back ([`Encoder::keep_skippable_frames`], [`SkippableFrames`] says where).
     /// Without it they are passed over. At most [`MAX_SKIPPABLE_HELD`] bytes of them are held at once; a
     /// frame that does not fit is left out, and said ([`Decoder::skippable_not_kept`]).
     pub fn keep_skippable_frames(&mut self, frames: SkippableFrames) {
+        frames.lock().compression = Some(self.compression);
         if self.resumed {
             // Compressed bytes copied as they are come before the frames written: a seek
             // table at the end would not describe them.
@@ -1170,7 +1217,9 @@ impl<R: BufRead> Decoder<R> {
             return Ok(false);
         }
         if compression.starts(head)
-            || (compression != Compression::Zstd && head.len() < 4 && self.members == 0)
+            || (!matches!(compression, Compression::Zstd | Compression::Lz4)
+                && head.len() < 4
+                && self.members == 0)
         {
             self.members += 1;
             self.member_start = self.input.consumed;
@@ -1200,6 +1249,7 @@ impl<R: BufRead> Decoder<R> {
                 Codec::Bzip2(_) => self.fill_bzip2()?,
                 Codec::Xz(..) => self.fill_xz()?,
                 Codec::Zstd(..) => self.fill_zstd()?,
+                Codec::Lz4(_) => self.fill_lz4()?,
             }
         }
         self.decide_skippable();
@@ -1470,7 +1520,7 @@ impl<R: BufRead> Decoder<R> {
                 return Ok(());
             }
             let length = 8 + u64::from(u32::from_le_bytes(head[4..8].try_into().expect("4 bytes")));
-            return self.zstd_skippable_frame(length);
+            return self.skippable_frame(length);
         }
         // §3.1.1.1.1: bit 2 of the Frame_Header_Descriptor, Content_Checksum_flag.
         let checksum = head.get(4).is_some_and(|d| d & 0x04 != 0);
@@ -1500,10 +1550,11 @@ impl<R: BufRead> Decoder<R> {
         Ok(())
     }
 
-    /// RFC 8878 §3.1.2: a skippable frame of `length` bytes (its magic number and size
-    /// included) at the input's position: kept whole if a [`SkippableFrames`] was given
-    /// and has room, else passed over (and counted as not kept if it was given).
-    fn zstd_skippable_frame(&mut self, length: u64) -> io::Result<()> {
+    /// RFC 8878 §3.1.2 (LZ4 Frame Format §5): a skippable frame of `length` bytes (its
+    /// magic number and size included) at the input's position: kept whole if a
+    /// [`SkippableFrames`] was given and has room, else passed over (and counted as not
+    /// kept if it was given).
+    fn skippable_frame(&mut self, length: u64) -> io::Result<()> {
         let offset = self.input.consumed;
         let at = self.delivered + self.out_len as u64;
         let queue = self.skippable.clone();
@@ -1527,7 +1578,7 @@ impl<R: BufRead> Decoder<R> {
             }
         };
         if !kept {
-            self.stop(DamageReason::Truncated(Compression::Zstd));
+            self.stop(DamageReason::Truncated(self.compression));
         }
         Ok(())
     }
@@ -1557,14 +1608,14 @@ impl<R: BufRead> Decoder<R> {
     fn count_not_kept(&mut self, offset: u64, at: u64) {
         match &mut self.not_kept {
             Some(Damage {
-                reason: DamageReason::SkippableNotKept(count),
+                reason: DamageReason::SkippableNotKept(_, count),
                 ..
             }) => *count += 1,
             _ => {
                 self.not_kept = Some(Damage {
                     compressed_offset: offset,
                     decompressed_offset: at,
-                    reason: DamageReason::SkippableNotKept(1),
+                    reason: DamageReason::SkippableNotKept(self.compression, 1),
                     resumed_at: None,
                 })
             }
@@ -2217,7 +2268,7 @@ pub const MAX_SKIPPABLE_HELD: u64 = 16 << 20;
 /// assert_eq!(encoder.finish()?, expected);
 /// let notes = frames.notes();
 /// assert_eq!(notes.len(), 1);
-/// assert_eq!(notes[0].reason, DamageReason::SkippableMoved(1));
+/// assert_eq!(notes[0].reason, DamageReason::SkippableMoved(Compression::Zstd, 1));
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[derive(Debug, Clone, Default)]
@@ -2225,6 +2276,9 @@ pub struct SkippableFrames(Arc<Mutex<SkippableQueue>>);
 
 #[derive(Debug, Default)]
 struct SkippableQueue {
+    /// The compression of the frames: zstd's pzstd sizes and seek tables are told from
+    /// other frames ([`SkippableKind`]); LZ4's are all kept as they are.
+    compression: Option<Compression>,
     /// Each frame kept, with where it came (see [`Place`]) and where it was met.
     frames: VecDeque<(Place, Met, Vec<u8>)>,
     /// Whether the frame at the queue's back is shaped as pzstd's size of the next frame.
@@ -2331,7 +2385,11 @@ impl SkippableFrames {
     /// A frame the decoder met: kept, or (a seek table) noted, to be rewritten.
     fn push(&self, met: Met, frame: Vec<u8>) {
         let mut queue = self.lock();
-        match SkippableKind::of(&frame) {
+        let kind = match queue.compression {
+            Some(Compression::Lz4) => SkippableKind::Other,
+            _ => SkippableKind::of(&frame),
+        };
+        match kind {
             SkippableKind::SeekTable { checksums } => queue.seek_table = Some((met, checksums)),
             kind => {
                 queue.held += frame.len() as u64;
@@ -2382,10 +2440,13 @@ impl SkippableFrames {
         if place == Place::Middle {
             match &mut queue.moved {
                 Some(Damage {
-                    reason: DamageReason::SkippableMoved(count),
+                    reason: DamageReason::SkippableMoved(_, count),
                     ..
                 }) => *count += 1,
-                _ => queue.moved = Some(met.note(DamageReason::SkippableMoved(1))),
+                _ => {
+                    let compression = queue.compression.unwrap_or(Compression::Zstd);
+                    queue.moved = Some(met.note(DamageReason::SkippableMoved(compression, 1)));
+                }
             }
         }
         Some(frame)
@@ -2467,6 +2528,7 @@ enum EncoderInner<W: Write> {
     Bzip2(bzip2::write::BzEncoder<W>),
     Xz(Box<lzma_rust2::XzWriter<W>>),
     Zstd(ZstdFrames<W>),
+    Lz4(Lz4Frames<W>),
 }
 
 /// How much input each zstd frame an [`Encoder`] writes holds: 4 MiB.
@@ -2623,6 +2685,88 @@ impl<W: Write> Write for ZstdFrames<W> {
     }
 }
 
+/// Writes LZ4 frames (LZ4 Frame Format §2) as resiliparse's FastWARC and python-lz4 do by
+/// default: independent blocks of up to 64 KiB, each frame with a content checksum; a
+/// frame per member ([`Encoder::end_member`]: a WARC rewrite ends one at each record); the
+/// skippable frames kept before the first and after the last ([`SkippableFrames`]).
+struct Lz4Frames<W: Write> {
+    /// lz4_flex's encoder, which starts a frame at the first write after one ended.
+    encoder: lz4_flex::frame::FrameEncoder<W>,
+    /// Whether a frame is open (written to and not ended).
+    open: bool,
+    /// Whether a frame was written: an empty input still gets one (empty) frame.
+    wrote: bool,
+    skippable: Option<SkippableFrames>,
+}
+
+impl<W: Write> Lz4Frames<W> {
+    fn new(output: W) -> Self {
+        let info = lz4_flex::frame::FrameInfo::new()
+            .block_size(lz4_flex::frame::BlockSize::Max64KB)
+            .content_checksum(true);
+        Lz4Frames {
+            encoder: lz4_flex::frame::FrameEncoder::with_frame_info(info, output),
+            open: false,
+            wrote: false,
+            skippable: None,
+        }
+    }
+
+    /// Ends the frame being written, if one is: its last block, end mark and checksum.
+    fn end_frame(&mut self) -> io::Result<()> {
+        if self.open {
+            self.open = false;
+            self.encoder.try_finish().map_err(io::Error::other)?;
+        }
+        Ok(())
+    }
+
+    /// Ends the stream: the frame in progress (an empty one if none was written), then
+    /// every skippable frame left.
+    fn finish(mut self) -> io::Result<W> {
+        if !self.wrote {
+            self.write_start()?;
+            self.open = true;
+        }
+        self.end_frame()?;
+        let mut out = self.encoder.into_inner();
+        while let Some(frame) = self
+            .skippable
+            .as_ref()
+            .and_then(SkippableFrames::pop_remaining)
+        {
+            out.write_all(&frame)?;
+        }
+        Ok(out)
+    }
+
+    /// Before the first frame: the skippable frames that came before the content.
+    fn write_start(&mut self) -> io::Result<()> {
+        if !self.wrote {
+            self.wrote = true;
+            while let Some(frame) = self.skippable.as_ref().and_then(SkippableFrames::pop_start) {
+                self.encoder.get_mut().write_all(&frame)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> Write for Lz4Frames<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        self.write_start()?;
+        self.open = true;
+        self.encoder.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.encoder.get_mut().flush()
+    }
+}
+
 impl<W: Write> Encoder<W> {
     /// An encoder of `compression` writing to `output`.
     pub fn new(compression: Compression, output: W) -> io::Result<Self> {
@@ -2647,18 +2791,49 @@ impl<W: Write> Encoder<W> {
                 skippable: None,
                 written: Vec::new(),
             }),
+            Compression::Lz4 => EncoderInner::Lz4(Lz4Frames::new(output)),
         };
         Ok(Encoder { inner })
     }
 
-    /// zstd: writes the skippable frames a [`Decoder`] kept in `frames`
+    /// zstd and LZ4: writes the skippable frames a [`Decoder`] kept in `frames`
     /// ([`Decoder::keep_skippable_frames`]): before the content those that came before
-    /// it, after it the others; pzstd's frame sizes and a seek table rewritten to describe
-    /// the frames written ([`SkippableFrames`] says why). Other compressions have no
-    /// skippable frames: nothing is done.
+    /// it, after it the others; zstd's pzstd frame sizes and seek table rewritten to
+    /// describe the frames written ([`SkippableFrames`] says why). Other compressions have
+    /// no skippable frames: nothing is done.
     pub fn keep_skippable_frames(&mut self, frames: SkippableFrames) {
-        if let EncoderInner::Zstd(e) = &mut self.inner {
-            e.skippable = Some(frames);
+        match &mut self.inner {
+            EncoderInner::Zstd(e) => e.skippable = Some(frames),
+            EncoderInner::Lz4(e) => e.skippable = Some(frames),
+            _ => {}
+        }
+    }
+
+    /// Ends the member being written, so that what is written next starts one of its own:
+    /// LZ4 ends its frame (a WARC rewrite does so at each record, as a `.warc.gz` has a
+    /// member per record, and resiliparse's FastWARC writes a `.warc.lz4`); the other
+    /// compressions write on in the same member or frame.
+    ///
+    /// ```
+    /// use absolve::compress::{Compression, Decoder, Encoder};
+    /// use std::io::{Read, Write};
+    ///
+    /// let mut encoder = Encoder::new(Compression::Lz4, Vec::new())?;
+    /// encoder.write_all(b"WARC/1.1 one")?;
+    /// encoder.end_member()?;
+    /// encoder.write_all(b"WARC/1.1 two")?;
+    /// let lz4 = encoder.finish()?;
+    /// // Two frames, each starting with the magic number.
+    /// assert_eq!(lz4.windows(4).filter(|w| *w == [0x04, 0x22, 0x4d, 0x18]).count(), 2);
+    /// let mut text = String::new();
+    /// Decoder::new(Compression::Lz4, &lz4[..]).read_to_string(&mut text)?;
+    /// assert_eq!(text, "WARC/1.1 oneWARC/1.1 two");
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn end_member(&mut self) -> io::Result<()> {
+        match &mut self.inner {
+            EncoderInner::Lz4(e) => e.end_frame(),
+            _ => Ok(()),
         }
     }
 
@@ -2669,6 +2844,7 @@ impl<W: Write> Encoder<W> {
             EncoderInner::Bzip2(e) => e.finish(),
             EncoderInner::Xz(e) => e.finish(),
             EncoderInner::Zstd(e) => e.finish(),
+            EncoderInner::Lz4(e) => e.finish(),
         }
     }
 }
@@ -2680,6 +2856,7 @@ impl<W: Write> Write for Encoder<W> {
             EncoderInner::Bzip2(e) => e.write(buf),
             EncoderInner::Xz(e) => e.write(buf),
             EncoderInner::Zstd(e) => e.write(buf),
+            EncoderInner::Lz4(e) => e.write(buf),
         }
     }
 
@@ -2689,6 +2866,7 @@ impl<W: Write> Write for Encoder<W> {
             EncoderInner::Bzip2(e) => e.flush(),
             EncoderInner::Xz(e) => e.flush(),
             EncoderInner::Zstd(e) => e.flush(),
+            EncoderInner::Lz4(e) => e.flush(),
         }
     }
 }

@@ -650,10 +650,10 @@ fn not_a_warc(line: &[u8], gzip: bool) -> Error {
     let unreadable = crate::format::unreadable(line);
     let hint = if unreadable == Some(crate::format::Unreadable::Arc) {
         " (an ARC file: ARC is not supported, convert it with `warcio recompress` or `jwarc`)"
-    } else if unreadable == Some(crate::format::Unreadable::Lz4) {
-        " (LZ4-compressed: decompress it first, e.g. `lz4 -dc FILE | absolve ... --format warc`)"
     } else if line.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
         " (zstd-compressed: decompress it first with `zstd -dc`)"
+    } else if line.starts_with(&[0x04, 0x22, 0x4d, 0x18]) {
+        " (LZ4-compressed: decompress it first with `lz4 -dc`)"
     } else if text.starts_with(b"<") && gzip {
         " and has no WARC/ record line: it is gzipped HTML or XML, not a WARC; leave --format out to read it as what it is"
     } else if text.starts_with(b"<") {

@@ -64,14 +64,20 @@ pub fn rewrite<R: Read>(
 ) -> Result<Summary, Error> {
     let sink = RefCell::new(sink);
     let mut warn = |warning: Warning| sink.borrow_mut().warning(warning.into());
-    rewrite_into(reader, SinkWriter(&sink), options, &mut warn)
+    let mut record_boundary = || sink.borrow_mut().record_boundary();
+    let out = Output {
+        out: SinkWriter(&sink),
+        held: None,
+        record_boundary: &mut record_boundary,
+    };
+    rewrite_into(reader, out, options, &mut warn)
 }
 
 /// [`rewrite`] into any writer.
-fn rewrite_into<R: Read, W: Write>(
+fn rewrite_into<'a, R: Read, W: Write>(
     reader: R,
-    out: W,
-    options: &Options,
+    out: Output<'a, W>,
+    options: &'a Options,
     warn: &mut dyn FnMut(Warning),
 ) -> Result<Summary, Error> {
     let mut framing = Framing::new(reader)?;
@@ -83,7 +89,7 @@ fn rewrite_into<R: Read, W: Write>(
     framing.yield_after = Some(LEAD_LIMIT as u64);
     let mut job = Job {
         framing,
-        out: Output { out, held: None },
+        out,
         options,
         gzip,
         aligned_file: None,
@@ -106,12 +112,15 @@ fn rewrite_into<R: Read, W: Write>(
 
 /// The output, and what is held back of it ([`Deferred`]): in a spool, 4 MiB in memory,
 /// then in a temporary file, so that memory stays bounded whatever the member's size.
-struct Output<W> {
+struct Output<'a, W> {
     out: W,
     held: Option<Spool<'static>>,
+    /// Said where a record's output ends in a file that is not gzipped
+    /// ([`Sink::record_boundary`](crate::Sink::record_boundary)).
+    record_boundary: &'a mut dyn FnMut() -> std::io::Result<()>,
 }
 
-impl<W: Write> Output<W> {
+impl<W: Write> Output<'_, W> {
     /// Holds back what is written from here on.
     fn hold(&mut self) {
         self.held.get_or_insert_with(|| Spool::new(&[]));
@@ -131,7 +140,7 @@ impl<W: Write> Output<W> {
     }
 }
 
-impl<W: Write> Write for Output<W> {
+impl<W: Write> Write for Output<'_, W> {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
         match &mut self.held {
             Some(held) => held.write(bytes),
@@ -209,7 +218,7 @@ impl NewBlock {
 
 struct Job<'a, R: Read, W: Write> {
     framing: Framing<R>,
-    out: Output<W>,
+    out: Output<'a, W>,
     options: &'a Options,
     gzip: bool,
     /// Whether the file is one gzip member per record: known after the first record.
@@ -537,6 +546,10 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             }
             return Ok(false);
         };
+        if !self.gzip && self.summary.records > 0 && self.out.held.is_none() {
+            // Each record's output in a frame of its own, when it is compressed (LZ4).
+            (self.out.record_boundary)()?;
+        }
         self.summary.records += 1;
         let start = self.framing.start;
         let damaged_before = self.framing.input.get_ref().damaged;
