@@ -120,11 +120,11 @@ pub struct InputArgs {
     #[arg(long, value_enum, default_value = "plain", value_name = "LAYOUT")]
     pub layout: Layout,
     /// Process the documents under each DIRECTORY: files named .html .htm .xhtml .xht
-    /// .shtml .css .eml .mht .mhtml .mbox .warc .warc.gz .webarchive, and files of other or
+    /// .shtml .css .eml .mht .mhtml .mbox .warc .warc.gz .arc .arc.gz .webarchive, and files of other or
     /// no extension whose first bytes are HTML, a message, an mbox or a Safari web archive
     /// (not .txt .js .json .xml .svg and other text and data types). With a --format other than auto, only the documents of that
-    /// format. Every other file is skipped (symbolic links too; an ARC file or LZ4 data
-    /// with a warning); a summary line ends the run.
+    /// format. Every other file is skipped (symbolic links too; LZ4 data with a
+    /// warning); a summary line ends the run.
     #[arg(short, long)]
     pub recursive: bool,
     /// How many threads do the work (ripgrep's -j): files are processed N at a time (the
@@ -196,8 +196,8 @@ pub struct Inputs {
     pub documents: Vec<Input>,
     /// Files under the directories that are not documents: (directory, path below it).
     pub others: Vec<(PathBuf, PathBuf)>,
-    /// Those of them that are web archives absolve does not read (an ARC file, LZ4
-    /// data): skipped as the others are, with a warning ([`Inputs::warn_unreadable`]).
+    /// Those of them that are web archives absolve does not read (LZ4 data, a tar
+    /// archive): skipped as the others are, with a warning ([`Inputs::warn_unreadable`]).
     pub unreadable: Vec<(PathBuf, format::Unreadable)>,
     /// Sub-directories found: (directory, path below it), for a copy of the tree.
     pub directories: Vec<(PathBuf, PathBuf)>,
@@ -407,9 +407,8 @@ fn document_format(
 /// A file's format by its extension (a compression's `.gz`, `.bz2`, `.xz`, `.zst` taken
 /// off first), else by its first bytes (decompressed). `.txt` files are taken when they
 /// start like an mbox (Mailman's pipermail archives), `.xml` files when they are feeds. A
-/// WACZ is only listed: `rewrite -r` copies it as it is. A file sniffed that is an ARC
-/// file or LZ4 data (`x.arc`, `x.arc.gz`, `x.warc.lz4`) is not a document: it is added to
-/// `unreadable`.
+/// WACZ is only listed: `rewrite -r` copies it as it is. A file sniffed that is LZ4 data
+/// (`x.warc.lz4`) is not a document: it is added to `unreadable`.
 fn by_name_or_content(
     path: &Path,
     listing: bool,
