@@ -4,6 +4,9 @@
     warc_links.py warcio FILE     cc-pyspark's way: warcio + lxml iterlinks + urljoin
     warc_links.py fastwarc FILE   FastWARC + selectolax (Lexbor) + urljoin
     warc_links.py absolve FILE    absolve.warc_links (the binding: Link objects, no JSON)
+    warc_links.py arc WARC OUT    writes WARC's response records as an ARC v1 file, gzipped a
+                                  member per record (the input of benches/arc_links.sh; the
+                                  warcio peer reads ARC as it is)
     warc_links.py payloads FILE OUT
                                   the HTML payloads of FILE's response records, decoded,
                                   each written to OUT as a 4-byte little-endian length and
@@ -110,10 +113,39 @@ def write_payloads(path, out_path):
     return count
 
 
+def write_arc(path, out_path):
+    """The response records of the WARC file `path` as an ARC v1 file (a filedesc version
+    block, then `URL IP-address Archive-date Content-type Archive-length` and the HTTP
+    message), a gzip member per record, as the Internet Archive's `.arc.gz` files are."""
+    import gzip
+    from warcio.archiveiterator import ArchiveIterator
+
+    names = b"1 0 absolve benchmark\nURL IP-address Archive-date Content-type Archive-length\n"
+    head = b"filedesc://bench.arc 0.0.0.0 20240101000000 text/plain %d\n" % len(names)
+    count = 0
+    with open(path, "rb") as stream, open(out_path, "wb") as out:
+        out.write(gzip.compress(head + names + b"\n", 1, mtime=0))
+        for record in ArchiveIterator(stream, no_record_parse=True):
+            if record.rec_type != "response":
+                continue
+            headers = record.rec_headers
+            url = headers.get_header("WARC-Target-URI").replace(" ", "%20")
+            ip = headers.get_header("WARC-IP-Address") or "0.0.0.0"
+            date = "".join(c for c in headers.get_header("WARC-Date") or "" if c.isdigit())[:14]
+            block = record.raw_stream.read()
+            line = f"{url} {ip} {date or '20240101000000'} text/html {len(block)}\n".encode()
+            out.write(gzip.compress(line + block + b"\n", 1, mtime=0))
+            count += 1
+    return count
+
+
 if __name__ == "__main__":
     mode, path = sys.argv[1], sys.argv[2]
     if mode == "payloads":
         print(f"{write_payloads(path, sys.argv[3])} payloads")
+        sys.exit(0)
+    if mode == "arc":
+        print(f"{write_arc(path, sys.argv[3])} records")
         sys.exit(0)
     start = time.perf_counter()
     found = {

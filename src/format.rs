@@ -23,7 +23,8 @@ pub enum Format {
     /// An mbox archive: messages each after a `From ` separator line.
     Mbox,
     /// A WARC file (ISO 28500): it starts with `WARC/`, or with a gzip member whose
-    /// content does.
+    /// content does. An ARC file (the Internet Archive's format before WARC: a first
+    /// line `filedesc://`, plain or gzipped) is read as one ([`crate::warc`]).
     Warc,
     /// A standalone CSS stylesheet: never told by content, only by its `.css` name.
     Css,
@@ -92,8 +93,8 @@ impl std::str::FromStr for Format {
 }
 
 /// The format a file name extension (any case, without the dot) names: `html`, `htm`,
-/// `xhtml`, `xht`, `shtml`; `eml`, `mht`, `mhtml`; `mbox`; `css`; `warc` (a `.warc.gz` file is
-/// named by its last two extensions: the caller passes `warc` for it); `wacz`; `atom`,
+/// `xhtml`, `xht`, `shtml`; `eml`, `mht`, `mhtml`; `mbox`; `css`; `warc`, `arc` (a `.warc.gz`
+/// file is named by its last two extensions: the caller passes `warc` for it); `wacz`; `atom`,
 /// `rss`, `rdf`; `webarchive`. `None` for any other.
 /// A message or page is still told apart from HTML by content ([`detect`]): the
 /// extension only says the file is a document.
@@ -105,10 +106,11 @@ impl std::str::FromStr for Format {
 /// assert_eq!(from_extension("mhtml"), Some(Format::Mime));
 /// assert_eq!(from_extension("css"), Some(Format::Css));
 /// assert_eq!(from_extension("WebArchive"), Some(Format::WebArchive));
+/// assert_eq!(from_extension("arc"), Some(Format::Warc));
 /// assert_eq!(from_extension("php?id=3"), None);
 /// ```
 pub fn from_extension(extension: &str) -> Option<Format> {
-    const TABLE: [(&str, Format); 16] = [
+    const TABLE: [(&str, Format); 17] = [
         ("html", Format::Html),
         ("htm", Format::Html),
         ("xhtml", Format::Html),
@@ -120,6 +122,7 @@ pub fn from_extension(extension: &str) -> Option<Format> {
         ("mhtml", Format::Mime),
         ("mbox", Format::Mbox),
         ("warc", Format::Warc),
+        ("arc", Format::Warc),
         ("wacz", Format::Wacz),
         ("atom", Format::Feed),
         ("rss", Format::Feed),
@@ -226,7 +229,8 @@ fn is_html_by_sniffing(head: &[u8]) -> bool {
 /// `Name: value` or its continuation, up to a blank line, the first line that is
 /// neither, or the end of what was read) that has at least one mail or MIME field;
 /// anything else is HTML. A UTF-8 BOM first is
-/// allowed. An ARC file would be HTML here: [`unreadable`] tells it first.
+/// allowed. An ARC file is a WARC here ([`Format::Warc`]); LZ4 data is read inside
+/// ([`crate::compress`]).
 ///
 /// ```
 /// use absolve::format::{detect, Format};
@@ -283,17 +287,11 @@ fn is_mbox(head: &[u8]) -> bool {
 /// ```
 /// use absolve::format::Unreadable;
 ///
-/// assert!(Unreadable::Arc.to_string().starts_with("an ARC file"));
+/// assert!(Unreadable::Tar.to_string().starts_with("a tar archive"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Unreadable {
-    /// An ARC file, the Internet Archive's format before WARC (its first record's URL
-    /// is `filedesc://`), plain or gzipped.
-    #[error(
-        "an ARC file (the web archive format before WARC): ARC is not supported, convert it to WARC first (`warcio recompress FILE FILE.warc.gz`, or jwarc)"
-    )]
-    Arc,
     /// A tar archive (POSIX ustar or GNU tar, plain or compressed): its members' bytes
     /// read as one HTML document would be rewritten past the sizes its headers give.
     #[error(
@@ -320,15 +318,15 @@ pub enum Unreadable {
     PropertyList,
 }
 
-/// What an input absolve does not read is, by its first bytes: an ARC file (a
-/// `filedesc://` line first, plain or in a gzip member), a tar archive ([`is_tar`]), a 7z or RAR archive (their signatures), a binary
+/// What an input absolve does not read is, by its first bytes: a tar archive
+/// ([`is_tar`]), a 7z or RAR archive (their signatures), a binary
 /// property list (`bplist00`) that is not a Safari web archive (which [`detect`] tells).
 /// `None` for anything else.
 ///
 /// ```
 /// use absolve::format::{unreadable, Unreadable};
 ///
-/// assert_eq!(unreadable(b"filedesc://x.arc 0.0.0.0 20240101000000 text/plain 76\n"), Some(Unreadable::Arc));
+/// assert_eq!(unreadable(b"filedesc://x.arc 0.0.0.0 20240101000000 text/plain 76\n"), None); // ARC: a WARC
 /// assert_eq!(unreadable(b"\x04\x22\x4d\x18\x64\x40\xa7"), None); // LZ4: decompressed
 /// assert_eq!(unreadable(b"7z\xBC\xAF\x27\x1C\x00\x04"), Some(Unreadable::SevenZip));
 /// assert_eq!(unreadable(b"Rar!\x1A\x07\x01\x00"), Some(Unreadable::Rar));
@@ -338,7 +336,6 @@ pub enum Unreadable {
 /// assert_eq!(unreadable(b"<p>filedesc://"), None);
 /// ```
 pub fn unreadable(head: &[u8]) -> Option<Unreadable> {
-    const ARC: &[u8] = b"filedesc://";
     if is_tar(head) {
         return Some(Unreadable::Tar);
     }
@@ -348,12 +345,9 @@ pub fn unreadable(head: &[u8]) -> Option<Unreadable> {
     if head.starts_with(b"Rar!\x1A\x07\x00") || head.starts_with(b"Rar!\x1A\x07\x01\x00") {
         return Some(Unreadable::Rar);
     }
-    if head.starts_with(crate::webarchive::BINARY_MAGIC) && !crate::webarchive::is_webarchive(head)
-    {
-        return Some(Unreadable::PropertyList);
-    }
-    let arc = head.starts_with(ARC) || starts_gunzipped_with(head, ARC);
-    arc.then_some(Unreadable::Arc)
+    let property_list = head.starts_with(crate::webarchive::BINARY_MAGIC)
+        && !crate::webarchive::is_webarchive(head);
+    property_list.then_some(Unreadable::PropertyList)
 }
 
 /// Whether `head` starts with a tar header block (POSIX.1-2001 `pax`/ustar, GNU tar): the
@@ -394,7 +388,7 @@ pub fn is_tar(head: &[u8]) -> bool {
 }
 
 /// Whether `head` starts a WARC file: `WARC/`, plain or in a gzip member (WARC 1.1
-/// Annex D).
+/// Annex D); or an ARC file, read as one: `filedesc://`, plain or gzipped.
 ///
 /// ```
 /// use absolve::format::{detect, Format};
@@ -404,9 +398,12 @@ pub fn is_tar(head: &[u8]) -> bool {
 /// let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
 /// gz.write_all(b"WARC/1.0\r\n").unwrap();
 /// assert_eq!(detect(&gz.finish().unwrap()), Format::Warc);
+/// assert_eq!(detect(b"filedesc://x.arc 0.0.0.0 20240101000000 text/plain 76\n"), Format::Warc);
 /// ```
 fn is_warc(head: &[u8]) -> bool {
-    head.starts_with(b"WARC/") || starts_gunzipped_with(head, b"WARC/")
+    [b"WARC/".as_slice(), b"filedesc://"]
+        .into_iter()
+        .any(|start| head.starts_with(start) || starts_gunzipped_with(head, start))
 }
 
 /// Whether `head` is gzip data whose content starts with `prefix`.
@@ -515,11 +512,12 @@ mod tests {
         std::io::Write::write_all(&mut gz, b"filedesc://x.arc 0.0.0.0 2014 text/plain 9\n")
             .unwrap();
         let gzipped_arc = gz.finish().unwrap();
-        assert_eq!(unreadable(&gzipped_arc), Some(Unreadable::Arc));
+        assert_eq!(unreadable(&gzipped_arc), None);
+        assert_eq!(detect(&gzipped_arc), Format::Warc);
         // LZ4 (a frame, a legacy frame) is decompressed (`compress`), not refused.
         assert_eq!(unreadable(b"\x02\x21\x4c\x18\0\0"), None);
         assert_eq!(unreadable(b"\x1f\x8b\x08\0garbage"), None);
-        assert_eq!(unreadable(b" filedesc://x"), None);
+        assert_eq!(detect(b" filedesc://x"), Format::Html);
         assert_eq!(unreadable(b""), None);
     }
 

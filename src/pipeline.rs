@@ -113,7 +113,7 @@ pub struct Summary {
 }
 
 /// What stops the reading of an input: an input or output error, a WARC file that
-/// cannot be read on, or an input that cannot be read at all (an ARC file, a tar
+/// cannot be read on, or an input that cannot be read at all (a tar archive, a 7z or RAR
 /// archive: [`format::unreadable`]). Damage inside a document is a [`Warning`], never an error.
 ///
 /// ```
@@ -1061,7 +1061,8 @@ fn damaged_warc_by_name(head: &[u8], name: Option<&Path>) -> Option<Format> {
     let (name, _) = crate::mailfolder::strip_compression_extension(name);
     let named_warc = Path::new(name)
         .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("warc"));
+        .and_then(|e| format::from_extension(e.to_str()?))
+        == Some(Format::Warc);
     let mut start = [0; 5];
     let unreadable = head.starts_with(&[0x1f, 0x8b])
         && flate2::read::GzDecoder::new(head)
@@ -1087,7 +1088,8 @@ fn named_compression(head: &[u8], name: Option<&Path>, sink: &mut dyn Sink) -> O
     let warc_gzip = compression == Compression::Gzip
         && Path::new(stem)
             .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("warc"));
+            .and_then(|e| format::from_extension(e.to_str()?))
+            == Some(Format::Warc);
     if warc_gzip {
         // The WARC container reads gzip itself, a damaged magic number too: data that is
         // no gzip at all is said, as for any other compressed name.

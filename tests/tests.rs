@@ -4,6 +4,7 @@
 
 mod common;
 
+mod arc;
 mod browser;
 mod cli_archives;
 mod cli_files;

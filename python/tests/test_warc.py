@@ -70,6 +70,24 @@ def test_a_warc_document_in_links_and_rewrite():
     assert rewritten.startswith(b"WARC/1.1")
 
 
+def test_an_arc_file_is_read_as_a_warc_file(cli):
+    """ARC files (fixtures/arc/, the format before WARC) through the same entry points:
+    warc_links, links and rewrite; each record named by its offset in the file."""
+    fixtures = pathlib.Path(__file__).parents[2] / "fixtures" / "arc"
+    for name in ["v1.arc", "v1.arc.gz"]:
+        found = summary(absolve.warc_links(fixtures / name))
+        assert ("http://example.com/a/based.html", "a", "http://base.example/dir/here.html") in [
+            f[1:] for f in found
+        ]
+        assert all(record is not None and record.isdigit() for record, *_ in found)
+    plain = (fixtures / "v1.arc").read_bytes()
+    assert summary(absolve.links(plain)) == summary(absolve.warc_links(fixtures / "v1.arc"))
+    rewritten = absolve.rewrite(plain)
+    assert rewritten.startswith(b"filedesc://v1.arc ")
+    assert b'<a href="http://example.com/a/page2.html">' in rewritten
+    assert cli("rewrite", str(fixtures / "v1.arc")) == rewritten
+
+
 def test_it_streams(tmp_path):
     """The first links come before the file is read to the end."""
     archive = b"".join(
@@ -188,9 +206,12 @@ def test_a_truncated_file_warns_with_its_record(corpus):
         assert len(list(absolve.warc_links(path))) == 1
 
 
-def test_an_arc_file_is_refused_with_advice(corpus):
-    with pytest.raises(ValueError, match="ARC is not supported"):
-        list(absolve.warc_links(corpus / "warc" / "warcio" / "example.arc"))
+def test_the_corpus_arc_file_is_read(corpus, cli):
+    """warcio's example.arc, once refused: read as the CLI reads it."""
+    path = corpus / "warc" / "warcio" / "example.arc"
+    found = [link.dict() for link in absolve.warc_links(path)]
+    assert found and all(link["record"] == "151" for link in found)
+    assert len(found) == len(cli("links", str(path)).splitlines())
 
 
 def count_links(path):

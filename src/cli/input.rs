@@ -19,8 +19,8 @@ pub enum Format {
     /// From_ line then a header block, an mbox; a header block with a mail or MIME field,
     /// a message; a property list naming WebMainResource (or named .webarchive), a Safari
     /// web archive; anything else, HTML. A stylesheet only by its `.css` name. Compressed
-    /// input (gzip, bzip2, xz, zstd, lz4) is looked inside. An ARC file is refused, saying
-    /// what it is.
+    /// input (gzip, bzip2, xz, zstd, lz4) is looked inside. An ARC file is read as a WARC;
+    /// a tar, 7z or RAR archive is refused, saying what it is.
     Auto,
     /// An HTML document.
     Html,
@@ -120,10 +120,10 @@ pub struct InputArgs {
     #[arg(long, value_enum, default_value = "plain", value_name = "LAYOUT")]
     pub layout: Layout,
     /// Process the documents under each DIRECTORY: files named .html .htm .xhtml .xht
-    /// .shtml .css .eml .mht .mhtml .mbox .warc .warc.gz .webarchive, and files of other or
+    /// .shtml .css .eml .mht .mhtml .mbox .warc .warc.gz .arc .arc.gz .webarchive, and files of other or
     /// no extension whose first bytes are HTML, a message, an mbox or a Safari web archive
     /// (not .txt .js .json .xml .svg and other text and data types). With a --format other than auto, only the documents of that
-    /// format. Every other file is skipped (symbolic links too; an ARC file with a
+    /// format. Every other file is skipped (symbolic links too; a tar archive with a
     /// warning); a summary line ends the run.
     #[arg(short, long)]
     pub recursive: bool,
@@ -196,7 +196,7 @@ pub struct Inputs {
     pub documents: Vec<Input>,
     /// Files under the directories that are not documents: (directory, path below it).
     pub others: Vec<(PathBuf, PathBuf)>,
-    /// Those of them that are web archives absolve does not read (an ARC file, a tar
+    /// Those of them that are web archives absolve does not read (a tar archive, a 7z
     /// archive): skipped as the others are, with a warning ([`Inputs::warn_unreadable`]).
     pub unreadable: Vec<(PathBuf, format::Unreadable)>,
     /// Sub-directories found: (directory, path below it), for a copy of the tree.
@@ -407,8 +407,8 @@ fn document_format(
 /// A file's format by its extension (a compression's `.gz`, `.bz2`, `.xz`, `.zst`, `.lz4`
 /// taken off first), else by its first bytes (decompressed). `.txt` files are taken when they
 /// start like an mbox (Mailman's pipermail archives), `.xml` files when they are feeds. A
-/// WACZ is only listed: `rewrite -r` copies it as it is. A file sniffed that is an ARC
-/// file (`x.arc`, `x.arc.gz`) is not a document: it is added to
+/// WACZ is only listed: `rewrite -r` copies it as it is. A file sniffed that absolve does
+/// not read (a tar archive: [`format::unreadable`]) is not a document: it is added to
 /// `unreadable`.
 fn by_name_or_content(
     path: &Path,

@@ -4,7 +4,7 @@
 //! `WARC/` line with a warning; a record cut short by the end of the file gives a warning.
 
 use super::stream::{CHUNK, Stream};
-use super::{Error, RecordRef, Warning};
+use super::{Error, RecordRef, Warning, arc};
 use crate::spool::Spool;
 use std::io::{self, BufRead, BufReader, Read, Write};
 
@@ -48,6 +48,13 @@ pub(crate) struct Head {
     /// The names of the fields whose values hold bytes that are not UTF-8 (read
     /// percent-encoded, by [`header_text`]).
     pub not_utf8: Vec<String>,
+    /// An ARC record ([`super::arc`]): `raw` is its header line, its fields the WARC
+    /// fields that say what it does; its content ends with a newline, not two CRLFs.
+    pub arc: bool,
+    /// An ARC record's identity, in the place of a `WARC-Record-ID`: the offset of its
+    /// header line in the file as stored (that of its gzip member in an `.arc.gz`, as CDX
+    /// indexes give it), `None` when it starts inside a gzip member.
+    pub arc_offset: Option<u64>,
 }
 
 impl Head {
@@ -57,6 +64,15 @@ impl Head {
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
+    }
+
+    /// What names the record in a link's location: its `WARC-Record-ID`; an ARC
+    /// record's offset in the file as stored ([`Head::arc_offset`]), in decimal.
+    pub fn identity(&self) -> Option<String> {
+        match self.arc {
+            true => self.arc_offset.map(|offset| offset.to_string()),
+            false => self.record.id.clone(),
+        }
     }
 
     /// `WARC-Type`, lower case.
@@ -90,6 +106,9 @@ pub(crate) struct Framing<R> {
     first_line: Option<Vec<u8>>,
     /// The last record's block came up short ([`Block`]), until the next head is read.
     cut: bool,
+    /// An ARC file (its first line a `filedesc://` header line): how many fields its
+    /// header lines have ([`arc::V1_FIELDS`], [`arc::V2_FIELDS`]).
+    pub arc: Option<usize>,
 }
 
 /// The bytes of a record's block ([`Framing::block`]). Once a read comes up short (the
@@ -156,6 +175,7 @@ impl<R: Read> Framing<R> {
             yielded: false,
             first_line: None,
             cut: false,
+            arc: None,
         })
     }
 
@@ -297,7 +317,14 @@ impl<R: Read> Framing<R> {
                 self.report_skipped(warn);
                 return Ok(None);
             }
+            if let Some(head) = self.arc_head(&line, at)? {
+                self.report_damage(warn);
+                self.report_skipped(warn);
+                self.start = at;
+                return Ok(Some(head));
+            }
             let version = match line.starts_with(VERSION) {
+                _ if self.arc.is_some() => None,
                 true => Some(0),
                 false if self.number > 0 || self.skipped_at.is_some() => version_inside(&line),
                 false => None,
@@ -387,12 +414,50 @@ impl<R: Read> Framing<R> {
 
     fn report_skipped(&mut self, warn: &mut dyn FnMut(Warning)) {
         if let Some(at) = self.skipped_at.take() {
-            warn(Warning::Resynchronised {
-                after: self.previous.clone(),
-                offset: at,
-                skipped: self.skipped,
+            let (after, offset, skipped) = (self.previous.clone(), at, self.skipped);
+            warn(match self.arc {
+                Some(_) => Warning::ArcResynchronised {
+                    after,
+                    offset,
+                    skipped,
+                },
+                None => Warning::Resynchronised {
+                    after,
+                    offset,
+                    skipped,
+                },
             });
         }
+    }
+
+    /// The head of the ARC record whose header line is `line`, at decompressed offset `at`
+    /// ([`arc::head`]): in an ARC file, or as the first record of the input, where a
+    /// `filedesc://` line makes the file an ARC file (its version block's first bytes
+    /// telling how many fields its header lines have). `None` for any other line.
+    fn arc_head(&mut self, line: &[u8], at: u64) -> Result<Option<Head>, Error> {
+        let first = self.number == 0 && self.skipped_at.is_none() && self.arc.is_none();
+        let fields = match self.arc {
+            Some(fields) => fields,
+            None if first && line.starts_with(arc::FILEDESC) => arc::V1_FIELDS,
+            None => return Ok(None),
+        };
+        let Some(mut head) = arc::head(line, at, self.number + 1, fields) else {
+            return Ok(None);
+        };
+        if first {
+            let content = self.input.fill_buf().map_err(stream_error)?;
+            self.arc = Some(arc::fields_of_version(content));
+        }
+        self.number += 1;
+        head.record.number = self.number;
+        let stream = self.input.get_ref();
+        head.arc_offset = match stream.gzip {
+            true => stream.member_at(at).map(|member| member.compressed),
+            false => Some(at),
+        };
+        self.input.get_mut().mid_record = true;
+        self.cut = false;
+        Ok(Some(head))
     }
 
     /// One line, at most [`MAX_HEAD`] bytes, line ending included.
@@ -521,6 +586,8 @@ impl<R: Read> Framing<R> {
             has_length: length.is_some(),
             oversized,
             not_utf8,
+            arc: false,
+            arc_offset: None,
         }))
     }
 
@@ -596,7 +663,8 @@ impl<R: Read> Framing<R> {
         }
         let ends = trailer.iter().filter(|&&b| b == b'\n').count();
         // A block cut short has its warning: what follows it is no trailer.
-        if ends < 2 && !self.cut && !self.at_end()? {
+        // An ARC record ends with one newline, or none (Heritrix counts it in the length).
+        if ends < 2 && !self.cut && self.arc.is_none() && !self.at_end()? {
             warn(Warning::NoRecordEnd {
                 record: record.clone(),
                 found: trailer.len() as u64,
@@ -647,10 +715,7 @@ fn not_a_warc(line: &[u8], gzip: bool) -> Error {
         .map(|c| if c.is_control() { '.' } else { c })
         .collect();
     let text = line.trim_ascii_start();
-    let unreadable = crate::format::unreadable(line);
-    let hint = if unreadable == Some(crate::format::Unreadable::Arc) {
-        " (an ARC file: ARC is not supported, convert it with `warcio recompress` or `jwarc`)"
-    } else if line.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+    let hint = if line.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
         " (zstd-compressed: decompress it first with `zstd -dc`)"
     } else if line.starts_with(&[0x04, 0x22, 0x4d, 0x18]) {
         " (LZ4-compressed: decompress it first with `lz4 -dc`)"

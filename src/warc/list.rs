@@ -410,7 +410,7 @@ impl Pending {
 
     fn location(&self) -> Location {
         Location {
-            record: self.analysis.head.record.id.as_deref().map(Arc::from),
+            record: self.analysis.head.identity().map(Arc::from),
             target_uri: self.analysis.target_uri.as_deref().map(Arc::from),
             ..Location::default()
         }
@@ -627,9 +627,7 @@ impl<R: Read, M: Mode> Reader<R, M> {
         };
         let record = head.record.clone();
         if !head.has_length {
-            warn(Warning::NoContentLength {
-                record: record.clone(),
-            });
+            warn(super::arc::no_length(&head));
             framing.previous = Some(record);
             return Ok(true);
         }

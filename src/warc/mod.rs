@@ -47,6 +47,7 @@
 //! # Ok::<(), absolve::warc::Error>(())
 //! ```
 
+mod arc;
 mod framing;
 mod http;
 mod list;
@@ -95,6 +96,51 @@ pub enum Warning {
         offset: u64,
         /// How many bytes were skipped.
         skipped: u64,
+    },
+    /// ARC: bytes after a record that do not start one (its `Archive-length` is wrong?).
+    #[error("{skipped} bytes at byte {offset}{} are not an ARC record (a wrong Archive-length?): skipped to the next ARC header line", after_record(.after))]
+    ArcResynchronised {
+        /// The record before the bytes skipped.
+        after: Option<RecordRef>,
+        /// Where the skipped bytes start.
+        offset: u64,
+        /// How many bytes were skipped.
+        skipped: u64,
+    },
+    /// ARC: a header line whose `Archive-length` is not a length (`-1`, `abc`).
+    #[error(
+        "{record}: Archive-length {value:?} is not a length: skipped to the next ARC header line"
+    )]
+    ArcNoLength {
+        /// The record.
+        record: RecordRef,
+        /// The `Archive-length` as written.
+        value: String,
+    },
+    /// ARC: the file ends inside a record.
+    #[error(
+        "{record}: the file ends {missing} bytes before the end of its content (Archive-length {length}): truncated"
+    )]
+    ArcTruncated {
+        /// The record cut short.
+        record: RecordRef,
+        /// Its `Archive-length`.
+        length: u64,
+        /// How many bytes of it are missing.
+        missing: u64,
+    },
+    /// ARC: an `Archive-length` that runs past the end of the file while a record's header
+    /// line starts inside it: the content is taken to end there, and that record is read.
+    #[error(
+        "{record}: Archive-length {length} runs past the end of the file, but a record starts at byte {next}: the content is taken to end there"
+    )]
+    ArcOverlong {
+        /// The record.
+        record: RecordRef,
+        /// Its `Archive-length`.
+        length: u64,
+        /// Where the next record starts.
+        next: u64,
     },
     /// The file ends inside a record.
     #[error(

@@ -347,7 +347,10 @@ fn read_rest<R: Read>(
     out: &mut dyn FnMut(&[u8]) -> io::Result<()>,
     after_read: AfterRead<'_, R>,
 ) -> Result<Rest, Error> {
-    let mut lookout = Lookout::default();
+    let mut lookout = Lookout {
+        arc: framing.arc,
+        ..Lookout::default()
+    };
     lookout.take(read, out)?;
     let remaining = remaining - read.len() as u64;
     let mut n = 0;
@@ -387,6 +390,9 @@ struct Lookout {
     before: Option<u8>,
     /// From a record start on: every byte, and how far into them the record starts.
     held: Option<(Spool<'static>, usize)>,
+    /// An ARC file's block: a record starts at an ARC header line
+    /// ([`super::arc::find_header`]), its header lines having this many fields.
+    arc: Option<usize>,
 }
 
 impl Lookout {
@@ -408,7 +414,11 @@ impl Lookout {
             &joined[..]
         };
         let before = self.before.unwrap_or(b'\n');
-        match scan(bytes, before) {
+        let found = match self.arc {
+            Some(fields) => scan_arc(bytes, before, fields),
+            None => scan(bytes, before),
+        };
+        match found {
             Scan::Record { cut, start } => {
                 out(&bytes[..cut])?;
                 let mut held = Spool::new(&[]);
@@ -506,6 +516,17 @@ fn scan(bytes: &[u8], before: u8) -> Scan {
     }
 }
 
+/// [`scan`] in an ARC file's block: a record starts at an ARC header line with a length.
+fn scan_arc(bytes: &[u8], before: u8, fields: usize) -> Scan {
+    match super::arc::find_header(bytes, before, fields) {
+        Ok(start) => Scan::Record {
+            cut: start - line_ends_before(&bytes[..start]),
+            start,
+        },
+        Err(from) => Scan::Undecided { from },
+    }
+}
+
 /// Whether a header block has a `Content-Length` field that is a number.
 fn has_length(head: &[u8]) -> bool {
     let head = String::from_utf8_lossy(head).to_ascii_lowercase();
@@ -521,10 +542,19 @@ fn warn_overlong<R: Read>(
     ahead: usize,
     warn: &mut dyn FnMut(Warning),
 ) {
-    warn(Warning::Overlong {
-        record: analysis.head.record.clone(),
-        length: analysis.head.length,
-        next: framing.position() + ahead as u64,
+    let (record, length) = (analysis.head.record.clone(), analysis.head.length);
+    let next = framing.position() + ahead as u64;
+    warn(match analysis.head.arc {
+        true => Warning::ArcOverlong {
+            record,
+            length,
+            next,
+        },
+        false => Warning::Overlong {
+            record,
+            length,
+            next,
+        },
     });
 }
 
@@ -588,6 +618,11 @@ fn warn_truncated<R: Read>(
     let record = analysis.head.record.clone();
     let length = analysis.head.length;
     warn(match framing.at_end()? {
+        true if analysis.head.arc => Warning::ArcTruncated {
+            record,
+            length,
+            missing,
+        },
         true => Warning::Truncated {
             record,
             length,

@@ -560,9 +560,7 @@ impl<R: Read, W: Write> Job<'_, R, W> {
         }
         if !head.has_length {
             // Copied as it is: its head now, its bytes as bytes that are not a record.
-            warn(Warning::NoContentLength {
-                record: record.clone(),
-            });
+            warn(super::arc::no_length(&head));
             self.summary.copied += 1;
             self.framing.previous = Some(record);
             if !self.gzip {
@@ -637,6 +635,10 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             warn(damaged_not_rewritten(&record, plan, damage_found_at));
         }
         let new_record = match changed.filter(|_| !damaged) {
+            Some(block) if analysis.head.arc => Some((
+                super::arc::converted_line(&analysis.head.raw, block.len()),
+                block,
+            )),
             Some(mut block) => match converted_head(&analysis, &mut block)? {
                 Ok(head) => Some((head, block)),
                 Err(reason) => {
@@ -772,12 +774,17 @@ impl<R: Read, W: Write> Job<'_, R, W> {
             out.write_all(&analysis.prefix)?;
             out.write_all(trailer)
         };
-        // The new payload is copied from its spool, never gathered with the rest.
+        // The new payload is copied from its spool, never gathered with the rest. Two
+        // CRLFs end a WARC record (ISO 28500 §4), a newline an ARC record.
+        let record_end: &[u8] = match analysis.head.arc {
+            true => b"\n",
+            false => b"\r\n\r\n",
+        };
         let new = |out: &mut dyn Write, (head, block): &mut (Vec<u8>, NewBlock)| {
             out.write_all(head)?;
             out.write_all(&block.http_head)?;
             block.body.for_each(&mut |piece| out.write_all(piece))?;
-            out.write_all(b"\r\n\r\n")
+            out.write_all(record_end)
         };
         match new_record {
             Some(_) => {
