@@ -30,7 +30,8 @@ pub enum Format {
     Mbox,
     /// A CSS stylesheet: its url() and @import resolve against the file's own URL.
     Css,
-    /// A WARC web archive (.warc, .warc.gz): the HTML and CSS payloads of its records.
+    /// A WARC web archive (.warc, .warc.gz; an ARC file, .arc, .arc.gz, is read as one): the
+    /// HTML and CSS payloads of its records.
     Warc,
     /// A WACZ (a ZIP of WARC files, as Webrecorder and Browsertrix save crawls): `links`
     /// lists its WARC files' links; `rewrite` refuses it.
