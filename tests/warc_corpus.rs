@@ -29,20 +29,6 @@ fn links_cli(path: &Path) -> (bool, Vec<serde_json::Value>, String) {
     )
 }
 
-/// `links` without `--format` on a file absolve does not read: refused (status 1, nothing
-/// listed), saying `what` it is, as `--format warc` does.
-fn refused_without_format(path: &Path, what: &str) {
-    let out = Command::new(env!("CARGO_BIN_EXE_absolve"))
-        .arg("links")
-        .arg(path)
-        .output()
-        .expect("absolve runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{}: {stderr}", path.display());
-    assert!(out.stdout.is_empty(), "{}", path.display());
-    assert!(stderr.contains(what), "{}: {stderr}", path.display());
-}
-
 /// Every file: WARC files (`.warc.lz4` ones too) and ARC files exit 0 and list links where
 /// they have HTML; nothing panics.
 #[test]
