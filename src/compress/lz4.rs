@@ -260,15 +260,10 @@ impl<R: BufRead> Decoder<R> {
         if !self.next_member()? {
             return Ok(());
         }
-        let head = self.input.peek(MAX_HEADER)?;
-        if is_skippable_magic(head) {
-            if head.len() < 8 {
-                self.stop(DamageReason::Truncated(Compression::Lz4));
-                return Ok(());
-            }
-            let length = 8 + u64::from(u32::from_le_bytes(head[4..8].try_into().expect("4 bytes")));
-            return self.skippable_frame(length);
+        if self.skippable_frame_here(Compression::Lz4)? {
+            return Ok(());
         }
+        let head = self.input.peek(MAX_HEADER)?;
         let read = match head.starts_with(&LEGACY_MAGIC) {
             true => Ok((LEGACY_FRAME, LEGACY_MAGIC.len())),
             false => frame_header(head),

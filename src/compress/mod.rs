@@ -1513,15 +1513,10 @@ impl<R: BufRead> Decoder<R> {
         if !self.next_member()? {
             return Ok(());
         }
-        let head = self.input.peek(ZSTD_MAX_HEADER)?;
-        if is_skippable_magic(head) {
-            if head.len() < 8 {
-                self.stop(DamageReason::Truncated(Compression::Zstd));
-                return Ok(());
-            }
-            let length = 8 + u64::from(u32::from_le_bytes(head[4..8].try_into().expect("4 bytes")));
-            return self.skippable_frame(length);
+        if self.skippable_frame_here(Compression::Zstd)? {
+            return Ok(());
         }
+        let head = self.input.peek(ZSTD_MAX_HEADER)?;
         // §3.1.1.1.1: bit 2 of the Frame_Header_Descriptor, Content_Checksum_flag.
         let checksum = head.get(4).is_some_and(|d| d & 0x04 != 0);
         let mut header = head;
@@ -1548,6 +1543,23 @@ impl<R: BufRead> Decoder<R> {
             }
         }
         Ok(())
+    }
+
+    /// Whether a skippable frame (zstd's and LZ4's share them: RFC 8878 §3.1.2, LZ4 Frame
+    /// Format §5) starts at the input's position; if so, it is read ([`Self::skippable_frame`]),
+    /// or the input stopped as truncated in `compression` when its size is cut short.
+    fn skippable_frame_here(&mut self, compression: Compression) -> io::Result<bool> {
+        let head = self.input.peek(8)?;
+        if !is_skippable_magic(head) {
+            return Ok(false);
+        }
+        if head.len() < 8 {
+            self.stop(DamageReason::Truncated(compression));
+            return Ok(true);
+        }
+        let length = 8 + u64::from(u32::from_le_bytes(head[4..8].try_into().expect("4 bytes")));
+        self.skippable_frame(length)?;
+        Ok(true)
     }
 
     /// RFC 8878 §3.1.2 (LZ4 Frame Format §5): a skippable frame of `length` bytes (its
