@@ -41,6 +41,10 @@ pub struct Options {
     pub(crate) keep_local: bool,
     /// The most bytes of a message or stylesheet read from a stream held in memory.
     pub(crate) max_held: u64,
+    /// The input is a stream read on after damaged compressed data (bzip2, xz, zstd,
+    /// LZ4 blocks or frames: `pipeline::each_stream`, `warc::Links`): it may start inside
+    /// a record, and one that holds none is no error.
+    pub(crate) read_on: bool,
 }
 
 /// The default [`Options::with_max_held`]: 256 MiB, the limit a WARC record's decoded
@@ -56,6 +60,7 @@ impl Default for Options {
             http_base_headers: false,
             keep_local: false,
             max_held: DEFAULT_MAX_HELD,
+            read_on: false,
         }
     }
 }

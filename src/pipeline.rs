@@ -482,8 +482,11 @@ fn each_stream<R: io::BufRead>(
                     .flatten()
             })
             .filter(|_| options.format.is_none());
-        let read_on_options =
-            read_on_format.map(|format| options.clone().with_format(Some(format)));
+        let read_on_options = numbered.read_on.then(|| Options {
+            format: read_on_format.or(options.format),
+            read_on: true,
+            ..options.clone()
+        });
         let read_on_options = read_on_options.as_ref().unwrap_or(options);
         let (summary, back) = run(decoder, inner, read_on_options, &mut numbered)?;
         decoder = back;

@@ -371,3 +371,43 @@ fn corpus_arc_files_read_as_warcio_reads_them() {
         }
     }
 }
+
+/// A record of an `.arc.gz` cut partway through its content by a damaged gzip member:
+/// the warning names its `Archive-length`, not a WARC `Content-Length`, which an ARC
+/// record has none of.
+#[test]
+fn a_record_cut_by_damaged_gzip_data_names_its_archive_length() {
+    let arc = arc_file();
+    let split = arc.windows(6).position(|w| w == b"\nhttp:").unwrap() + 1;
+    let page = [
+        &b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"[..],
+        &b"<a href=\"q.html\">".repeat(200),
+    ]
+    .concat();
+    let mut second = format!(
+        "http://example.com/d/q.html 1.2.3.4 20140216050221 text/html {}\n",
+        page.len()
+    )
+    .into_bytes();
+    second.extend_from_slice(&page);
+    second.push(b'\n');
+    // The response's record in two members, the second cut short: its content ends
+    // where the next record's member starts.
+    let half = split + (arc.len() - split) / 2;
+    let mut damaged = gzipped(&arc[half..]);
+    damaged.truncate(damaged.len() / 2);
+    let file = [gzipped(&arc[..half]), damaged, gzipped(&second)].concat();
+    let out = absolve(&["links", "-"], &file);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(said.contains("(Archive-length "), "{said}");
+    assert!(said.contains("cut by damaged gzip data"), "{said}");
+    assert!(!said.contains("Content-Length"), "{said}");
+    let links = json_lines(&out.stdout);
+    assert!(
+        links
+            .iter()
+            .any(|l| l["resolved"] == "http://example.com/d/q.html"),
+        "{said}"
+    );
+}

@@ -584,3 +584,126 @@ fn a_file_cut_short_whose_magic_number_is_damaged_is_read_with_it_restored() {
         "{stderr}"
     );
 }
+
+/// WARC record `n`: a response whose page has one link, relative to its target URI.
+fn warc_record(n: usize) -> Vec<u8> {
+    let http = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=\"p{n}.html\">{}</a>",
+        "x".repeat(100 * n)
+    );
+    format!(
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:r{n}>\r\n\
+         WARC-Target-URI: http://h{n}.example/d/\r\n\
+         Content-Type: application/http;msgtype=response\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes()
+}
+
+/// Records 1 to 4 in three members: record 1; record 2 and the first half of record 3,
+/// every byte of their member overwritten (no member starts in it: damaged data that
+/// decodes on would make the test depend on what it decodes to); the rest of record 3
+/// and, if `fourth`, record 4. Reading resumes in the middle of record 3.
+fn warc_cut_in_a_record(c: Compression, fourth: bool) -> Vec<u8> {
+    let third = warc_record(3);
+    let (head, tail) = third.split_at(third.len() / 2);
+    let mut second = compressed(c, &[warc_record(2), head.to_vec()].concat());
+    second.fill(0xa5);
+    let mut last = tail.to_vec();
+    if fourth {
+        last.extend_from_slice(&warc_record(4));
+    }
+    [compressed(c, &warc_record(1)), second, compressed(c, &last)].concat()
+}
+
+/// Every compression the WARC framing does not read itself (gzip it reads member by
+/// member: `warc_damage`).
+fn whole_file_compressions() -> impl Iterator<Item = Compression> {
+    ALL.into_iter().filter(|&c| c != Compression::Gzip)
+}
+
+#[test]
+fn a_warc_stream_read_on_inside_a_record_skips_its_rest() {
+    // Reading resumes after damage inside record 3: its rest is no record. Before, a
+    // stream read on with no record in it was "not a WARC file" (status 1, the rewrite
+    // given up), and the rest before record 4 was "a wrong Content-Length?".
+    let dir = tempfile::tempdir().unwrap();
+    for c in whole_file_compressions() {
+        for fourth in [false, true] {
+            let name = format!("crawl-{fourth}.warc.{}", c.extension());
+            let (links, said) = links_of(dir.path(), &name, &warc_cut_in_a_record(c, fourth));
+            let resolved: Vec<&str> = links
+                .iter()
+                .map(|l| l["resolved"].as_str().unwrap())
+                .collect();
+            let mut expected = vec!["http://h1.example/d/p1.html"];
+            if fourth {
+                expected.push("http://h4.example/d/p4.html");
+            }
+            assert_eq!(resolved, expected, "{c}: {said}");
+            assert!(said.contains("reading resumes"), "{c}: {said}");
+            assert!(
+                said.contains(
+                    "where reading resumed after the damage are the rest of a record it cut"
+                ),
+                "{c}: {said}"
+            );
+            assert!(!said.contains("Content-Length?"), "{c}: {said}");
+
+            let path = dir.path().join(&name);
+            let copy = dir.path().join(format!("copy-{name}"));
+            let out = common::absolve(&["rewrite", arg(&path), "-o", arg(&copy)], b"");
+            assert!(out.status.success(), "{c}: {}", common::stderr(&out));
+            let text = decoded_on(c, &std::fs::read(&copy).unwrap());
+            let text = String::from_utf8_lossy(&text);
+            assert!(text.contains("href=\"http://h1.example/d/p1.html\""), "{c}");
+            assert_eq!(
+                text.contains("href=\"http://h4.example/d/p4.html\""),
+                fourth,
+                "{c}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_library_reads_a_warc_compressed_whole_as_the_command_line_does() {
+    // `warc::Links` (Python's `warc_links`, `warc_link_batches`, the Spark job) read only
+    // plain and gzip WARC files: the others were "not a WARC file: ... decompress it
+    // first", though the command line read them.
+    use absolve::Event;
+    use absolve::warc::Links;
+    for c in whole_file_compressions() {
+        let whole: Vec<u8> = (1..=4).flat_map(warc_record).collect();
+        let found: Vec<String> = Links::new(&compressed(c, &whole)[..], Options::new())
+            .map(|event| match event.unwrap() {
+                Event::Link(link) => link.resolved,
+                Event::Warning(warning) => panic!("{c}: {warning}"),
+            })
+            .collect();
+        let expected: Vec<String> = (1..=4)
+            .map(|n| format!("http://h{n}.example/d/p{n}.html"))
+            .collect();
+        assert_eq!(found, expected, "{c}");
+
+        let mut links = Vec::new();
+        let mut said = Vec::new();
+        for event in Links::new(&warc_cut_in_a_record(c, true)[..], Options::new()) {
+            match event.unwrap() {
+                Event::Link(link) => links.push(link.resolved),
+                Event::Warning(warning) => said.push(warning.to_string()),
+            }
+        }
+        assert_eq!(
+            links,
+            [expected[0].clone(), expected[3].clone()],
+            "{c}: {said:?}"
+        );
+        assert!(said[0].contains("reading resumes"), "{c}: {said:?}");
+        assert!(
+            said[1].contains("the rest of a record it cut"),
+            "{c}: {said:?}"
+        );
+        assert_eq!(said.len(), 2, "{c}: {said:?}");
+    }
+}

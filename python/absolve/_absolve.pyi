@@ -150,7 +150,8 @@ def warc_links(
     spec: _Spec = "rfc1808",
     http_base_headers: bool = False,
 ) -> Iterator[Link]:
-    """Every link of every HTML page in a WARC file (``.warc`` or ``.warc.gz``), streaming."""
+    """Every link of every HTML page in a WARC file (``.warc``, or compressed: ``.warc.gz``,
+    ``.bz2``, ``.xz``, ``.zst``, ``.lz4``), streaming."""
 
 def warc_link_batches(
     source: Union[str, "os.PathLike[str]", IO[bytes]],

@@ -409,9 +409,9 @@ fn to_pyarrow(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> 
 /// ``WARC-Record-ID``), ``element``, ``attribute``, ``original``, ``resolved``, ``base``,
 /// ``base_from`` (as ``Link`` has them; ``page_url``, ``record_id``, ``attribute`` and
 /// ``base`` may be null). ``source`` and the keyword arguments are those of
-/// ``warc_links``, and so are the warnings and errors: a damaged record is an
-/// ``AbsolveWarning``; a file that is not a WARC, or damaged gzip data, raises
-/// ``ValueError`` once the batch of the links before it has been given. Under a warnings
+/// ``warc_links`` (a WARC file plain or compressed), and so are the warnings and errors:
+/// a damaged record or damaged compressed data is an ``AbsolveWarning``; a file that is
+/// not a WARC raises ``ValueError`` once the batch of the links before it has been given. Under a warnings
 /// filter of ``"error"``, a warning raised leaves the batch and the other warnings for the
 /// next ``next()``: nothing is lost.
 ///

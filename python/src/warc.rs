@@ -197,7 +197,9 @@ pub(crate) fn warc_error(error: warc::Error, label: &str) -> PyErr {
 }
 
 /// Every link of every record of a WARC file (``.warc`` or ``.warc.gz``, one gzip member
-/// per record or one for the whole file), streaming: one payload in memory at a time.
+/// per record or one for the whole file; or compressed whole with bzip2, xz, zstd or LZ4,
+/// told by its first bytes, as the command line reads it), streaming: one payload in
+/// memory at a time.
 ///
 /// ``source`` is a path (``str``, ``pathlib.Path``) or a binary file object (``open(p,
 /// "rb")``, an HTTP response, ``io.BytesIO``). Each ``Link`` has ``record`` (the
@@ -208,8 +210,9 @@ pub(crate) fn warc_error(error: warc::Error, label: &str) -> PyErr {
 /// ``Content-Location`` fields between them). ``charset``, ``resolve_fragments`` and
 /// ``rfc`` are those of ``rewrite``.
 ///
-/// Damaged records are read past with an ``AbsolveWarning`` naming the record; a file that
-/// is not a WARC, or damaged gzip data, raises ``ValueError`` (``OSError`` for a file that
+/// Damaged records are read past with an ``AbsolveWarning`` naming the record, damaged
+/// compressed data with one naming the byte offset, reading on from the next member that
+/// decodes; a file that is not a WARC raises ``ValueError`` (``OSError`` for a file that
 /// cannot be read) naming the file, once the links before it have been given. The library
 /// reads and parses with the GIL released.
 ///

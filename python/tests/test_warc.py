@@ -1,8 +1,10 @@
 """absolve.warc_links (streaming a WARC file) and WARC documents in rewrite/links: the same
 records as `absolve links` / `absolve rewrite` on the same files."""
 
+import bz2
 import gzip
 import io
+import lzma
 import multiprocessing
 import os
 import pathlib
@@ -138,6 +140,25 @@ def test_gzip_damage_is_a_warning_and_the_links_before_it_are_given(tmp_path):
     assert [link.resolved for link in in_memory] == [e[3] for e in EXPECTED[:3]]
 
 
+@pytest.mark.parametrize("compress", [bz2.compress, lzma.compress], ids=["bzip2", "xz"])
+def test_a_warc_compressed_whole_is_read_as_the_cli_reads_it(compress, tmp_path):
+    """.warc.bz2 and .warc.xz (and .zst, .lz4) were refused: ValueError, "decompress it first"."""
+    assert summary(absolve.warc_links(io.BytesIO(compress(ARCHIVE)))) == EXPECTED
+    batches = list(absolve.warc_link_batches(io.BytesIO(compress(ARCHIVE))))
+    assert [row["resolved"] for b in batches for row in b.to_pylist()] == [e[3] for e in EXPECTED]
+
+
+def test_damage_in_a_warc_compressed_whole_is_read_on_with_a_warning():
+    """Each record its own xz stream, the first damaged: a warning, the second read on."""
+    at = ARCHIVE.index(b"WARC/1.1", 10)
+    first = bytearray(lzma.compress(ARCHIVE[:at]))
+    first[len(first) // 2 : len(first) // 2 + 16] = b"\xff" * 16
+    damaged = bytes(first) + lzma.compress(ARCHIVE[at:])
+    with pytest.warns(absolve.AbsolveWarning, match=r"corrupt xz data.*reading resumes"):
+        found = list(absolve.warc_links(io.BytesIO(damaged)))
+    assert summary(found) == EXPECTED[3:]
+
+
 class Generous(io.RawIOBase):
     """A file object whose read(n) gives up to 3n bytes (a wrapper that ignores n)."""
 
@@ -176,7 +197,7 @@ def test_keyboard_interrupt_and_system_exit_in_read_propagate_as_themselves(erro
 def warc_files():
     if not CORPUS.is_dir():
         return []
-    names = (".warc", ".warc.gz", ".warc.gz.bad")
+    names = (".warc", ".warc.gz", ".warc.gz.bad", ".warc.lz4")
     return sorted(p for p in (CORPUS / "warc").rglob("*") if p.name.endswith(names))
 
 

@@ -109,6 +109,10 @@ pub(crate) struct Framing<R> {
     /// An ARC file (its first line a `filedesc://` header line): how many fields its
     /// header lines have ([`arc::V1_FIELDS`], [`arc::V2_FIELDS`]).
     pub arc: Option<usize>,
+    /// The input is a stream read on after damaged compressed data ([`Options`]'
+    /// `read_on`): bytes before its first record are the rest of one the damage cut, and
+    /// an input with no record is no error.
+    read_on: bool,
 }
 
 /// The bytes of a record's block ([`Framing::block`]). Once a read comes up short (the
@@ -162,7 +166,9 @@ enum Found {
 }
 
 impl<R: Read> Framing<R> {
-    pub fn new(input: R) -> Result<Self, Error> {
+    /// The framing of the WARC or ARC records of `input` (plain, or gzip told by its
+    /// magic number); `read_on`: a stream read on after damaged compressed data.
+    pub fn new(input: R, read_on: bool) -> Result<Self, Error> {
         let stream = Stream::new(input)?;
         Ok(Framing {
             input: BufReader::with_capacity(CHUNK, stream),
@@ -176,6 +182,7 @@ impl<R: Read> Framing<R> {
             first_line: None,
             cut: false,
             arc: None,
+            read_on,
         })
     }
 
@@ -269,8 +276,8 @@ impl<R: Read> Framing<R> {
             return Ok(());
         }
         match self.first_line.take() {
-            Some(line) => Err(not_a_warc(&line, stream.gzip)),
-            None => Ok(()),
+            Some(line) if !self.read_on => Err(not_a_warc(&line, stream.gzip)),
+            _ => Ok(()),
         }
     }
 
@@ -415,6 +422,10 @@ impl<R: Read> Framing<R> {
     fn report_skipped(&mut self, warn: &mut dyn FnMut(Warning)) {
         if let Some(at) = self.skipped_at.take() {
             let (after, offset, skipped) = (self.previous.clone(), at, self.skipped);
+            if self.read_on && after.is_none() && offset == 0 {
+                warn(Warning::RestOfCutRecord { skipped });
+                return;
+            }
             warn(match self.arc {
                 Some(_) => Warning::ArcResynchronised {
                     after,

@@ -1,5 +1,6 @@
 //! [`Links`]: the links of a WARC file, record by record.
 
+use super::compressed::Source;
 use super::framing::Framing;
 use super::payload::{self, Analysis};
 use super::{Error, Options, Warning};
@@ -15,7 +16,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::Receiver;
 
-/// Streams the links of a WARC (plain or gzip, detected), record by record, as
+/// Streams the links of a WARC (plain or compressed: gzip, bzip2, xz, zstd or LZ4, told
+/// by its first bytes; read on after damage as the command line reads it), record by
+/// record, as
 /// [`Event`]s: the URLs of each `response` record's HTTP header fields, then those of its
 /// HTML or CSS payload (and of `resource` records, and the header fields of `revisit`
 /// records), each [`Link`] located by the record's ID and target URI; each warning (a
@@ -55,7 +58,7 @@ use std::sync::mpsc::Receiver;
 /// assert_eq!(second.location.record.as_deref(), Some("<urn:uuid:2>"));
 /// # Ok::<(), absolve::warc::Error>(())
 /// ```
-pub struct Links<R: Read>(Reader<R, Owned>);
+pub struct Links<R: Read>(Source<R, Owned>);
 
 /// Turns the links of a WARC file into what a reader writes (JSON lines, columns) on the
 /// threads that find them, from [`LinkRef`]s: no [`Link`] is made, copied or handed
@@ -118,7 +121,7 @@ pub enum Encoded<T> {
 /// assert_eq!(text, "http://h/a/b\nhttp://h/i\n");
 /// # Ok::<(), absolve::warc::Error>(())
 /// ```
-pub struct EncodedLinks<R: Read, E: Encode>(Reader<R, Encoding<E>>);
+pub struct EncodedLinks<R: Read, E: Encode>(Source<R, Encoding<E>>);
 
 /// How many links an encoded output holds at most before it is handed on, counted by
 /// weight ([`LINK_UNIT`]s: fewer when they are long; a record processed on its own
@@ -126,7 +129,7 @@ pub struct EncodedLinks<R: Read, E: Encode>(Reader<R, Encoding<E>>);
 const ENCODED_LINKS: usize = 64;
 
 /// What a record's links and warnings become, on the thread that finds them.
-trait Mode: Send + Sync + 'static {
+pub(super) trait Mode: Send + Sync + 'static {
     /// What is handed out.
     type Item: Send + 'static;
     /// The most links an item holds.
@@ -246,7 +249,7 @@ impl Encode for Arc<dyn crate::LinkEncoder> {
 }
 
 /// The reader behind [`Links`] and [`EncodedLinks`].
-struct Reader<R: Read, M: Mode> {
+pub(super) struct Reader<R: Read, M: Mode> {
     state: State<R>,
     options: Arc<Options>,
     mode: Arc<M>,
@@ -560,17 +563,18 @@ enum State<R> {
 }
 
 impl<R: Read> Links<R> {
-    /// Links of the WARC read from `reader` (plain, or gzip detected by its magic number).
+    /// Links of the WARC read from `reader` (plain, or compressed: gzip, bzip2, xz, zstd
+    /// or LZ4, told by its magic number).
     pub fn new(reader: R, options: Options) -> Self {
-        Links(Reader::new(reader, options, Owned))
+        Links(Source::new(reader, options, Owned))
     }
 }
 
 impl<R: Read, E: Encode> EncodedLinks<R, E> {
-    /// The links of the WARC read from `reader` (plain, or gzip detected by its magic
-    /// number), each encoded by `encoder`.
+    /// The links of the WARC read from `reader` (plain, or compressed: gzip, bzip2, xz,
+    /// zstd or LZ4, told by its magic number), each encoded by `encoder`.
     pub fn new(reader: R, options: Options, encoder: E) -> Self {
-        EncodedLinks(Reader::new(reader, options, Encoding(encoder)))
+        EncodedLinks(Source::new(reader, options, Encoding(encoder)))
     }
 }
 
@@ -591,11 +595,12 @@ impl<R: Read, E: Encode> Iterator for EncodedLinks<R, E> {
 }
 
 impl<R: Read, M: Mode> Reader<R, M> {
-    fn new(reader: R, options: Options, mode: M) -> Self {
+    /// The records of `reader`, a WARC plain or gzip.
+    pub(super) fn new(reader: R, options: Arc<Options>, mode: Arc<M>) -> Self {
         Reader {
             state: State::Start(reader),
-            options: Arc::new(options),
-            mode: Arc::new(mode),
+            options,
+            mode,
             queue: VecDeque::new(),
             outcomes: VecDeque::new(),
             streaming: None,
@@ -611,7 +616,7 @@ impl<R: Read, M: Mode> Reader<R, M> {
     /// Reads the next record; `Ok(false)` at the end of the input.
     fn read_record(&mut self) -> Result<bool, Error> {
         let framing = match std::mem::replace(&mut self.state, State::Done) {
-            State::Start(reader) => Box::new(Framing::new(reader)?),
+            State::Start(reader) => Box::new(Framing::new(reader, self.options.read_on)?),
             State::Reading(framing) => framing,
             State::Done => return Ok(false),
         };
@@ -724,7 +729,7 @@ impl<R: Read, M: Mode> Reader<R, M> {
 }
 
 impl<R: Read, M: Mode> Reader<R, M> {
-    fn next(&mut self) -> Option<Result<M::Item, Error>> {
+    pub(super) fn next(&mut self) -> Option<Result<M::Item, Error>> {
         loop {
             if let Some(event) = self.queue.pop_front() {
                 return Some(Ok(event));

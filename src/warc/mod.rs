@@ -9,7 +9,8 @@
 //! target URI (RFC 7231 §7.1.2, RFC 8288 §3.2), never against a `<base>`.
 //!
 //! The archive is read as a stream, plain or gzip (one member per record, WARC 1.1
-//! Annex D, or one stream for the whole file), record by record: only an HTML or CSS
+//! Annex D, or one stream for the whole file; [`Links`] also takes bzip2, xz, zstd and
+//! LZ4), record by record: only an HTML or CSS
 //! payload is held in memory, other records are skipped (or, in [`rewrite`], copied)
 //! as they are read. Reading is lenient, as warcio's: a wrong `Content-Length` is
 //! survived by skipping to the next `WARC/` line, and a truncated file ends with a
@@ -48,6 +49,7 @@
 //! ```
 
 mod arc;
+mod compressed;
 mod framing;
 mod http;
 mod list;
@@ -94,6 +96,16 @@ pub enum Warning {
         after: Option<RecordRef>,
         /// Where the skipped bytes start.
         offset: u64,
+        /// How many bytes were skipped.
+        skipped: u64,
+    },
+    /// A stream read on after damaged compressed data (a bzip2 or xz block, a zstd or
+    /// LZ4 frame) that starts inside a record: its bytes up to the first `WARC/` line
+    /// are the rest of the record the damage cut, skipped.
+    #[error(
+        "{skipped} bytes where reading resumed after the damage are the rest of a record it cut: skipped to the next WARC/ line"
+    )]
+    RestOfCutRecord {
         /// How many bytes were skipped.
         skipped: u64,
     },
@@ -163,6 +175,18 @@ pub enum Warning {
         /// The record cut.
         record: RecordRef,
         /// Its `Content-Length`.
+        length: u64,
+        /// How many bytes of it are missing.
+        missing: u64,
+    },
+    /// ARC: a record whose content is cut by damaged gzip data (as [`Warning::CutByDamage`]).
+    #[error(
+        "{record}: its content ends {missing} bytes before its end (Archive-length {length}), cut by damaged gzip data"
+    )]
+    ArcCutByDamage {
+        /// The record cut.
+        record: RecordRef,
+        /// Its `Archive-length`.
         length: u64,
         /// How many bytes of it are missing.
         missing: u64,

@@ -628,6 +628,11 @@ fn warn_truncated<R: Read>(
             length,
             missing,
         },
+        false if analysis.head.arc => Warning::ArcCutByDamage {
+            record,
+            length,
+            missing,
+        },
         false => Warning::CutByDamage {
             record,
             length,
