@@ -707,3 +707,37 @@ fn the_library_reads_a_warc_compressed_whole_as_the_command_line_does() {
         assert_eq!(said.len(), 2, "{c}: {said:?}");
     }
 }
+
+/// A reader that gives one byte a read, as a pipe whose writer writes byte by byte.
+struct ByteByByte<'a>(&'a [u8]);
+
+impl Read for ByteByByte<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let Some((&first, rest)) = self.0.split_first() else {
+            return Ok(0);
+        };
+        match buf.first_mut() {
+            Some(byte) => *byte = first,
+            None => return Ok(0),
+        }
+        self.0 = rest;
+        Ok(1)
+    }
+}
+
+#[test]
+fn a_compressed_warc_given_a_byte_a_read_is_told_by_its_magic_number() {
+    // The compression was told by the first read alone: one byte is no magic number.
+    use absolve::Event;
+    use absolve::warc::Links;
+    for c in whole_file_compressions() {
+        let file = compressed(c, &warc_record(1));
+        let found: Vec<String> = Links::new(ByteByByte(&file), Options::new())
+            .filter_map(|event| match event.unwrap() {
+                Event::Link(link) => Some(link.resolved),
+                Event::Warning(_) => None,
+            })
+            .collect();
+        assert_eq!(found, ["http://h1.example/d/p1.html"], "{c}");
+    }
+}

@@ -15,8 +15,11 @@ use std::collections::VecDeque;
 use std::io::{self, BufReader, Read};
 use std::sync::{Arc, Mutex, PoisonError};
 
-/// The input buffer the compression is told from and decoded through: as the pipeline's.
+/// The input buffer a compressed input is decoded through: as the pipeline's.
 const CHUNK: usize = 256 * 1024;
+
+/// The most bytes read to tell the compression: a first read as large as the framing's.
+const HEAD: usize = 64 * 1024;
 
 /// The input of a [`Reader`]: a WARC as it is (plain or gzip), or compressed otherwise.
 pub(super) enum Source<R: Read, M: Mode> {
@@ -48,16 +51,18 @@ impl<R: Read, M: Mode> Source<R, M> {
         }
     }
 
-    /// Tells the compression by the input's first bytes (`compress::detect_in`).
-    fn open(reader: R, options: Arc<Options>, mode: Arc<M>) -> io::Result<Self> {
-        let mut input = BufReader::with_capacity(CHUNK, reader);
-        match compress::detect_in(&mut input)? {
+    /// Tells the compression by the input's first bytes ([`Compression::detect`]), read
+    /// until there are [`Compression::MAGIC_LEN`] of them (a pipe may give fewer at first).
+    fn open(mut reader: R, options: Arc<Options>, mode: Arc<M>) -> io::Result<Self> {
+        let head = first_bytes(&mut reader)?;
+        let compression = Compression::detect(&head);
+        let input = io::Cursor::new(head).chain(reader);
+        match compression {
             None | Some(Compression::Gzip) => {
-                let looked_at = input.buffer().to_vec();
-                let input = io::Cursor::new(looked_at).chain(input.into_inner());
                 Ok(Source::Warc(Box::new(Reader::new(input, options, mode))))
             }
             Some(compression) => {
+                let input = BufReader::with_capacity(CHUNK, input);
                 let decoder = Shared(Arc::new(Mutex::new(Decoder::new(compression, input))));
                 let reader = Reader::new(decoder.clone(), Arc::clone(&options), Arc::clone(&mode));
                 Ok(Source::Compressed(Box::new(Streams {
@@ -75,12 +80,29 @@ impl<R: Read, M: Mode> Source<R, M> {
     }
 }
 
+/// The first bytes of `reader`: what its first read gives, read on while they are fewer
+/// than [`Compression::MAGIC_LEN`] and the input has more.
+fn first_bytes(reader: &mut impl Read) -> io::Result<Vec<u8>> {
+    let mut head = vec![0; HEAD];
+    let mut len = 0;
+    while len < Compression::MAGIC_LEN {
+        match reader.read(&mut head[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    head.truncate(len);
+    Ok(head)
+}
+
 /// An input whose first bytes were looked at: they, then the rest.
 type LookedAt<R> = io::Chain<io::Cursor<Vec<u8>>, R>;
 
 /// A decoder the records' reader reads from, shared with [`Streams`], which reads on
 /// with it after damage.
-struct Shared<R>(Arc<Mutex<Decoder<BufReader<R>>>>);
+struct Shared<R>(Arc<Mutex<Decoder<BufReader<LookedAt<R>>>>>);
 
 impl<R> Clone for Shared<R> {
     fn clone(&self) -> Self {
@@ -89,7 +111,7 @@ impl<R> Clone for Shared<R> {
 }
 
 impl<R: Read> Shared<R> {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Decoder<BufReader<R>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Decoder<BufReader<LookedAt<R>>>> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
