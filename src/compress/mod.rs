@@ -402,9 +402,9 @@ impl fmt::Display for Damage {
             ),
             Some(at) => write!(
                 f,
-                "the compressed bytes up to byte {at} are copied as they are, and reading resumes there (byte offsets after this count from it)"
+                "the compressed bytes up to byte {at} are not decoded (rewrite copies them as they are), and reading resumes there (byte offsets after this count from it)"
             ),
-            None => write!(f, "the rest is copied as it is"),
+            None => write!(f, "the rest is not decoded (rewrite copies it as it is)"),
         }
     }
 }
