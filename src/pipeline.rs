@@ -137,8 +137,8 @@ pub enum Error {
     /// A ZIP file that is not a readable WACZ.
     #[error(transparent)]
     Wacz(crate::wacz::WaczError),
-    /// An input without a format given that absolve does not read (an ARC file, a tar
-    /// archive): refused, not read as HTML.
+    /// An input without a format given that absolve does not read (a tar, 7z or RAR
+    /// archive, a property list that is no web archive): refused, not read as HTML.
     #[error(transparent)]
     Unreadable(format::Unreadable),
     /// A WACZ is listed, never rewritten.
