@@ -503,6 +503,44 @@ fn an_xz_stream_is_read_on_at_the_block_after_the_damaged_one() {
 }
 
 #[test]
+fn the_xz_blocks_between_two_damaged_ones_are_read() {
+    // Two damaged blocks with whole ones between, less than 1 MiB apart: each damage loses
+    // its own block, no more. Before: the block after the first damage was taken to read
+    // on from only if the blocks from it decoded 1 MiB (or to the stream's end) with no
+    // damage, so every block up to the second damaged one was copied unread.
+    let resolved_of = |file: &[u8]| -> Vec<String> {
+        let found = document::links(file, &Options::new()).unwrap();
+        found.links.into_iter().map(|link| link.resolved).collect()
+    };
+    for check in [lzma_rust2::CheckType::Crc32, lzma_rust2::CheckType::Crc64] {
+        let whole = xz_blocks_of(check);
+        let damaged_at = |file: &mut Vec<u8>, at: usize| file[at..at + 16].fill(0xff);
+        let (first, second) = (whole.len() / 4, whole.len() * 3 / 5);
+        let mut one = whole.clone();
+        damaged_at(&mut one, first);
+        let mut other = whole.clone();
+        damaged_at(&mut other, second);
+        let mut both = one.clone();
+        damaged_at(&mut both, second);
+
+        let (one, other) = (resolved_of(&one), resolved_of(&other));
+        let kept_by_both: Vec<&String> = one.iter().filter(|r| other.contains(r)).collect();
+        let listed = resolved_of(&both);
+        assert_eq!(
+            listed.iter().collect::<Vec<_>>(),
+            kept_by_both,
+            "{check:?}: {} of 80 listed, {} listed with each damage alone",
+            listed.len(),
+            kept_by_both.len()
+        );
+        assert!(
+            kept_by_both.len() < one.len() && one.len() < 80,
+            "two blocks lost"
+        );
+    }
+}
+
+#[test]
 fn a_compressed_file_whose_stream_header_is_damaged_is_read_from_its_first_block() {
     // `folder.mbox.xz` and `folder.mbox.bz2` (one stream each) whose magic number is
     // damaged: read from the first block on, every message listed, with a warning.

@@ -749,8 +749,27 @@ fn xz_blocks_decode(bytes: &[u8], check: Option<u8>) -> Option<u8> {
     checks.into_iter().find(|&check| {
         let mut trial = Decoder::new(Compression::Xz, bytes);
         trial.read_on_at_block(xz_blocks(check));
-        passes_trial(trial, false)
+        let delivered = run_trial(&mut trial);
+        trial_passed(&trial, delivered, false)
+            || (check != xz::NO_CHECK && an_xz_block_ended_before_the_damage(bytes, &trial))
     })
+}
+
+/// Whether the first of the xz blocks at the start of `bytes` ended whole before the
+/// damage `trial` (their decoder) met: a block header (the .xz format §3.1, its CRC32
+/// matched) starts after it, and the decoder read past that header's start before the
+/// damage. The decoder checks a block's check (§3.4) as it reads it, so the block before
+/// that header ended with its check matched: as a bzip2 block whose CRC matched, that
+/// makes it a block to read on from, though the blocks after it, damaged, give less than
+/// [`TRIAL_OUTPUT`] (blocks of less than 1 MiB, damaged a few blocks apart).
+fn an_xz_block_ended_before_the_damage(bytes: &[u8], trial: &Decoder<&[u8]>) -> bool {
+    let Some(damage) = &trial.damage else {
+        return false;
+    };
+    let read_past = usize::try_from(damage.compressed_offset)
+        .unwrap_or(usize::MAX)
+        .min(bytes.len());
+    (1..read_past).any(|at| xz::block_header_at(&bytes[at..]))
 }
 
 /// A decoder of the xz blocks at the input's position, as a stream whose check type is
@@ -770,7 +789,13 @@ fn xz_blocks(check: u8) -> Codec {
 /// with no damage, or (bzip2) a block whose CRC matched; `cut_short` (its bytes may end
 /// before it does), or gives [`TRIAL_CUT_OUTPUT`] bytes with no damage before they end.
 fn passes_trial<R: BufRead>(mut trial: Decoder<R>, cut_short: bool) -> bool {
-    let compression = trial.compression;
+    let delivered = run_trial(&mut trial);
+    trial_passed(&trial, delivered, cut_short)
+}
+
+/// Reads `trial` until its first member ends whole, it has given [`TRIAL_OUTPUT`] bytes,
+/// or it meets damage: how many bytes it gave.
+fn run_trial<R: BufRead>(trial: &mut Decoder<R>) -> u64 {
     let mut delivered = 0;
     while trial.whole == 0 && delivered < TRIAL_OUTPUT {
         match trial.fill_buf() {
@@ -782,6 +807,12 @@ fn passes_trial<R: BufRead>(mut trial: Decoder<R>, cut_short: bool) -> bool {
             }
         }
     }
+    delivered
+}
+
+/// [`passes_trial`]'s verdict on `trial`, run ([`run_trial`]), which gave `delivered` bytes.
+fn trial_passed<R>(trial: &Decoder<R>, delivered: u64, cut_short: bool) -> bool {
+    let compression = trial.compression;
     let decoded_to_the_cut = cut_short
         && delivered >= TRIAL_CUT_OUTPUT
         && matches!(&trial.damage, Some(damage) if matches!(damage.reason, DamageReason::Truncated(_)));

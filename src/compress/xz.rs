@@ -14,7 +14,10 @@ use flate2::Crc;
 /// The check types a stream header can name (§2.1.1.2), xz's default (CRC64) first: what
 /// a stream read on at a block is tried with when the damaged stream's own is not known
 /// (its header is what was damaged).
-pub(super) const CHECKS: [u8; 4] = [0x04, 0x01, 0x0a, 0x00];
+pub(super) const CHECKS: [u8; 4] = [0x04, 0x01, 0x0a, NO_CHECK];
+
+/// The check type "None" (§2.1.1.2): a block of it has no check to match.
+pub(super) const NO_CHECK: u8 = 0x00;
 
 /// The longest index (§4) and stream footer (§2.1.2) looked ahead at to end a stream read
 /// on at a block: 1 MiB, an index of some 100,000 blocks. A longer one is not checked,
