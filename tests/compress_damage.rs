@@ -502,6 +502,106 @@ fn an_xz_stream_is_read_on_at_the_block_after_the_damaged_one() {
     }
 }
 
+/// Messages 1 to 80 in one LZ4 frame of independent blocks of 64 KiB (as the `lz4` tool
+/// writes blocks of 4 MiB), with block checksums or without (the tool's default).
+fn lz4_blocks_of(block_checksums: bool) -> Vec<u8> {
+    use lz4_flex::frame::{BlockMode, BlockSize, FrameEncoder, FrameInfo};
+    let info = FrameInfo::new()
+        .block_size(BlockSize::Max64KB)
+        .block_mode(BlockMode::Independent)
+        .block_checksums(block_checksums)
+        .content_checksum(true);
+    let mut encoder = FrameEncoder::with_frame_info(info, Vec::new());
+    encoder
+        .write_all(&(1..=80).flat_map(message).collect::<Vec<u8>>())
+        .unwrap();
+    encoder.finish().unwrap()
+}
+
+/// Where each block of [`lz4_blocks_of`]'s frame starts (at its size field): after the
+/// magic number and a frame descriptor of three bytes (LZ4 Frame Format §3, no content
+/// size), each block its size field, its data and its checksum if there is one.
+fn lz4_blocks_in(frame: &[u8], block_checksums: bool) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut at = 7;
+    loop {
+        let field = u32::from_le_bytes(frame[at..at + 4].try_into().unwrap());
+        if field == 0 {
+            return starts;
+        }
+        starts.push(at);
+        at += 4 + (field & 0x7fff_ffff) as usize + if block_checksums { 4 } else { 0 };
+    }
+}
+
+#[test]
+fn an_lz4_frame_is_read_on_at_the_block_after_the_damaged_one() {
+    // One frame of independent blocks, one block's data damaged: its size field says
+    // where the next block starts, which decodes alone; the blocks from there are read,
+    // the frame's content checksum and size (which the lost block counted in) not
+    // checked. Before: everything after the damaged block was copied unread.
+    for block_checksums in [false, true] {
+        let mut file = lz4_blocks_of(block_checksums);
+        // The data of a block a third of the way in, from its first sequence's token: a
+        // literal run longer than the block (data lost in the middle of a block can decode,
+        // as other bytes, and show only at the frame's end, in its content checksum).
+        let blocks = lz4_blocks_in(&file, block_checksums);
+        let damaged = blocks[blocks.len() / 3] + 4;
+        file[damaged..damaged + 16].fill(0xff);
+        let found = document::links(&file, &Options::new()).unwrap();
+        let words: Vec<String> = found.warnings.iter().map(|w| w.to_string()).collect();
+        let last = found.links.last().unwrap();
+        assert_eq!(last.resolved, resolved(80), "{block_checksums}: {words:?}");
+        let listed = found.links.len();
+        assert!(
+            (70..80).contains(&listed),
+            "{block_checksums}: one block's messages lost, not more: {listed}"
+        );
+        assert_eq!(words.len(), 1, "{block_checksums}: {words:?}");
+        assert!(words[0].contains("reading resumes"), "{words:?}");
+
+        let mut decoder = Decoder::new(Compression::Lz4, &file[..]);
+        decoder.read_to_end(&mut Vec::new()).unwrap();
+        let mut gap = Vec::new();
+        let resumed = decoder.resume(&mut |bytes| {
+            gap.extend_from_slice(bytes);
+            Ok(())
+        });
+        assert!(resumed.unwrap());
+        assert!(
+            gap.len() < 64 * 1024,
+            "one block passed over: {}",
+            gap.len()
+        );
+        assert!(
+            gap.windows(16).any(|w| w == [0xff; 16]),
+            "the damage passed over"
+        );
+        decoder.read_to_end(&mut Vec::new()).unwrap();
+        assert_eq!(decoder.damage(), None, "the frame read on ends whole");
+
+        let done = document::rewrite(&file, &Options::new()).unwrap();
+        assert!(
+            done.output.windows(gap.len()).any(|w| w == gap),
+            "the damage copied"
+        );
+        let text =
+            String::from_utf8_lossy(&decoded_on(Compression::Lz4, &done.output)).into_owned();
+        assert!(text.contains(&format!("href=\"{}\"", resolved(80))));
+    }
+    // The first block damaged, nothing given before it: the frame's header is passed over
+    // with it, and the folder (its name says it is one) read on from the second block.
+    let dir = tempfile::tempdir().unwrap();
+    let mut file = lz4_blocks_of(false);
+    let first = lz4_blocks_in(&file, false)[0] + 4;
+    file[first..first + 16].fill(0xff);
+    let (links, stderr) = links_of(dir.path(), "folder.mbox.lz4", &file);
+    assert_eq!(links.last().unwrap()["resolved"], resolved(80), "{stderr}");
+    // The first 64 KiB hold the first 21 messages, the smallest.
+    assert!((55..80).contains(&links.len()), "{}: {stderr}", links.len());
+    assert!(stderr.contains("up to byte "), "{stderr}");
+}
+
 #[test]
 fn the_xz_blocks_between_two_damaged_ones_are_read() {
     // Two damaged blocks with whole ones between, less than 1 MiB apart: each damage loses

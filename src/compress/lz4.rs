@@ -65,6 +65,9 @@ struct Frame {
     /// FLG bit 3, C.Size: the content's size the descriptor gives (checked, never
     /// allocated from).
     content_size: Option<u64>,
+    /// Read on at a block after a damaged one ([`Decoder::resume`]): the content's size
+    /// and checksum, which count the lost block, are not checked.
+    read_on: bool,
 }
 
 /// An LZ4 decoder's state between calls: the frame being read, the content of the last
@@ -81,6 +84,10 @@ pub(super) struct Lz4 {
     /// The xxHash-32 and the length of the frame's content so far.
     hasher: XxHash32,
     content_len: u64,
+    /// A damaged block of a frame of independent blocks whose size field was read: the
+    /// frame, and the compressed offset of the next block, after the damaged block's size
+    /// field, data and checksum ([`Decoder::lz4_next_block`]).
+    damaged_block: Option<(Frame, u64)>,
 }
 
 impl Lz4 {
@@ -93,7 +100,19 @@ impl Lz4 {
             window: Vec::new(),
             hasher: XxHash32::with_seed(0),
             content_len: 0,
+            damaged_block: None,
         }
+    }
+
+    /// A decoder that reads on in `frame` at the block after a damaged one, as a frame
+    /// of its own whose content's size and checksum are not checked.
+    fn read_on_in(frame: Frame) -> Self {
+        let mut state = Lz4::new();
+        state.start(Frame {
+            read_on: true,
+            ..frame
+        });
+        state
     }
 
     /// A new frame: its content starts empty.
@@ -174,6 +193,7 @@ fn frame_header(header: &[u8]) -> Result<(Frame, usize), DamageReason> {
         content_checksum: flg & 0x04 != 0,
         block_max,
         content_size,
+        read_on: false,
     };
     Ok((frame, len + 1))
 }
@@ -186,6 +206,7 @@ const LEGACY_FRAME: Frame = Frame {
     content_checksum: false,
     block_max: LEGACY_BLOCK,
     content_size: None,
+    read_on: false,
 };
 
 /// What a block's 4-byte size field (§4) says.
@@ -313,7 +334,7 @@ impl<R: BufRead> Decoder<R> {
             let stored = u32::from_le_bytes(bytes[4 + size..len].try_into().expect("4 bytes"));
             if XxHash32::oneshot(0, data) != stored {
                 // Nothing of the block is delivered: the rest starts at its size field.
-                self.stop(DamageReason::BadChecksum(Compression::Lz4));
+                self.lz4_block_damaged(frame, len, DamageReason::BadChecksum(Compression::Lz4));
                 return Ok(());
             }
         }
@@ -333,12 +354,54 @@ impl<R: BufRead> Decoder<R> {
         match decoded {
             Ok(n) => state.decoded(frame, n),
             Err(reason) => {
-                self.stop(reason);
+                self.lz4_block_damaged(frame, len, reason);
                 return Ok(());
             }
         }
         self.input.consume(len);
         Ok(())
+    }
+
+    /// A block of `frame` that takes `len` bytes is damaged (`reason`): the rest starts at
+    /// its size field. In a frame of independent blocks, the next block, `len` bytes on,
+    /// may be read on from ([`Decoder::lz4_next_block`]).
+    fn lz4_block_damaged(&mut self, frame: Frame, len: usize, reason: DamageReason) {
+        let next = self.input.consumed + len as u64;
+        if let super::Codec::Lz4(state) = &mut self.codec {
+            state.damaged_block = frame.independent.then_some((frame, next));
+        }
+        self.stop(reason);
+    }
+
+    /// After a damaged block of a frame of independent blocks (its data or its checksum
+    /// damaged, its size field read), the block after it, as bzip2recover reads on at
+    /// the next bzip2 block: where its size field says (LZ4 Frame Format §4), if a block
+    /// that decodes alone is there, its checksum matched when the frame has block
+    /// checksums ([`next_block_decodes`]). Returns how many bytes are before it (the
+    /// damaged block's, and the frame's header too when the rest starts there) and a
+    /// codec that reads on there, as a frame of its own whose content's size and checksum
+    /// are not checked.
+    pub(super) fn lz4_next_block(&mut self) -> io::Result<Option<(usize, super::Codec)>> {
+        let super::Codec::Lz4(state) = &mut self.codec else {
+            return Ok(None);
+        };
+        let Some((frame, next)) = state.damaged_block.take() else {
+            return Ok(None);
+        };
+        // The rest starts at the damaged block, or before it, at the frame's start, when
+        // the frame gave nothing before the damage.
+        let Some(skip) = next
+            .checked_sub(self.input.consumed)
+            .and_then(|skip| usize::try_from(skip).ok())
+        else {
+            return Ok(None);
+        };
+        let ahead = self.input.peek(skip + 4 + frame.block_max + 4)?;
+        if ahead.len() <= skip || !next_block_decodes(&ahead[skip..], frame) {
+            return Ok(None);
+        }
+        let codec = super::Codec::Lz4(Box::new(Lz4::read_on_in(frame)));
+        Ok(Some((skip, codec)))
     }
 
     /// The end of `frame`: its end mark (`end_mark` bytes: 4, or none for a legacy
@@ -358,7 +421,8 @@ impl<R: BufRead> Decoder<R> {
             unreachable!()
         };
         state.frame = None;
-        if let Some(size) = frame.content_size.filter(|&size| size != state.content_len) {
+        let content_size = frame.content_size.filter(|_| !frame.read_on);
+        if let Some(size) = content_size.filter(|&size| size != state.content_len) {
             // The rest starts at the end mark.
             let why = format!(
                 "the frame says it holds {size} bytes, its blocks held {}",
@@ -375,7 +439,7 @@ impl<R: BufRead> Decoder<R> {
         }
         let computed = state.hasher.finish_32();
         self.input.consume(end_mark);
-        if stored.is_some_and(|stored| stored != computed) {
+        if !frame.read_on && stored.is_some_and(|stored| stored != computed) {
             // The rest starts at the checksum.
             self.stop(DamageReason::BadChecksum(Compression::Lz4));
             return Ok(());
@@ -399,4 +463,29 @@ fn decode_block(
         false => lz4_flex::block::decompress_into_with_dict(data, out, window),
     };
     decoded.map_err(|e| DamageReason::Corrupt(Compression::Lz4, e.to_string()))
+}
+
+/// Whether `bytes` start with a block of `frame` that decodes alone (its checksum
+/// matched, when the frame has block checksums): where a damaged block's size field says
+/// the next block is ([`Decoder::lz4_next_block`]). Not the frame's end: nothing of the
+/// frame is left to read on in, and the next frame is looked for as after other damage
+/// (its end mark and content checksum passed over with the damaged block).
+fn next_block_decodes(bytes: &[u8], frame: Frame) -> bool {
+    let Some(field) = bytes.get(..4) else {
+        return false;
+    };
+    let (size, uncompressed) = match block_head(frame, field.try_into().expect("4 bytes")) {
+        Ok(BlockHead::Block { size, uncompressed }) => (size, uncompressed),
+        Ok(BlockHead::EndMark | BlockHead::LegacyEnd) | Err(_) => return false,
+    };
+    let checksum_len = if frame.block_checksum { 4 } else { 0 };
+    let Some(block) = bytes.get(4..4 + size + checksum_len) else {
+        return false;
+    };
+    let data = &block[..size];
+    if frame.block_checksum {
+        let stored = u32::from_le_bytes(block[size..].try_into().expect("4 bytes"));
+        return XxHash32::oneshot(0, data) == stored;
+    }
+    uncompressed || decode_block(data, frame, &[], &mut vec![0; frame.block_max]).is_ok()
 }

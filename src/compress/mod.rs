@@ -46,7 +46,10 @@
 //! that (1 MiB at least), and read again. A bzip2 stream is also read on at a block, as
 //! `bzip2recover` does: each block after it decoded alone, as a stream of its own, its
 //! CRC checked; and so is an xz stream, its blocks found by their header's CRC32 (see
-//! `xz.rs`). A gzip member or zstd or LZ4 frame whose magic number is damaged, where a
+//! `xz.rs`), a block taken to read on from once it ended whole, its check matched; and so
+//! is an LZ4 frame of independent blocks (as the `lz4` tool writes them), at the block
+//! after a damaged one, where the damaged block's size field says, when it decodes alone
+//! (its checksum matched, if the frame has block checksums). A gzip member or zstd or LZ4 frame whose magic number is damaged, where a
 //! member was looked for, is read with it restored when the rest of it decodes.
 //!
 //! ```
@@ -1020,7 +1023,8 @@ impl<R: BufRead> Decoder<R> {
     }
 
     /// After damage, reads on at the next member (gzip member, bzip2 or xz stream, zstd
-    /// frame) that decodes: the compressed bytes before it go to `gap` as they are, then
+    /// or LZ4 frame; a bzip2 or xz block, an LZ4 frame's next independent block) that
+    /// decodes: the compressed bytes before it go to `gap` as they are, then
     /// the decoder delivers that member's bytes and those after it, as a stream of its own
     /// (`read` gives bytes again; [`Decoder::damage`] is cleared, the next one is its own).
     /// Returns `false` when none is found before the end of the input (every byte went to
@@ -1030,8 +1034,9 @@ impl<R: BufRead> Decoder<R> {
     /// A candidate is a member's magic number (RFC 1952 §2.3.1, RFC 8878 §3.1.1, the xz
     /// and bzip2 stream headers) whose member, decoded from a copy of at most
     /// [`TRIAL_INPUT`] bytes, ends whole (its checksum matched), or gives [`TRIAL_OUTPUT`]
-    /// bytes (a bzip2 block: one, its CRC matched) with no damage: damaged data that
-    /// happens to hold a magic number fails that. Memory stays bounded: the copy, then the
+    /// bytes (a bzip2 block, an xz block: one, its check matched) with no damage: damaged
+    /// data that happens to hold a magic number fails that. An LZ4 block is where the
+    /// damaged block's size field says, and decodes alone. Memory stays bounded: the copy, then the
     /// bytes go to `gap` as they are passed over.
     ///
     /// ```
@@ -1073,6 +1078,13 @@ impl<R: BufRead> Decoder<R> {
             Codec::Xz(_, read) => read.check,
             _ => None,
         };
+        if let Some((skip, codec)) = self.lz4_next_block()? {
+            gap(&self.input.peek(skip)?[..skip])?;
+            self.input.consume(skip);
+            self.restart();
+            self.read_on_at_block(codec);
+            return Ok(true);
+        }
         if let Some(back) = self.ran_into_a_member(&mut false_starts)? {
             self.input.rewind(back);
             self.restart();
