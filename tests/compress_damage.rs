@@ -464,6 +464,20 @@ fn links_of(dir: &std::path::Path, name: &str, file: &[u8]) -> (Vec<serde_json::
     (json_lines(&out.stdout), common::stderr(&out))
 }
 
+/// A decoder of `file` read to its damage, then read on after it ([`Decoder::resume`]),
+/// which it does; and the compressed bytes passed over.
+fn read_on_after_damage(c: Compression, file: &[u8]) -> (Decoder<&[u8]>, Vec<u8>) {
+    let mut decoder = Decoder::new(c, file);
+    decoder.read_to_end(&mut Vec::new()).unwrap();
+    let mut gap = Vec::new();
+    let resumed = decoder.resume(&mut |bytes| {
+        gap.extend_from_slice(bytes);
+        Ok(())
+    });
+    assert!(resumed.unwrap(), "{c:?}: read on");
+    (decoder, gap)
+}
+
 #[test]
 fn an_xz_stream_is_read_on_at_the_block_after_the_damaged_one() {
     // One stream of blocks, one block damaged: the blocks after it are read, as a stream
@@ -483,14 +497,7 @@ fn an_xz_stream_is_read_on_at_the_block_after_the_damaged_one() {
         );
         assert_eq!(found.warnings.len(), 1, "{check:?}: {:?}", found.warnings);
 
-        let mut decoder = Decoder::new(Compression::Xz, &file[..]);
-        decoder.read_to_end(&mut Vec::new()).unwrap();
-        let mut gap = Vec::new();
-        let resumed = decoder.resume(&mut |bytes| {
-            gap.extend_from_slice(bytes);
-            Ok(())
-        });
-        assert!(resumed.unwrap());
+        let (_, gap) = read_on_after_damage(Compression::Xz, &file);
         assert!(!gap.is_empty() && gap.len() < 64 * 1024, "{}", gap.len());
         let done = document::rewrite(&file, &Options::new()).unwrap();
         assert!(
@@ -560,14 +567,7 @@ fn an_lz4_frame_is_read_on_at_the_block_after_the_damaged_one() {
         assert_eq!(words.len(), 1, "{block_checksums}: {words:?}");
         assert!(words[0].contains("reading resumes"), "{words:?}");
 
-        let mut decoder = Decoder::new(Compression::Lz4, &file[..]);
-        decoder.read_to_end(&mut Vec::new()).unwrap();
-        let mut gap = Vec::new();
-        let resumed = decoder.resume(&mut |bytes| {
-            gap.extend_from_slice(bytes);
-            Ok(())
-        });
-        assert!(resumed.unwrap());
+        let (mut decoder, gap) = read_on_after_damage(Compression::Lz4, &file);
         assert!(
             gap.len() < 64 * 1024,
             "one block passed over: {}",
