@@ -45,6 +45,10 @@ pub struct Options {
     /// LZ4 blocks or frames: `pipeline::each_stream`, `warc::Links`): it may start inside
     /// a record, and one that holds none is no error.
     pub(crate) read_on: bool,
+    /// Set by what decompresses the input (`pipeline::each_stream`'s streams,
+    /// `warc::Links`) when damage stopped the decompression and so ended the input: a
+    /// WARC record cut there is cut by the damage, not by the file's end.
+    pub(crate) input_ends_at_damage: Option<crate::compress::DamageEnd>,
 }
 
 /// The default [`Options::with_max_held`]: 256 MiB, the limit a WARC record's decoded
@@ -61,6 +65,7 @@ impl Default for Options {
             keep_local: false,
             max_held: DEFAULT_MAX_HELD,
             read_on: false,
+            input_ends_at_damage: None,
         }
     }
 }

@@ -808,6 +808,52 @@ fn a_warc_stream_read_on_inside_a_record_skips_its_rest() {
 }
 
 #[test]
+fn a_record_cut_by_damage_in_a_warc_compressed_whole_is_said_to_be() {
+    // Record 2 starts in the first member, the damage after it: the stream the decoder
+    // gives ends inside record 2 there, the file does not. Before: "the file ends N
+    // bytes before the end of its block", for the command line and the library alike.
+    // A file cut short inside a record still says the file ends.
+    use absolve::Event;
+    use absolve::warc::Links;
+    let dir = tempfile::tempdir().unwrap();
+    let second = warc_record(2);
+    let (head, tail) = second.split_at(second.len() / 2);
+    for c in whole_file_compressions() {
+        let mut damaged = compressed(c, b"damaged");
+        damaged.fill(0xa5);
+        let first = compressed(c, &[warc_record(1), head.to_vec()].concat());
+        let last = compressed(c, &[tail.to_vec(), warc_record(3)].concat());
+        let cut = [&first[..], &damaged, &last].concat();
+        // The next member cut within its first bytes: nothing of it decoded.
+        let short = [&first[..], &last[..8]].concat();
+        for (bytes, by_damage) in [(&cut[..], true), (&short[..], false)] {
+            let name = format!("crawl-{by_damage}.warc.{}", c.extension());
+            let (_, said) = links_of(dir.path(), &name, bytes);
+            let library: Vec<String> = Links::new(bytes, Options::new())
+                .filter_map(|event| match event.unwrap() {
+                    Event::Warning(warning) => Some(warning.to_string()),
+                    Event::Link(_) => None,
+                })
+                .collect();
+            for said in [said, library.join("\n")] {
+                let record_2 = said.lines().find(|line| line.contains("record 2 "));
+                let record_2 = record_2.unwrap_or_else(|| panic!("{c} {by_damage}: {said}"));
+                assert_eq!(
+                    record_2.contains("cut by damaged compressed data"),
+                    by_damage,
+                    "{c}: {said}"
+                );
+                assert_eq!(
+                    record_2.contains("the file ends"),
+                    !by_damage,
+                    "{c}: {said}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn the_library_reads_a_warc_compressed_whole_as_the_command_line_does() {
     // `warc::Links` (Python's `warc_links`, `warc_link_batches`, the Spark job) read only
     // plain and gzip WARC files: the others were "not a WARC file: ... decompress it

@@ -310,6 +310,38 @@ pub struct Damage {
     pub resumed_at: Option<u64>,
 }
 
+/// Whether damage ended a decompressed stream: set by what reads it from its [`Decoder`]
+/// ([`DamageEnd::note`]), looked at by the WARC framing reading the stream, for which a
+/// record cut there is cut by the damage, not by the file's end (`Options`'
+/// `input_ends_at_damage`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DamageEnd(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl DamageEnd {
+    /// After a read of `wanted` bytes from `decoder` gave `given`: an end (no byte given)
+    /// where the decoder met damage is noted; not one where the file ends (inside a
+    /// member: [`DamageReason::Truncated`]), which is the file's end.
+    pub(crate) fn note<R>(&self, decoder: &Decoder<R>, given: usize, wanted: usize) {
+        let damaged = decoder
+            .damage
+            .as_ref()
+            .is_some_and(|damage| !matches!(damage.reason, DamageReason::Truncated(_)));
+        if given == 0 && wanted > 0 && damaged {
+            self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    /// Whether damage ended the stream.
+    pub(crate) fn ended(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// A stream read on after the damage starts: not ended.
+    pub(crate) fn restart(&self) {
+        self.0.store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// What damage a [`Decoder`] met.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DamageReason {

@@ -9,7 +9,7 @@
 use super::Error;
 use super::list::{Mode, Reader};
 use crate::Options;
-use crate::compress::{self, Compression, Decoder};
+use crate::compress::{self, Compression, DamageEnd, Decoder};
 use crate::warning::{Problem, Warning};
 use std::collections::VecDeque;
 use std::io::{self, BufReader, Read};
@@ -63,15 +63,21 @@ impl<R: Read, M: Mode> Source<R, M> {
             }
             Some(compression) => {
                 let input = BufReader::with_capacity(CHUNK, input);
-                let decoder = Shared(Arc::new(Mutex::new(Decoder::new(compression, input))));
-                let reader = Reader::new(decoder.clone(), Arc::clone(&options), Arc::clone(&mode));
+                let decoder = Decoder::new(compression, input);
+                let decoder = Shared(Arc::new(Mutex::new(decoder)), DamageEnd::default());
+                let first = Arc::new(Options {
+                    input_ends_at_damage: Some(decoder.1.clone()),
+                    ..Options::clone(&options)
+                });
+                let reader = Reader::new(decoder.clone(), first, Arc::clone(&mode));
                 Ok(Source::Compressed(Box::new(Streams {
-                    decoder,
-                    reader: Some(reader),
                     read_on: Arc::new(Options {
                         read_on: true,
+                        input_ends_at_damage: Some(decoder.1.clone()),
                         ..Options::clone(&options)
                     }),
+                    decoder,
+                    reader: Some(reader),
                     mode,
                     warnings: VecDeque::new(),
                 })))
@@ -101,12 +107,13 @@ fn first_bytes(reader: &mut impl Read) -> io::Result<Vec<u8>> {
 type LookedAt<R> = io::Chain<io::Cursor<Vec<u8>>, R>;
 
 /// A decoder the records' reader reads from, shared with [`Streams`], which reads on
-/// with it after damage.
-struct Shared<R>(Arc<Mutex<Decoder<BufReader<LookedAt<R>>>>>);
+/// with it after damage; and whether damage ended the stream being read, which the
+/// records' reader is told ([`DamageEnd`]).
+struct Shared<R>(Arc<Mutex<Decoder<BufReader<LookedAt<R>>>>>, DamageEnd);
 
 impl<R> Clone for Shared<R> {
     fn clone(&self) -> Self {
-        Shared(Arc::clone(&self.0))
+        Shared(Arc::clone(&self.0), self.1.clone())
     }
 }
 
@@ -118,7 +125,10 @@ impl<R: Read> Shared<R> {
 
 impl<R: Read> Read for Shared<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.lock().read(buf)
+        let mut decoder = self.lock();
+        let given = decoder.read(buf)?;
+        self.1.note(&decoder, given, buf.len());
+        Ok(given)
     }
 }
 
@@ -175,6 +185,7 @@ impl<R: Read, M: Mode> Streams<R, M> {
         let warning = Warning::new(Problem::Compression(damage));
         self.warnings.push_back(self.mode.warning(warning));
         if resumed {
+            self.decoder.1.restart();
             let (read_on, mode) = (Arc::clone(&self.read_on), Arc::clone(&self.mode));
             self.reader = Some(Reader::new(self.decoder.clone(), read_on, mode));
         }

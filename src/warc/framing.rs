@@ -113,6 +113,9 @@ pub(crate) struct Framing<R> {
     /// `read_on`): bytes before its first record are the rest of one the damage cut, and
     /// an input with no record is no error.
     read_on: bool,
+    /// Set when damage in the compressed data the input is decompressed from ended it
+    /// (`Options`' `input_ends_at_damage`).
+    ends_at_damage: Option<crate::compress::DamageEnd>,
 }
 
 /// The bytes of a record's block ([`Framing::block`]). Once a read comes up short (the
@@ -167,8 +170,9 @@ enum Found {
 
 impl<R: Read> Framing<R> {
     /// The framing of the WARC or ARC records of `input` (plain, or gzip told by its
-    /// magic number); `read_on`: a stream read on after damaged compressed data.
-    pub fn new(input: R, read_on: bool) -> Result<Self, Error> {
+    /// magic number), as `options` say: `read_on`, a stream read on after damaged
+    /// compressed data; `input_ends_at_damage`, whether damage ended it.
+    pub fn new(input: R, options: &crate::Options) -> Result<Self, Error> {
         let stream = Stream::new(input)?;
         Ok(Framing {
             input: BufReader::with_capacity(CHUNK, stream),
@@ -182,7 +186,8 @@ impl<R: Read> Framing<R> {
             first_line: None,
             cut: false,
             arc: None,
-            read_on,
+            read_on: options.read_on,
+            ends_at_damage: options.input_ends_at_damage.clone(),
         })
     }
 
@@ -217,6 +222,14 @@ impl<R: Read> Framing<R> {
     /// Whether the input is at its end (not only paused after damaged gzip data).
     pub fn at_end(&mut self) -> Result<bool, Error> {
         Ok(self.input.buffer().is_empty() && self.input.get_mut().at_end()?)
+    }
+
+    /// Whether the input is at its end, and that end is the file's: not where damage in
+    /// the compressed data it is decompressed from (gzip members read here, or a file
+    /// compressed whole) stopped it.
+    pub fn at_the_files_end(&mut self) -> Result<bool, Error> {
+        let damage_ended_it = self.ends_at_damage.as_ref().is_some_and(|end| end.ended());
+        Ok(self.at_end()? && !damage_ended_it)
     }
 
     /// Warns about damaged gzip data found since the last call, naming the record it was

@@ -616,7 +616,7 @@ impl<R: Read, M: Mode> Reader<R, M> {
     /// Reads the next record; `Ok(false)` at the end of the input.
     fn read_record(&mut self) -> Result<bool, Error> {
         let framing = match std::mem::replace(&mut self.state, State::Done) {
-            State::Start(reader) => Box::new(Framing::new(reader, self.options.read_on)?),
+            State::Start(reader) => Box::new(Framing::new(reader, &self.options)?),
             State::Reading(framing) => framing,
             State::Done => return Ok(false),
         };

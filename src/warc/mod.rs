@@ -166,10 +166,12 @@ pub enum Warning {
         /// How many bytes of it are missing.
         missing: u64,
     },
-    /// A record whose block is cut by damaged gzip data: its bytes after the damage are
-    /// not there (reading resumed in a later gzip member, at another record's bytes).
+    /// A record whose block is cut by damaged compressed data: its bytes after the damage
+    /// are not there (reading resumed in a later gzip member, at another record's bytes;
+    /// or, in a file compressed whole, where the decompression stopped: the warning about
+    /// the damage follows).
     #[error(
-        "{record}: its block ends {missing} bytes before its end (Content-Length {length}), cut by damaged gzip data"
+        "{record}: its block ends {missing} bytes before its end (Content-Length {length}), cut by damaged compressed data"
     )]
     CutByDamage {
         /// The record cut.
@@ -179,9 +181,10 @@ pub enum Warning {
         /// How many bytes of it are missing.
         missing: u64,
     },
-    /// ARC: a record whose content is cut by damaged gzip data (as [`Warning::CutByDamage`]).
+    /// ARC: a record whose content is cut by damaged compressed data (as
+    /// [`Warning::CutByDamage`]).
     #[error(
-        "{record}: its content ends {missing} bytes before its end (Archive-length {length}), cut by damaged gzip data"
+        "{record}: its content ends {missing} bytes before its end (Archive-length {length}), cut by damaged compressed data"
     )]
     ArcCutByDamage {
         /// The record cut.

@@ -607,8 +607,9 @@ fn line_ends_before(bytes: &[u8]) -> usize {
         .count()
 }
 
-/// A block that came up `missing` bytes short: the file ends there, or damaged gzip data
-/// cut it (reading resumed after it, in a later member).
+/// A block that came up `missing` bytes short: the file ends there, or damaged compressed
+/// data cut it (reading resumed after it, in a later gzip member; or the decompression of
+/// a file compressed whole stopped there).
 fn warn_truncated<R: Read>(
     framing: &mut Framing<R>,
     analysis: &Analysis,
@@ -617,7 +618,7 @@ fn warn_truncated<R: Read>(
 ) -> Result<(), Error> {
     let record = analysis.head.record.clone();
     let length = analysis.head.length;
-    warn(match framing.at_end()? {
+    warn(match framing.at_the_files_end()? {
         true if analysis.head.arc => Warning::ArcTruncated {
             record,
             length,

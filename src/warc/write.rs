@@ -80,7 +80,7 @@ fn rewrite_into<'a, R: Read, W: Write>(
     options: &'a Options,
     warn: &mut dyn FnMut(Warning),
 ) -> Result<Summary, Error> {
-    let mut framing = Framing::new(reader, options.read_on)?;
+    let mut framing = Framing::new(reader, options)?;
     let gzip = framing.input.get_ref().gzip;
     // A plain file that goes on with gzip members keeps their compressed bytes too.
     framing.input.get_mut().keep_gzip = true;
