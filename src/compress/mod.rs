@@ -49,8 +49,9 @@
 //! `xz.rs`), a block taken to read on from once it ended whole, its check matched; and so
 //! is an LZ4 frame of independent blocks (as the `lz4` tool writes them), at the block
 //! after a damaged one, where the damaged block's size field says, when it decodes alone
-//! (its checksum matched, if the frame has block checksums). A gzip member or zstd or LZ4 frame whose magic number is damaged, where a
-//! member was looked for, is read with it restored when the rest of it decodes.
+//! (its checksum matched, if the frame has block checksums). A gzip member or zstd or
+//! LZ4 frame whose magic number is damaged, where a member was looked for, is read with
+//! it restored when the rest of it decodes.
 //!
 //! ```
 //! use absolve::compress::{Compression, Decoder, Encoder};
