@@ -36,7 +36,7 @@
 //! ```
 
 use crate::base::{Base, BaseSource};
-use crate::compress::{Compression, DamageEnd, Decoder, Encoder};
+use crate::compress::{Compression, Decoder, Encoder};
 use crate::format::{self, Format};
 use crate::html::emit::CssIn;
 use crate::html::{self, Rewriter};
@@ -386,12 +386,7 @@ fn compressed(
         options,
         sink,
         |mut decoder, inner, options, sink| {
-            let (options, end) = with_damage_end(options);
-            let input = EndedByDamage {
-                decoder: &mut decoder,
-                end,
-            };
-            let summary = decompressed(compression, input, inner, &options, sink)?;
+            let summary = decompressed(compression, &mut decoder, inner, options, sink)?;
             Ok((summary, decoder))
         },
     )
@@ -458,6 +453,12 @@ fn each_stream<R: io::BufRead>(
         &mut dyn Sink,
     ) -> Result<(Summary, Decoder<R>), Error>,
 ) -> Result<Summary, Error> {
+    // A WARC record cut where damage ends a stream is cut by the damage, not the file's
+    // end.
+    let options = &Options {
+        input_ends_at_damage: Some(decoder.damage_end()),
+        ..options.clone()
+    };
     let mut numbered = NumberedOn {
         inner: sink,
         first: 0,
@@ -627,14 +628,12 @@ fn compressed_file(
         options,
         sink,
         |decoder, inner, options, sink| {
-            let (options, end) = with_damage_end(options);
             std::thread::scope(|scope| {
                 let (sender, receiver) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
-                let worker = scope.spawn(move || decode_ahead(decoder, sender, end));
+                let worker = scope.spawn(move || decode_ahead(decoder, sender));
                 // The reader (and its receiver) is dropped when this returns: the worker then
                 // stops at its next chunk, however this ended.
-                let chunks = Chunks::new(receiver);
-                let result = decompressed(compression, chunks, inner, &options, sink);
+                let result = decompressed(compression, Chunks::new(receiver), inner, options, sink);
                 let decoder = worker
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -644,49 +643,19 @@ fn compressed_file(
     )
 }
 
-/// `options` for a decompressed stream, told whether damage ended it (`Options`'
-/// `input_ends_at_damage`), and what notes that.
-fn with_damage_end(options: &Options) -> (Options, DamageEnd) {
-    let end = DamageEnd::default();
-    let options = Options {
-        input_ends_at_damage: Some(end.clone()),
-        ..options.clone()
-    };
-    (options, end)
-}
-
-/// A decoder read as the stream it decompresses, noting in `end` whether damage ended it.
-struct EndedByDamage<'d, R> {
-    decoder: &'d mut Decoder<R>,
-    end: DamageEnd,
-}
-
-impl<R: io::BufRead> Read for EndedByDamage<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let given = self.decoder.read(buf)?;
-        self.end.note(self.decoder, given, buf.len());
-        Ok(given)
-    }
-}
-
 /// How many decompressed chunks the decoding thread may have ready.
 const CHUNKS_AHEAD: usize = 4;
 
-/// Decompresses into `sender`, chunk by chunk, until the end (noted in `end` when damage
-/// ended it, before the reader sees it), an error, or the reader is gone; gives the
-/// decoder back (its damage, its rest).
+/// Decompresses into `sender`, chunk by chunk, until the end, an error, or the reader is
+/// gone; gives the decoder back (its damage, its rest).
 fn decode_ahead<R: io::BufRead>(
     mut decoder: Decoder<R>,
     sender: std::sync::mpsc::SyncSender<io::Result<Vec<u8>>>,
-    end: DamageEnd,
 ) -> Decoder<R> {
     loop {
         let mut chunk = vec![0; 2 * CHUNK];
         let sent = match decoder.read(&mut chunk) {
-            Ok(0) => {
-                end.note(&decoder, 0, chunk.len());
-                return decoder;
-            }
+            Ok(0) => return decoder,
             Ok(n) => {
                 chunk.truncate(n);
                 sender.send(Ok(chunk))

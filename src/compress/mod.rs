@@ -311,35 +311,21 @@ pub struct Damage {
     pub resumed_at: Option<u64>,
 }
 
-/// Whether damage ended a decompressed stream: set by what reads it from its [`Decoder`]
-/// ([`DamageEnd::note`]), looked at by the WARC framing reading the stream, for which a
-/// record cut there is cut by the damage, not by the file's end (`Options`'
-/// `input_ends_at_damage`).
+/// Whether damage ended the stream a [`Decoder`] gives ([`Decoder::damage_end`]): set by
+/// the decoder when it meets damage, cleared when it reads on; looked at by the WARC
+/// framing reading the stream, for which a record cut there is cut by the damage, not by
+/// the file's end (`Options`' `input_ends_at_damage`).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct DamageEnd(std::sync::Arc<std::sync::atomic::AtomicBool>);
 
 impl DamageEnd {
-    /// After a read of `wanted` bytes from `decoder` gave `given`: an end (no byte given)
-    /// where the decoder met damage is noted; not one where the file ends (inside a
-    /// member: [`DamageReason::Truncated`]), which is the file's end.
-    pub(crate) fn note<R>(&self, decoder: &Decoder<R>, given: usize, wanted: usize) {
-        let damaged = decoder
-            .damage
-            .as_ref()
-            .is_some_and(|damage| !matches!(damage.reason, DamageReason::Truncated(_)));
-        if given == 0 && wanted > 0 && damaged {
-            self.0.store(true, std::sync::atomic::Ordering::SeqCst);
-        }
-    }
-
     /// Whether damage ended the stream.
     pub(crate) fn ended(&self) -> bool {
         self.0.load(std::sync::atomic::Ordering::SeqCst)
     }
 
-    /// A stream read on after the damage starts: not ended.
-    pub(crate) fn restart(&self) {
-        self.0.store(false, std::sync::atomic::Ordering::SeqCst);
+    fn set(&self, ended: bool) {
+        self.0.store(ended, std::sync::atomic::Ordering::SeqCst);
     }
 }
 
@@ -971,6 +957,8 @@ pub struct Decoder<R> {
     whole_at_member_start: u64,
     done: bool,
     damage: Option<Damage>,
+    /// Told whether damage ended the stream, once asked for ([`Decoder::damage_end`]).
+    damage_end: Option<DamageEnd>,
     /// Where the zstd skippable frames met go, to be written back ([`SkippableFrames`]).
     skippable: Option<SkippableFrames>,
     /// Skippable frames not kept (too large to hold): how many, where the first was.
@@ -999,6 +987,7 @@ impl<R: BufRead> Decoder<R> {
             whole_at_member_start: 0,
             done: false,
             damage: None,
+            damage_end: None,
             skippable: None,
             not_kept: None,
             undecided: false,
@@ -1036,6 +1025,26 @@ impl<R: BufRead> Decoder<R> {
     /// whole.
     pub fn damage(&self) -> Option<&Damage> {
         self.damage.as_ref()
+    }
+
+    /// Whether damage ended the stream being read, for whoever holds the handle returned:
+    /// set once the decoder meets damage, cleared when reading resumes after it
+    /// ([`Decoder::resume`]). Not where the input ends inside a member
+    /// ([`DamageReason::Truncated`]): that is the file's end.
+    pub(crate) fn damage_end(&mut self) -> DamageEnd {
+        self.damage_end
+            .get_or_insert_with(DamageEnd::default)
+            .clone()
+    }
+
+    /// Tells the [`Decoder::damage_end`] handle, if any, whether damage ended the stream.
+    fn tell_damage_end(&self) {
+        if let Some(end) = &self.damage_end {
+            let damaged = self.damage.as_ref();
+            end.set(
+                damaged.is_some_and(|damage| !matches!(damage.reason, DamageReason::Truncated(_))),
+            );
+        }
     }
 
     /// Whether the stream being read (from the input's start, or from where reading last
@@ -1242,6 +1251,7 @@ impl<R: BufRead> Decoder<R> {
         self.codec = Codec::new(self.compression);
         self.done = false;
         self.damage = None;
+        self.tell_damage_end();
         self.not_kept = None;
         self.undecided = false;
         self.members = 0;
@@ -1259,6 +1269,7 @@ impl<R: BufRead> Decoder<R> {
             reason,
             resumed_at: None,
         });
+        self.tell_damage_end();
         self.rest_from_the_start_if_nothing_given();
     }
 
@@ -1801,6 +1812,7 @@ impl<R: BufRead> Decoder<R> {
             reason,
             resumed_at: None,
         });
+        self.tell_damage_end();
         if decoded.is_empty() {
             self.rest_from_the_start_if_nothing_given();
         }

@@ -9,7 +9,7 @@
 use super::Error;
 use super::list::{Mode, Reader};
 use crate::Options;
-use crate::compress::{self, Compression, DamageEnd, Decoder};
+use crate::compress::{self, Compression, Decoder};
 use crate::warning::{Problem, Warning};
 use std::collections::VecDeque;
 use std::io::{self, BufReader, Read};
@@ -63,21 +63,21 @@ impl<R: Read, M: Mode> Source<R, M> {
             }
             Some(compression) => {
                 let input = BufReader::with_capacity(CHUNK, input);
-                let decoder = Decoder::new(compression, input);
-                let decoder = Shared(Arc::new(Mutex::new(decoder)), DamageEnd::default());
-                let first = Arc::new(Options {
-                    input_ends_at_damage: Some(decoder.1.clone()),
+                let mut decoder = Decoder::new(compression, input);
+                let first = Options {
+                    input_ends_at_damage: Some(decoder.damage_end()),
                     ..Options::clone(&options)
+                };
+                let decoder = Shared(Arc::new(Mutex::new(decoder)));
+                let read_on = Arc::new(Options {
+                    read_on: true,
+                    ..first.clone()
                 });
-                let reader = Reader::new(decoder.clone(), first, Arc::clone(&mode));
+                let reader = Reader::new(decoder.clone(), Arc::new(first), Arc::clone(&mode));
                 Ok(Source::Compressed(Box::new(Streams {
-                    read_on: Arc::new(Options {
-                        read_on: true,
-                        input_ends_at_damage: Some(decoder.1.clone()),
-                        ..Options::clone(&options)
-                    }),
                     decoder,
                     reader: Some(reader),
+                    read_on,
                     mode,
                     warnings: VecDeque::new(),
                 })))
@@ -107,13 +107,12 @@ fn first_bytes(reader: &mut impl Read) -> io::Result<Vec<u8>> {
 type LookedAt<R> = io::Chain<io::Cursor<Vec<u8>>, R>;
 
 /// A decoder the records' reader reads from, shared with [`Streams`], which reads on
-/// with it after damage; and whether damage ended the stream being read, which the
-/// records' reader is told ([`DamageEnd`]).
-struct Shared<R>(Arc<Mutex<Decoder<BufReader<LookedAt<R>>>>>, DamageEnd);
+/// with it after damage.
+struct Shared<R>(Arc<Mutex<Decoder<BufReader<LookedAt<R>>>>>);
 
 impl<R> Clone for Shared<R> {
     fn clone(&self) -> Self {
-        Shared(Arc::clone(&self.0), self.1.clone())
+        Shared(Arc::clone(&self.0))
     }
 }
 
@@ -125,10 +124,7 @@ impl<R: Read> Shared<R> {
 
 impl<R: Read> Read for Shared<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let mut decoder = self.lock();
-        let given = decoder.read(buf)?;
-        self.1.note(&decoder, given, buf.len());
-        Ok(given)
+        self.lock().read(buf)
     }
 }
 
@@ -185,7 +181,6 @@ impl<R: Read, M: Mode> Streams<R, M> {
         let warning = Warning::new(Problem::Compression(damage));
         self.warnings.push_back(self.mode.warning(warning));
         if resumed {
-            self.decoder.1.restart();
             let (read_on, mode) = (Arc::clone(&self.read_on), Arc::clone(&self.mode));
             self.reader = Some(Reader::new(self.decoder.clone(), read_on, mode));
         }
