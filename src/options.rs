@@ -49,6 +49,10 @@ pub struct Options {
     /// `warc::Links`) when damage stopped the decompression and so ended the input: a
     /// WARC record cut there is cut by the damage, not by the file's end.
     pub(crate) input_ends_at_damage: Option<crate::compress::DamageEnd>,
+    /// Shared by the streams of a compressed file (`pipeline::each_stream`,
+    /// `warc::Links`): a WARC stream read on after damage numbers its records after
+    /// those of the streams before it.
+    pub(crate) record_count: Option<crate::warc::RecordCount>,
 }
 
 /// The default [`Options::with_max_held`]: 256 MiB, the limit a WARC record's decoded
@@ -66,6 +70,7 @@ impl Default for Options {
             max_held: DEFAULT_MAX_HELD,
             read_on: false,
             input_ends_at_damage: None,
+            record_count: None,
         }
     }
 }

@@ -454,9 +454,10 @@ fn each_stream<R: io::BufRead>(
     ) -> Result<(Summary, Decoder<R>), Error>,
 ) -> Result<Summary, Error> {
     // A WARC record cut where damage ends a stream is cut by the damage, not the file's
-    // end.
+    // end; the records of a stream read on are numbered after those before it.
     let options = &Options {
         input_ends_at_damage: Some(decoder.damage_end()),
+        record_count: Some(crate::warc::RecordCount::default()),
         ..options.clone()
     };
     let mut numbered = NumberedOn {

@@ -928,3 +928,51 @@ fn a_compressed_warc_given_a_byte_a_read_is_told_by_its_magic_number() {
         assert_eq!(found, ["http://h1.example/d/p1.html"], "{c}");
     }
 }
+
+#[test]
+fn the_records_of_a_warc_read_on_after_damage_are_numbered_on() {
+    // Records 1 to 5 in three members, two damaged ones between them cutting records 2
+    // and 4: reading resumes inside each cut record, whose start was numbered before the
+    // damage, so the records after it keep their numbers in the file. Before: each
+    // stream read on numbered its records from 1, and both cut records were "record 2".
+    use absolve::Event;
+    use absolve::warc::Links;
+    let dir = tempfile::tempdir().unwrap();
+    let halves = |n| {
+        let record = warc_record(n);
+        let (head, tail) = record.split_at(record.len() / 2);
+        (head.to_vec(), tail.to_vec())
+    };
+    let ((head_2, tail_2), (head_4, tail_4)) = (halves(2), halves(4));
+    for c in whole_file_compressions() {
+        let mut damaged = compressed(c, b"damaged");
+        damaged.fill(0xa5);
+        let members = [
+            compressed(c, &[warc_record(1), head_2.clone()].concat()),
+            damaged.clone(),
+            compressed(
+                c,
+                &[tail_2.clone(), warc_record(3), head_4.clone()].concat(),
+            ),
+            damaged,
+            compressed(c, &[tail_4.clone(), warc_record(5)].concat()),
+        ];
+        let file = members.concat();
+        let (_, said) = links_of(dir.path(), &format!("crawl.warc.{}", c.extension()), &file);
+        let library: Vec<String> = Links::new(&file[..], Options::new())
+            .filter_map(|event| match event.unwrap() {
+                Event::Warning(warning) => Some(warning.to_string()),
+                Event::Link(_) => None,
+            })
+            .collect();
+        for said in [said, library.join("\n")] {
+            let cut: Vec<&str> = said
+                .lines()
+                .filter(|line| line.contains("cut by damaged compressed data"))
+                .collect();
+            assert_eq!(cut.len(), 2, "{c}: {said}");
+            assert!(cut[0].contains("record 2 <urn:r2>"), "{c}: {said}");
+            assert!(cut[1].contains("record 4 <urn:r4>"), "{c}: {said}");
+        }
+    }
+}

@@ -66,6 +66,7 @@ impl<R: Read, M: Mode> Source<R, M> {
                 let mut decoder = Decoder::new(compression, input);
                 let first = Options {
                     input_ends_at_damage: Some(decoder.damage_end()),
+                    record_count: Some(super::RecordCount::default()),
                     ..Options::clone(&options)
                 };
                 let decoder = Shared(Arc::new(Mutex::new(decoder)));

@@ -7,6 +7,8 @@ use super::stream::{CHUNK, Stream};
 use super::{Error, RecordRef, Warning, arc};
 use crate::spool::Spool;
 use std::io::{self, BufRead, BufReader, Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The most bytes of a record's header block whose fields are read: beyond, the record
 /// is copied as it is (its `Content-Length` still frames it).
@@ -83,11 +85,36 @@ impl Head {
     }
 }
 
+/// How many records the streams of a compressed file have begun so far, shared by the
+/// framings that read them one after another (`Options`' `record_count`): a stream read
+/// on after damage numbers its records after those before it, as a mail folder's
+/// messages are numbered on. A record the damage cut counts where it began, so the
+/// records after its rest keep their numbers in the file; whole records lost in the
+/// damage are not counted.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RecordCount(Arc<AtomicU64>);
+
+impl RecordCount {
+    fn get(&self) -> u64 {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    fn set(&self, count: u64) {
+        self.0.store(count, Ordering::SeqCst);
+    }
+}
+
 /// Reads records one after another from a [`Stream`].
 pub(crate) struct Framing<R> {
     pub input: BufReader<Stream<R>>,
-    /// How many records have begun.
+    /// How many records of this stream have begun.
     pub number: u64,
+    /// How many records the streams of the file before this one began (`Options`'
+    /// `record_count`): this stream's are numbered after them.
+    numbered_after: u64,
+    /// Told how many records of the file have begun, for the stream read on after
+    /// this one.
+    record_count: Option<RecordCount>,
     /// The record before the next one, to name in a warning about the bytes after it.
     pub previous: Option<RecordRef>,
     /// Where the current record started (decompressed offset).
@@ -174,9 +201,12 @@ impl<R: Read> Framing<R> {
     /// compressed data; `input_ends_at_damage`, whether damage ended it.
     pub fn new(input: R, options: &crate::Options) -> Result<Self, Error> {
         let stream = Stream::new(input)?;
+        let record_count = options.record_count.clone();
         Ok(Framing {
             input: BufReader::with_capacity(CHUNK, stream),
             number: 0,
+            numbered_after: record_count.as_ref().map_or(0, RecordCount::get),
+            record_count,
             previous: None,
             start: 0,
             skipped: 0,
@@ -189,6 +219,20 @@ impl<R: Read> Framing<R> {
             read_on: options.read_on,
             ends_at_damage: options.input_ends_at_damage.clone(),
         })
+    }
+
+    /// Counts a record begun: its number in the file, after those of the streams before
+    /// this one (the GUIDE, "Compressed files, mail folders and WACZ").
+    fn begin_record(&mut self) -> u64 {
+        self.number += 1;
+        self.tell_record_count();
+        self.numbered_after + self.number
+    }
+
+    fn tell_record_count(&self) {
+        if let Some(count) = &self.record_count {
+            count.set(self.numbered_after + self.number);
+        }
     }
 
     /// The decompressed offset of the next byte the framing reads.
@@ -368,6 +412,7 @@ impl<R: Read> Framing<R> {
                         // Before any record, after bytes that are not one: `WARC/` in a
                         // text (a page about WARC files) is no record without its length.
                         self.number -= 1;
+                        self.tell_record_count();
                         self.skipped += head.raw.len() as u64;
                         skipped(&head.raw)?;
                         continue;
@@ -429,7 +474,7 @@ impl<R: Read> Framing<R> {
     /// Whether a head found is taken as a record: always, but before the first record
     /// after bytes that are not one, only with a `Content-Length`.
     fn takes_as_first(&self, head: &Head) -> bool {
-        head.record.number > 1 || self.skipped_at.is_none() || head.has_length
+        self.number > 1 || self.skipped_at.is_none() || head.has_length
     }
 
     fn report_skipped(&mut self, warn: &mut dyn FnMut(Warning)) {
@@ -465,15 +510,15 @@ impl<R: Read> Framing<R> {
             None if first && line.starts_with(arc::FILEDESC) => arc::V1_FIELDS,
             None => return Ok(None),
         };
-        let Some(mut head) = arc::head(line, at, self.number + 1, fields) else {
+        let Some(mut head) = arc::head(line, at, self.numbered_after + self.number + 1, fields)
+        else {
             return Ok(None);
         };
         if first {
             let content = self.input.fill_buf().map_err(stream_error)?;
             self.arc = Some(arc::fields_of_version(content));
         }
-        self.number += 1;
-        head.record.number = self.number;
+        head.record.number = self.begin_record();
         let stream = self.input.get_ref();
         head.arc_offset = match stream.gzip {
             true => stream.member_at(at).map(|member| member.compressed),
@@ -589,13 +634,13 @@ impl<R: Read> Framing<R> {
                 }
             }
         }
-        self.number += 1;
+        let number = self.begin_record();
         let id = fields
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case("WARC-Record-ID"))
             .map(|(_, v)| v.clone());
         let record = RecordRef {
-            number: self.number,
+            number,
             offset: at,
             id,
         };

@@ -57,6 +57,7 @@ mod payload;
 mod stream;
 mod write;
 
+pub(crate) use framing::RecordCount;
 pub use list::{BATCH_BYTES, Encode, Encoded, EncodedLinks, LARGE_PAYLOAD, Links};
 pub use write::{ORIGINAL_RECORD_ID, rewrite};
 
