@@ -18,10 +18,15 @@ pub struct CssUrl {
 }
 
 impl CssUrl {
-    /// The raw bytes of the URL inside the token, escapes not yet decoded.
+    /// The raw bytes of the URL inside the token, escapes not yet decoded. A string the
+    /// end of the input closed (CSS Syntax 3 §4.3.5) has no closing quote, and a
+    /// backslash it ends with is no escape: it is nothing.
     pub fn raw<'a>(&self, css: &'a [u8]) -> &'a [u8] {
+        let (start, end) = (self.token.start, self.token.end);
         match self.quote {
-            Some(_) => &css[self.token.start + 1..self.token.end - 1],
+            Some(_) if closed_string(css, start, end) => &css[start + 1..end - 1],
+            Some(_) if escaped(css, end) => &css[start + 1..end - 1],
+            Some(_) => &css[start + 1..end],
             None => &css[self.token.clone()],
         }
     }
@@ -69,7 +74,7 @@ impl Iterator for CssUrls<'_> {
                 b'"' | b'\'' => {
                     let end = string_end(css, start);
                     self.pos = end;
-                    if self.image_set_depth == 1 && closed_string(css, start, end) {
+                    if self.image_set_depth == 1 && string_ended(css, start, end) {
                         return Some(CssUrl {
                             token: start..end,
                             quote: Some(css[start]),
@@ -137,7 +142,7 @@ impl CssUrls<'_> {
         let quote = *self.css.get(pos).filter(|b| matches!(b, b'"' | b'\''))?;
         let end = string_end(self.css, pos);
         self.pos = end;
-        closed_string(self.css, pos, end).then_some(CssUrl {
+        string_ended(self.css, pos, end).then_some(CssUrl {
             token: pos..end,
             quote: Some(quote),
         })
@@ -157,8 +162,10 @@ impl CssUrls<'_> {
             self.pos = end;
             // Comments are no tokens (CSS Syntax §4.3.2): the function may hold one after
             // its string (`url("a"/**/)`), not before it (§4.3.4 sees only whitespace).
+            // The end of the input closes the function (§5.4.9) as its `)` would.
             let close = skip_whitespace_and_comments(css, end);
-            let complete = closed_string(css, start, end) && css.get(close) == Some(&b')');
+            let complete =
+                string_ended(css, start, end) && matches!(css.get(close), Some(b')') | None);
             return complete.then_some(CssUrl {
                 token: start..end,
                 quote: Some(quote),
@@ -275,6 +282,13 @@ fn closed_string(css: &[u8], start: usize, end: usize) -> bool {
     end >= start + 2 && end <= css.len() && css[end - 1] == css[start] && !escaped(css, end - 1)
 }
 
+/// Whether the string `start..end` is a string token: ended by its closing quote, or by
+/// the end of the input (CSS Syntax 3 §4.3.5: a parse error, the string still returned),
+/// not by a newline (a bad string).
+fn string_ended(css: &[u8], start: usize, end: usize) -> bool {
+    closed_string(css, start, end) || end == css.len()
+}
+
 /// Whether the byte at `pos` is escaped by an odd run of backslashes before it.
 fn escaped(css: &[u8], pos: usize) -> bool {
     css[..pos].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1
@@ -282,7 +296,9 @@ fn escaped(css: &[u8], pos: usize) -> bool {
 
 /// An unquoted URL starting at `start`: where its content ends (before trailing
 /// whitespace and `)`), where the token ends (after `)`), and whether it is a valid url
-/// token (no quote, `(`, or whitespace followed by anything but `)`).
+/// token (no quote, `(`, or whitespace followed by anything but `)`). The end of the
+/// input ends a valid one as `)` does (CSS Syntax 3 §4.3.6: a parse error, the token
+/// still returned).
 fn unquoted_url_end(css: &[u8], start: usize) -> (usize, usize, bool) {
     let mut pos = start;
     while let Some(&b) = css.get(pos) {
@@ -300,13 +316,14 @@ fn unquoted_url_end(css: &[u8], start: usize) -> (usize, usize, bool) {
                 let after = skip_whitespace(css, pos);
                 return match css.get(after) {
                     Some(b')') => (pos, after + 1, true),
+                    None => (pos, after, true),
                     _ => (pos, bad_url_end(css, after), false),
                 };
             }
             _ => pos += 1,
         }
     }
-    (css.len(), css.len(), false)
+    (css.len(), css.len(), true)
 }
 
 /// CSS Syntax §4.2: a non-printable code point (U+0000-U+0008, U+000B, U+000E-U+001F,
@@ -387,7 +404,9 @@ pub fn unescape(text: &str) -> String {
             continue;
         }
         match chars.peek().copied() {
-            None => {}
+            // A backslash at the end of a url token (§4.3.7; a string's raw text never
+            // ends with one: [`CssUrl::raw`]).
+            None => out.push('\u{FFFD}'),
             // A backslash and a newline (CR LF, CR, LF or FF, §3.3) in a string is a
             // line continuation: neither is in its value (§4.3.5).
             Some('\r') => {
@@ -589,7 +608,7 @@ mod tests {
         assert!(found("a{content:'url(b)'}").is_empty());
         assert!(found("a{b:myurl(c)}").is_empty());
         assert!(found("a{b:url(a b)}").is_empty());
-        assert!(found("a{b:url(\"open").is_empty());
+        // (`url("open` is one: the end of the input closes it, tokens_closed_by_the_end.)
         assert!(found("a{b:url()}").is_empty());
         // A non-printable code point makes a bad url (CSS Syntax §4.3.6); escaped, it is
         // part of the URL.
@@ -663,6 +682,47 @@ mod tests {
         out.clear();
         write_url(&mut out, "http://h/a(b)", None);
         assert_eq!(out, "\"http://h/a(b)\"");
+    }
+
+    #[test]
+    fn tokens_closed_by_the_end_of_the_input() {
+        // CSS Syntax 3 §4.3.5 and §4.3.6: the end of the input ends a string or a url
+        // token (a parse error, the token still returned), and the parser closes the
+        // open function, block and rule (§5.4), so the browser loads these URLs (Chromium
+        // checked: its computed `background-image`, its CSSOM rules).
+        assert_eq!(found("a{b:url(x.png"), ["x.png"]);
+        assert_eq!(found("a{b:url(  x.png  "), ["x.png"]);
+        assert_eq!(found("a{b:url(\"x.png"), ["x.png"]);
+        assert_eq!(found("a{b:url('x.png'"), ["x.png"]);
+        assert_eq!(found("a{b:url('x.png' /* open"), ["x.png"]);
+        assert_eq!(found("a{b:url(\"x\\\"y"), ["x\"y"]);
+        assert_eq!(found("@import \"a.css"), ["a.css"]);
+        assert_eq!(found("@import 'a.css"), ["a.css"]);
+        assert_eq!(found("a{b:image-set(\"c.png"), ["c.png"]);
+        // A backslash at the end: nothing in a string (§4.3.5), U+FFFD in a url token
+        // (§4.3.7), as Chromium reads them.
+        assert_eq!(found("a{b:url(\"y\\"), ["y"]);
+        assert_eq!(found("a{b:url(x\\"), ["x\u{FFFD}"]);
+        // A newline ends a string as a bad string, and a quote or a space inside an
+        // unquoted URL makes it a bad url, at the end as anywhere: no URL (Chromium: no
+        // background image).
+        assert!(found("a{b:url(\"x\ny.png").is_empty());
+        assert!(found("a{b:url(x y.png").is_empty());
+        assert!(found("a{b:url(x\"y.png").is_empty());
+        assert!(found("@import \"a\n.css").is_empty());
+    }
+
+    #[test]
+    fn token_ranges_of_tokens_closed_by_the_end() {
+        // The token replaced is the string from its quote to the end (the closing quote
+        // written with the new URL), or the unquoted URL's content without the spaces
+        // after it.
+        let css = b"a{b:url(\"x.png";
+        let url = urls(css).next().unwrap();
+        assert_eq!((url.token, url.quote), (8..14, Some(b'"')));
+        let css = b"a{b:url( x.png  ";
+        let url = urls(css).next().unwrap();
+        assert_eq!((url.token, url.quote), (9..14, None));
     }
 
     #[test]

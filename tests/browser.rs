@@ -426,6 +426,7 @@ exact_html_fixtures! {
     base_element_first_wins_exact: "base-element-first-wins.html",
     character_references_and_quotes_exact: "character-references-and-quotes.html",
     css_in_style_attributes_and_elements_exact: "css-in-style-attributes-and-elements.html",
+    css_tokens_closed_by_the_end_exact: "css-tokens-closed-by-the-end.html",
     empty_values_exact: "empty-values.html",
     fragments_resolve_fragments_exact: "fragments.resolve-fragments.html",
     left_alone_exact: "left-alone.html",
