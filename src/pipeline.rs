@@ -520,16 +520,16 @@ fn each_stream<R: io::BufRead>(
             after_the_stream(decoder, None, skippable.as_ref(), sink)?;
             return Ok(summary);
         };
-        let resumed = (gave_nothing || read_on_after_damage(summary.format))
-            && decoder.resume(&mut |bytes| match sink.wants_output() {
-                true => sink.output(bytes),
-                false => Ok(()),
-            })?;
-        let damage = crate::compress::Damage {
-            resumed_at: resumed.then(|| decoder.compressed_offset()),
-            ..damage
+        let damage = match gave_nothing || read_on_after_damage(summary.format) {
+            true => decoder
+                .damage_read_on(&mut |bytes| match sink.wants_output() {
+                    true => sink.output(bytes),
+                    false => Ok(()),
+                })?
+                .unwrap_or(damage),
+            false => damage,
         };
-        if !resumed {
+        if damage.resumed_at.is_none() {
             after_the_stream(decoder, Some(damage), skippable.as_ref(), sink)?;
             return Ok(summary);
         }

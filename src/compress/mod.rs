@@ -1064,6 +1064,23 @@ impl<R: BufRead> Decoder<R> {
         self.input.into_rest()
     }
 
+    /// The damage met, if any, once [`Decoder::resume`] has read on after it: with
+    /// `resumed_at` set where reading resumed, if it did. What each reader of a file's
+    /// streams says between them (`pipeline::each_stream`, `warc::Links`).
+    pub(crate) fn damage_read_on(
+        &mut self,
+        gap: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    ) -> io::Result<Option<Damage>> {
+        let Some(damage) = self.damage.clone() else {
+            return Ok(None);
+        };
+        let resumed = self.resume(gap)?;
+        Ok(Some(Damage {
+            resumed_at: resumed.then(|| self.compressed_offset()),
+            ..damage
+        }))
+    }
+
     /// After damage, reads on at the next member (gzip member, bzip2 or xz stream, zstd
     /// or LZ4 frame; a bzip2 or xz block, an LZ4 frame's next independent block) that
     /// decodes: the compressed bytes before it go to `gap` as they are, then

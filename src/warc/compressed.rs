@@ -9,7 +9,7 @@
 use super::Error;
 use super::list::{Mode, Reader};
 use crate::Options;
-use crate::compress::{self, Compression, Decoder};
+use crate::compress::{Compression, Decoder};
 use crate::warning::{Problem, Warning};
 use std::collections::VecDeque;
 use std::io::{self, BufReader, Read};
@@ -169,16 +169,11 @@ impl<R: Read, M: Mode> Streams<R, M> {
     /// on from (the compressed bytes before it passed over), if any. As the command
     /// line's `each_stream`, which copies those bytes to its output.
     fn read_on(&mut self) -> io::Result<()> {
-        let mut decoder = self.decoder.lock();
-        let Some(damage) = decoder.damage().cloned() else {
+        let damage = self.decoder.lock().damage_read_on(&mut |_| Ok(()))?;
+        let Some(damage) = damage else {
             return Ok(());
         };
-        let resumed = decoder.resume(&mut |_| Ok(()))?;
-        let damage = compress::Damage {
-            resumed_at: resumed.then(|| decoder.compressed_offset()),
-            ..damage
-        };
-        drop(decoder);
+        let resumed = damage.resumed_at.is_some();
         let warning = Warning::new(Problem::Compression(damage));
         self.warnings.push_back(self.mode.warning(warning));
         if resumed {
