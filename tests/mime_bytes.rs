@@ -363,3 +363,60 @@ Content-Transfer-Encoding: quoted-printabl\r\n\r\n<a href=3D\"x.html\">x</a>\r\n
         assert!(out.ends_with(b"<a href=http://h/x>\n"), "{known}");
     }
 }
+
+#[test]
+fn a_base64_part_with_characters_outside_its_alphabet_is_read_as_decoders_read_it() {
+    // RFC 2045 §6.8: characters outside the base64 alphabet "must be ignored by decoding
+    // software", and an `=` is the end of the data. A mailing list's footer written
+    // after a base64 body, or a stray line in it: Python's email reads the page (with a
+    // defect), and so does absolve, its links listed, the part left as it is by
+    // `rewrite` (a body encoded again would lose those characters), with a warning
+    // naming the first of them. Before: "bad transfer encoding (Base64 decode error:
+    // invalid symbol ...)", no link listed.
+    use base64::Engine;
+    let html = b"<p><a href=\"x.html\">x</a> <a href=\"y.html\">y</a></p>\n";
+    let encoded = base64::engine::general_purpose::STANDARD.encode(html);
+    assert!(
+        encoded.ends_with('='),
+        "data padded: the footer's letters are after its end"
+    );
+    let lines: Vec<&str> = encoded
+        .as_bytes()
+        .chunks(20)
+        .map(|line| std::str::from_utf8(line).unwrap())
+        .collect();
+    let head = "Content-Type: text/html\r\nContent-Base: http://h/d/\r\n\
+                Content-Transfer-Encoding: base64\r\n\r\n";
+    let footer = "_______________________________________________\r\n\
+                  List mailing list -- list@lists.example.org\r\n";
+    let stray_line = format!(
+        "{}\r\n-- \r\n{}\r\n",
+        lines[..2].join("\r\n"),
+        lines[2..].join("\r\n")
+    );
+    let cases = [
+        (
+            format!("{head}{}\r\n{footer}", lines.join("\r\n")),
+            head.len() + encoded.len() + 2 * lines.len(),
+        ),
+        (format!("{head}{stray_line}"), head.len() + 44),
+    ];
+    for (message, at) in cases {
+        let found = absolve::document::links(message.as_bytes(), &absolve::Options::new()).unwrap();
+        let resolved: Vec<&str> = found.links.iter().map(|l| l.resolved.as_str()).collect();
+        assert_eq!(
+            resolved,
+            ["http://h/d/x.html", "http://h/d/y.html"],
+            "{message}"
+        );
+        let (out, warnings) = rewrite(message.as_bytes());
+        assert_eq!(String::from_utf8_lossy(&out), message);
+        let offset = at - head.len();
+        assert!(
+            matches!(&warnings[..], [Warning::PartUnchanged(part, why)]
+                if part == "1" && why.contains("outside the base64 alphabet")
+                    && why.contains(&format!("byte {offset} of its body"))),
+            "{offset}: {warnings:?}"
+        );
+    }
+}

@@ -382,6 +382,19 @@ fn rewrite_part(
         Ok(decoded) => decoded,
         Err(error) => return target.unchanged(raw, format!("bad transfer encoding ({error})")),
     };
+    // Characters a base64 body's decoders ignore: its links are read, its bytes kept.
+    let untouchable = part.untouchable.clone().or_else(|| {
+        let ignored = match part.transfer_encoding {
+            TransferEncoding::Base64 => transfer::ignored_base64(raw),
+            _ => None,
+        };
+        ignored.map(|(at, count)| {
+            format!(
+                "{count} characters outside the base64 alphabet or after its end, from byte \
+                 {at} of its body (RFC 2045 §6.8: ignored; its links are read, its bytes kept)"
+            )
+        })
+    });
     // The part's own charset parameter, else the caller's (`--charset`), else the
     // document's own rule.
     let charset = match &part.charset {
@@ -400,8 +413,7 @@ fn rewrite_part(
         decoded: &decoded,
     };
     // Links are reported even for a part that must stay as it is: reading it is harmless.
-    let encoder = part
-        .untouchable
+    let encoder = untouchable
         .is_none()
         .then(|| transfer::Encoder::new(part.transfer_encoding, &original, crlf));
     let mut body = PartSink { target, encoder };
@@ -418,10 +430,7 @@ fn rewrite_part(
     } = body;
     match encoder {
         Some(encoder) => encoder.finish(&mut |bytes| target.sink.output(bytes)),
-        None => {
-            let reason = part.untouchable.clone().unwrap_or_default();
-            target.unchanged(raw, reason)
-        }
+        None => target.unchanged(raw, untouchable.unwrap_or_default()),
     }
 }
 

@@ -45,7 +45,9 @@ impl TransferEncoding {
 const DECODE_CHUNK: usize = 64 * 1024;
 
 /// Undoes the transfer encoding of `raw` (mailparse's decoders); an identity encoding is
-/// not copied. The decoders run over pieces of the body that decode on their own (whole
+/// not copied. Base64 is read as RFC 2045 §6.8 says: characters outside its alphabet
+/// ignored, its data ending at the first `=` ([`ignored_base64`] tells what was
+/// ignored). The decoders run over pieces of the body that decode on their own (whole
 /// base64 quanta, quoted-printable lines up to a hard line break), so that memory holds
 /// the decoded body and nothing more; the result is what they give for the whole body.
 ///
@@ -73,7 +75,11 @@ pub fn decode(
     }
 }
 
-fn decode_whole(
+/// Undoes the transfer encoding of the whole of `raw` with mailparse's decoders: base64
+/// strictly (whitespace left out; any other character outside its alphabet, or padding
+/// that is not where whole quanta end, an error), as a feed's base64 content must be
+/// (RFC 4287 §4.1.3.3, RFC 3548 §2.3).
+pub(crate) fn decode_whole(
     raw: &[u8],
     encoding: TransferEncoding,
 ) -> Result<Vec<u8>, mailparse::MailParseError> {
@@ -120,27 +126,77 @@ fn starts_escape_or_soft_break(after: &[u8]) -> bool {
     hex || line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
-/// Base64 (RFC 2045 §6.8) in pieces of whole 4-character quanta, whitespace left out as
-/// the decoder does; `None` when a piece does not decode, or padding comes before the
-/// last piece (then only the whole body says what it is).
+/// Base64 (RFC 2045 §6.8) as the RFC has decoders read it, in pieces of whole
+/// 4-character quanta: the characters of its alphabet up to the first `=` ("the end of
+/// the data"), the rest ignored ("All line breaks or other characters not found in Table
+/// 1 must be ignored by decoding software"), the last quantum padded. `None` when the
+/// data does not decode (one character more than whole quanta): then only the whole body
+/// says what is wrong with it.
 fn decode_base64_in_pieces(raw: &[u8]) -> Option<Vec<u8>> {
     let mut decoded = Vec::with_capacity(raw.len() / 4 * 3 + 3);
     let mut piece = Vec::with_capacity(DECODE_CHUNK);
-    for &byte in raw {
-        if byte.is_ascii_whitespace() {
+    for &byte in &raw[..base64_data_end(raw)] {
+        if !is_base64_alphabet(byte) {
             continue;
         }
         piece.push(byte);
         if piece.len() == DECODE_CHUNK {
-            if piece.contains(&b'=') {
-                return None;
-            }
             decoded.extend(decode_whole(&piece, TransferEncoding::Base64).ok()?);
             piece.clear();
         }
     }
+    match piece.len() % 4 {
+        2 => piece.extend_from_slice(b"=="),
+        3 => piece.push(b'='),
+        _ => {}
+    }
     decoded.extend(decode_whole(&piece, TransferEncoding::Base64).ok()?);
     Some(decoded)
+}
+
+/// Where the data of a base64 body ends: at its first `=` (RFC 2045 §6.8: padding, "used
+/// only ... at the end of the data").
+fn base64_data_end(raw: &[u8]) -> usize {
+    memchr::memchr(b'=', raw).unwrap_or(raw.len())
+}
+
+/// RFC 2045 §6.8, Table 1: `A-Z a-z 0-9 + /`.
+fn is_base64_alphabet(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'+' || byte == b'/'
+}
+
+/// The characters of a base64 body that decoders ignore and that are not line breaks or
+/// white space (RFC 2045 §6.8: they "probably indicate a transmission error, about which
+/// a warning message ... might be appropriate"): characters outside its alphabet, and
+/// anything after its padding. Where the first is in `raw`, and how many there are.
+///
+/// ```
+/// use absolve::mime::transfer::{decode, ignored_base64, TransferEncoding};
+///
+/// let body = b"PGE+\r\n_____\r\nPC9hPg==\r\n-- \r\nList footer\r\n";
+/// assert_eq!(&*decode(body, TransferEncoding::Base64)?, b"<a></a>");
+/// assert_eq!(ignored_base64(body), Some((6, 17)));
+/// assert_eq!(ignored_base64(b"PGE+\r\nPC9hPg==\r\n"), None);
+/// # Ok::<(), mailparse::MailParseError>(())
+/// ```
+pub fn ignored_base64(raw: &[u8]) -> Option<(usize, usize)> {
+    let end = base64_data_end(raw);
+    let padding = raw[end..]
+        .iter()
+        .take_while(|&&b| b == b'=' || b.is_ascii_whitespace())
+        .count();
+    let ignored = |(i, &b): (usize, &u8)| {
+        let in_data = i < end && is_base64_alphabet(b);
+        let padding = (end..end + padding).contains(&i);
+        !(in_data || padding || b.is_ascii_whitespace())
+    };
+    let first = raw.iter().enumerate().position(|(i, b)| ignored((i, b)))?;
+    let count = raw
+        .iter()
+        .enumerate()
+        .filter(|&(i, b)| ignored((i, b)))
+        .count();
+    Some((first, count))
 }
 
 /// Quoted-printable (RFC 2045 §6.7) in pieces that end at a hard line break: the decoder
@@ -612,7 +668,13 @@ mod tests {
         let whole = decode_whole(&qp, TransferEncoding::QuotedPrintable).unwrap();
         let pieces = decode(&qp, TransferEncoding::QuotedPrintable).unwrap();
         assert!(*pieces == whole[..]);
-        let bad = b"PGE+\r\n!!\r\n";
+        // Characters outside the alphabet: ignored (RFC 2045 §6.8), not so by the strict
+        // decoder; one character more than whole quanta: an error either way, the same.
+        let stray = b"PGE+\r\n!!\r\n";
+        assert_eq!(&*decode(stray, TransferEncoding::Base64).unwrap(), b"<a>");
+        assert_eq!(ignored_base64(stray), Some((6, 2)));
+        assert!(decode_whole(stray, TransferEncoding::Base64).is_err());
+        let bad = b"PGE+\r\nP\r\n";
         assert_eq!(
             decode(bad, TransferEncoding::Base64)
                 .unwrap_err()

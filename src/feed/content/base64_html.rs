@@ -116,8 +116,9 @@ fn decoded(lines: &[u8]) -> Result<Vec<u8>, String> {
             "is not base64 ({character:?} is outside its alphabet)"
         ));
     }
-    transfer::decode(lines, TransferEncoding::Base64)
-        .map(|decoded| decoded.into_owned())
+    // Strictly: RFC 4287 §4.1.3.3 asks for valid base64 (RFC 3548 §2.3), not what a
+    // lenient MIME decoder makes of the text.
+    transfer::decode_whole(lines, TransferEncoding::Base64)
         .map_err(|error| format!("is not base64 ({error})"))
 }
 
