@@ -378,17 +378,14 @@ fn rewrite_part(
                       application/octet-stream)";
         return target.unchanged(raw, reason.to_owned());
     }
-    let decoded = match transfer::decode(raw, part.transfer_encoding) {
+    let (decoded, ignored) = match transfer::decode_noting_ignored(raw, part.transfer_encoding) {
         Ok(decoded) => decoded,
         Err(error) => return target.unchanged(raw, format!("bad transfer encoding ({error})")),
     };
     // Characters a base64 body's decoders ignore: its links are read, its bytes kept.
     let untouchable = part.untouchable.clone().or_else(|| {
-        let ignored = match part.transfer_encoding {
-            TransferEncoding::Base64 => transfer::ignored_base64(raw),
-            _ => None,
-        };
-        ignored.map(|(at, count)| {
+        ignored.first.map(|at| {
+            let count = ignored.count;
             format!(
                 "{count} characters outside the base64 alphabet or after its end, from byte \
                  {at} of its body (RFC 2045 §6.8: ignored; its links are read, its bytes kept)"

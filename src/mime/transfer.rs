@@ -46,8 +46,7 @@ const DECODE_CHUNK: usize = 64 * 1024;
 
 /// Undoes the transfer encoding of `raw` (mailparse's decoders); an identity encoding is
 /// not copied. Base64 is read as RFC 2045 §6.8 says: characters outside its alphabet
-/// ignored, its data ending at the first `=` ([`ignored_base64`] tells what was
-/// ignored). The decoders run over pieces of the body that decode on their own (whole
+/// ignored, its data ending at the first `=`. The decoders run over pieces of the body that decode on their own (whole
 /// base64 quanta, quoted-printable lines up to a hard line break), so that memory holds
 /// the decoded body and nothing more; the result is what they give for the whole body.
 ///
@@ -56,22 +55,39 @@ const DECODE_CHUNK: usize = 64 * 1024;
 ///
 /// assert_eq!(&*decode(b"PGE+\r\nPC9hPg==\r\n", TransferEncoding::Base64).unwrap(), b"<a></a>");
 /// assert_eq!(&*decode(b"a=3D=\r\nb\r\n", TransferEncoding::QuotedPrintable).unwrap(), b"a=b\r\n");
+/// // A stray line and a mailing list's footer: ignored.
+/// let body = b"PGE+\r\n_____\r\nPC9hPg==\r\n-- \r\nList footer\r\n";
+/// assert_eq!(&*decode(body, TransferEncoding::Base64).unwrap(), b"<a></a>");
 /// ```
 pub fn decode(
     raw: &[u8],
     encoding: TransferEncoding,
 ) -> Result<Cow<'_, [u8]>, mailparse::MailParseError> {
+    decode_noting_ignored(raw, encoding).map(|(decoded, _)| decoded)
+}
+
+/// [`decode`], and what of a base64 body its decoding ignored that is not a line break
+/// or white space (RFC 2045 §6.8: such characters "probably indicate a transmission
+/// error, about which a warning message ... might be appropriate"): characters outside
+/// its alphabet, anything after its padding.
+pub(crate) fn decode_noting_ignored(
+    raw: &[u8],
+    encoding: TransferEncoding,
+) -> Result<(Cow<'_, [u8]>, Ignored), mailparse::MailParseError> {
     match encoding {
-        TransferEncoding::Identity => Ok(Cow::Borrowed(raw)),
+        TransferEncoding::Identity => Ok((Cow::Borrowed(raw), Ignored::default())),
         TransferEncoding::Unknown => Err(mailparse::MailParseError::Generic(
             "an unknown Content-Transfer-Encoding",
         )),
         TransferEncoding::Base64 => match decode_base64_in_pieces(raw) {
-            Some(decoded) => Ok(Cow::Owned(decoded)),
+            Some((decoded, ignored)) => Ok((Cow::Owned(decoded), ignored)),
             // Let the decoder say what is wrong with the body as a whole.
-            None => decode_whole(raw, encoding).map(Cow::Owned),
+            None => {
+                decode_whole(raw, encoding).map(|decoded| (Cow::Owned(decoded), Ignored::default()))
+            }
         },
-        TransferEncoding::QuotedPrintable => decode_quoted_printable_in_pieces(raw).map(Cow::Owned),
+        TransferEncoding::QuotedPrintable => decode_quoted_printable_in_pieces(raw)
+            .map(|decoded| (Cow::Owned(decoded), Ignored::default())),
     }
 }
 
@@ -131,18 +147,33 @@ fn starts_escape_or_soft_break(after: &[u8]) -> bool {
 /// the data"), the rest ignored ("All line breaks or other characters not found in Table
 /// 1 must be ignored by decoding software"), the last quantum padded. `None` when the
 /// data does not decode (one character more than whole quanta): then only the whole body
-/// says what is wrong with it.
-fn decode_base64_in_pieces(raw: &[u8]) -> Option<Vec<u8>> {
+/// says what is wrong with it. With the decoded bytes, what was ignored
+/// ([`decode_noting_ignored`]).
+fn decode_base64_in_pieces(raw: &[u8]) -> Option<(Vec<u8>, Ignored)> {
     let mut decoded = Vec::with_capacity(raw.len() / 4 * 3 + 3);
     let mut piece = Vec::with_capacity(DECODE_CHUNK);
-    for &byte in &raw[..base64_data_end(raw)] {
-        if !is_base64_alphabet(byte) {
-            continue;
+    let end = base64_data_end(raw);
+    let mut ignored = Ignored::default();
+    let mut at = 0;
+    // Runs of the alphabet (a line, mostly), copied a run at a time.
+    while at < end {
+        let run_end = raw[at..end]
+            .iter()
+            .position(|&b| !is_base64_alphabet(b))
+            .map_or(end, |run| at + run);
+        let mut run = &raw[at..run_end];
+        if run_end < end {
+            ignored.note(raw, run_end);
         }
-        piece.push(byte);
-        if piece.len() == DECODE_CHUNK {
-            decoded.extend(decode_whole(&piece, TransferEncoding::Base64).ok()?);
-            piece.clear();
+        at = run_end + 1;
+        while !run.is_empty() {
+            let (now, later) = run.split_at(run.len().min(DECODE_CHUNK - piece.len()));
+            piece.extend_from_slice(now);
+            run = later;
+            if piece.len() == DECODE_CHUNK {
+                decoded.extend(decode_whole(&piece, TransferEncoding::Base64).ok()?);
+                piece.clear();
+            }
         }
     }
     match piece.len() % 4 {
@@ -151,7 +182,33 @@ fn decode_base64_in_pieces(raw: &[u8]) -> Option<Vec<u8>> {
         _ => {}
     }
     decoded.extend(decode_whole(&piece, TransferEncoding::Base64).ok()?);
-    Some(decoded)
+    let padding = raw[end..]
+        .iter()
+        .take_while(|&&b| b == b'=' || b.is_ascii_whitespace())
+        .count();
+    for after in end + padding..raw.len() {
+        ignored.note(raw, after);
+    }
+    Some((decoded, ignored))
+}
+
+/// The bytes of a base64 body its decoding ignored that are not white space.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Ignored {
+    /// Where the first is.
+    pub first: Option<usize>,
+    /// How many there are.
+    pub count: usize,
+}
+
+impl Ignored {
+    /// Notes the byte at `at` of `raw`, ignored, unless it is white space.
+    fn note(&mut self, raw: &[u8], at: usize) {
+        if !raw[at].is_ascii_whitespace() {
+            self.first.get_or_insert(at);
+            self.count += 1;
+        }
+    }
 }
 
 /// Where the data of a base64 body ends: at its first `=` (RFC 2045 §6.8: padding, "used
@@ -162,42 +219,20 @@ fn base64_data_end(raw: &[u8]) -> usize {
 
 /// RFC 2045 §6.8, Table 1: `A-Z a-z 0-9 + /`.
 fn is_base64_alphabet(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || byte == b'+' || byte == b'/'
+    BASE64_ALPHABET[usize::from(byte)]
 }
 
-/// The characters of a base64 body that decoders ignore and that are not line breaks or
-/// white space (RFC 2045 §6.8: they "probably indicate a transmission error, about which
-/// a warning message ... might be appropriate"): characters outside its alphabet, and
-/// anything after its padding. Where the first is in `raw`, and how many there are.
-///
-/// ```
-/// use absolve::mime::transfer::{decode, ignored_base64, TransferEncoding};
-///
-/// let body = b"PGE+\r\n_____\r\nPC9hPg==\r\n-- \r\nList footer\r\n";
-/// assert_eq!(&*decode(body, TransferEncoding::Base64)?, b"<a></a>");
-/// assert_eq!(ignored_base64(body), Some((6, 17)));
-/// assert_eq!(ignored_base64(b"PGE+\r\nPC9hPg==\r\n"), None);
-/// # Ok::<(), mailparse::MailParseError>(())
-/// ```
-pub fn ignored_base64(raw: &[u8]) -> Option<(usize, usize)> {
-    let end = base64_data_end(raw);
-    let padding = raw[end..]
-        .iter()
-        .take_while(|&&b| b == b'=' || b.is_ascii_whitespace())
-        .count();
-    let ignored = |(i, &b): (usize, &u8)| {
-        let in_data = i < end && is_base64_alphabet(b);
-        let padding = (end..end + padding).contains(&i);
-        !(in_data || padding || b.is_ascii_whitespace())
-    };
-    let first = raw.iter().enumerate().position(|(i, b)| ignored((i, b)))?;
-    let count = raw
-        .iter()
-        .enumerate()
-        .filter(|&(i, b)| ignored((i, b)))
-        .count();
-    Some((first, count))
-}
+/// [`is_base64_alphabet`] for each byte: a look-up, as the bytes of a body are many.
+const BASE64_ALPHABET: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        table[byte] = b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+        byte += 1;
+    }
+    table
+};
 
 /// Quoted-printable (RFC 2045 §6.7) in pieces that end at a hard line break: the decoder
 /// reads line by line, and a line with no soft break carries nothing over to the next.
@@ -672,7 +707,14 @@ mod tests {
         // decoder; one character more than whole quanta: an error either way, the same.
         let stray = b"PGE+\r\n!!\r\n";
         assert_eq!(&*decode(stray, TransferEncoding::Base64).unwrap(), b"<a>");
-        assert_eq!(ignored_base64(stray), Some((6, 2)));
+        let noted = decode_noting_ignored(stray, TransferEncoding::Base64).unwrap();
+        assert_eq!((noted.1.first, noted.1.count), (Some(6), 2));
+        let body = b"PGE+\r\n_____\r\nPC9hPg==\r\n-- \r\nList footer\r\n";
+        let noted = decode_noting_ignored(body, TransferEncoding::Base64).unwrap();
+        assert_eq!((noted.1.first, noted.1.count), (Some(6), 17));
+        let whole = b"PGE+\r\nPC9hPg==\r\n";
+        let noted = decode_noting_ignored(whole, TransferEncoding::Base64).unwrap();
+        assert_eq!(noted.1, Ignored::default());
         assert!(decode_whole(stray, TransferEncoding::Base64).is_err());
         let bad = b"PGE+\r\nP\r\n";
         assert_eq!(
