@@ -24,8 +24,10 @@ impl CssUrl {
     pub fn raw<'a>(&self, css: &'a [u8]) -> &'a [u8] {
         let (start, end) = (self.token.start, self.token.end);
         match self.quote {
-            Some(_) if closed_string(css, start, end) => &css[start + 1..end - 1],
-            Some(_) if escaped(css, end) => &css[start + 1..end - 1],
+            // Its closing quote, or the backslash it ends with, left out.
+            Some(_) if closed_string(css, start, end) || escaped(css, end) => {
+                &css[start + 1..end - 1]
+            }
             Some(_) => &css[start + 1..end],
             None => &css[self.token.clone()],
         }

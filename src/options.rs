@@ -111,6 +111,21 @@ impl OptionError {
 }
 
 impl Options {
+    /// These options for the streams `decoder` gives of a compressed file, one after
+    /// another as it reads on after damage (`pipeline::each_stream`, `warc::Links`): a
+    /// WARC record cut where damage ends a stream is cut by the damage, not the file's
+    /// end, and the records of a stream read on are numbered after those before it.
+    pub(crate) fn for_the_streams_of<R: std::io::BufRead>(
+        &self,
+        decoder: &mut crate::compress::Decoder<R>,
+    ) -> Options {
+        Options {
+            input_ends_at_damage: Some(decoder.damage_end()),
+            record_count: Some(crate::warc::RecordCount::default()),
+            ..self.clone()
+        }
+    }
+
     /// Every option at its default.
     ///
     /// ```

@@ -453,13 +453,7 @@ fn each_stream<R: io::BufRead>(
         &mut dyn Sink,
     ) -> Result<(Summary, Decoder<R>), Error>,
 ) -> Result<Summary, Error> {
-    // A WARC record cut where damage ends a stream is cut by the damage, not the file's
-    // end; the records of a stream read on are numbered after those before it.
-    let options = &Options {
-        input_ends_at_damage: Some(decoder.damage_end()),
-        record_count: Some(crate::warc::RecordCount::default()),
-        ..options.clone()
-    };
+    let options = &options.for_the_streams_of(&mut decoder);
     let mut numbered = NumberedOn {
         inner: sink,
         first: 0,

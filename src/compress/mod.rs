@@ -1083,8 +1083,8 @@ impl<R: BufRead> Decoder<R> {
 
     /// After damage, reads on at the next member (gzip member, bzip2 or xz stream, zstd
     /// or LZ4 frame; a bzip2 or xz block, an LZ4 frame's next independent block) that
-    /// decodes: the compressed bytes before it go to `gap` as they are, then
-    /// the decoder delivers that member's bytes and those after it, as a stream of its own
+    /// decodes: the compressed bytes before it go to `gap` as they are, then the decoder
+    /// delivers that member's bytes and those after it, as a stream of its own
     /// (`read` gives bytes again; [`Decoder::damage`] is cleared, the next one is its own).
     /// Returns `false` when none is found before the end of the input (every byte went to
     /// `gap`) or the search gave up ([`MAX_FALSE_STARTS`]); `false` with nothing done when
@@ -1095,8 +1095,8 @@ impl<R: BufRead> Decoder<R> {
     /// [`TRIAL_INPUT`] bytes, ends whole (its checksum matched), or gives [`TRIAL_OUTPUT`]
     /// bytes (a bzip2 block, an xz block: one, its check matched) with no damage: damaged
     /// data that happens to hold a magic number fails that. An LZ4 block is where the
-    /// damaged block's size field says, and decodes alone. Memory stays bounded: the copy, then the
-    /// bytes go to `gap` as they are passed over.
+    /// damaged block's size field says, and decodes alone. Memory stays bounded: the
+    /// copy, then the bytes go to `gap` as they are passed over.
     ///
     /// ```
     /// use absolve::compress::{Compression, Decoder};

@@ -46,9 +46,10 @@ const DECODE_CHUNK: usize = 64 * 1024;
 
 /// Undoes the transfer encoding of `raw` (mailparse's decoders); an identity encoding is
 /// not copied. Base64 is read as RFC 2045 §6.8 says: characters outside its alphabet
-/// ignored, its data ending at the first `=`. The decoders run over pieces of the body that decode on their own (whole
-/// base64 quanta, quoted-printable lines up to a hard line break), so that memory holds
-/// the decoded body and nothing more; the result is what they give for the whole body.
+/// ignored, its data ending at the first `=`. The decoders run over pieces of the body
+/// that decode on their own (whole base64 quanta, quoted-printable lines up to a hard
+/// line break), so that memory holds the decoded body and nothing more; the result is
+/// what they give for the whole body.
 ///
 /// ```
 /// use absolve::mime::transfer::{decode, TransferEncoding};
@@ -218,7 +219,7 @@ fn base64_data_end(raw: &[u8]) -> usize {
 }
 
 /// RFC 2045 §6.8, Table 1: `A-Z a-z 0-9 + /`.
-fn is_base64_alphabet(byte: u8) -> bool {
+pub(crate) fn is_base64_alphabet(byte: u8) -> bool {
     BASE64_ALPHABET[usize::from(byte)]
 }
 

@@ -64,11 +64,7 @@ impl<R: Read, M: Mode> Source<R, M> {
             Some(compression) => {
                 let input = BufReader::with_capacity(CHUNK, input);
                 let mut decoder = Decoder::new(compression, input);
-                let first = Options {
-                    input_ends_at_damage: Some(decoder.damage_end()),
-                    record_count: Some(super::RecordCount::default()),
-                    ..Options::clone(&options)
-                };
+                let first = options.for_the_streams_of(&mut decoder);
                 let decoder = Shared(Arc::new(Mutex::new(decoder)));
                 let read_on = Arc::new(Options {
                     read_on: true,

@@ -106,10 +106,10 @@ fn unreadable(raw: &[u8], pieces: &[super::Piece], context: &Context) -> Option<
 /// why they do not decode: a character outside the base64 alphabet, or a length or
 /// padding that is not whole 4-character quanta.
 fn decoded(lines: &[u8]) -> Result<Vec<u8>, String> {
-    let alphabet = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=');
+    let alphabet = |b: u8| transfer::is_base64_alphabet(b) || b == b'=';
     if let Some(other) = lines
         .iter()
-        .find(|b| !alphabet(b) && !b.is_ascii_whitespace())
+        .find(|&&b| !alphabet(b) && !b.is_ascii_whitespace())
     {
         let character = String::from_utf8_lossy(&[*other]).into_owned();
         return Err(format!(
