@@ -18,7 +18,8 @@
 pub enum Format {
     /// An HTML document.
     Html,
-    /// An RFC 822/MIME message: an `.eml` message or an MHTML page.
+    /// An RFC 822/MIME message: an `.eml` message, an MHTML page, or Apple Mail's
+    /// `.emlx` (a line with the message's length first, [`crate::mime::emlx`]).
     Mime,
     /// An mbox archive: messages each after a `From ` separator line.
     Mbox,
@@ -93,7 +94,7 @@ impl std::str::FromStr for Format {
 }
 
 /// The format a file name extension (any case, without the dot) names: `html`, `htm`,
-/// `xhtml`, `xht`, `shtml`; `eml`, `mht`, `mhtml`; `mbox`; `css`; `warc`, `arc` (a `.warc.gz`
+/// `xhtml`, `xht`, `shtml`; `eml`, `emlx`, `mht`, `mhtml`; `mbox`; `css`; `warc`, `arc` (a `.warc.gz`
 /// file is named by its last two extensions: the caller passes `warc` for it); `wacz`; `atom`,
 /// `rss`, `rdf`; `webarchive`. `None` for any other.
 /// A message or page is still told apart from HTML by content ([`detect`]): the
@@ -110,7 +111,7 @@ impl std::str::FromStr for Format {
 /// assert_eq!(from_extension("php?id=3"), None);
 /// ```
 pub fn from_extension(extension: &str) -> Option<Format> {
-    const TABLE: [(&str, Format); 17] = [
+    const TABLE: [(&str, Format); 18] = [
         ("html", Format::Html),
         ("htm", Format::Html),
         ("xhtml", Format::Html),
@@ -118,6 +119,7 @@ pub fn from_extension(extension: &str) -> Option<Format> {
         ("shtml", Format::Html),
         ("css", Format::Css),
         ("eml", Format::Mime),
+        ("emlx", Format::Mime),
         ("mht", Format::Mime),
         ("mhtml", Format::Mime),
         ("mbox", Format::Mbox),
@@ -227,7 +229,8 @@ fn is_html_by_sniffing(head: &[u8]) -> bool {
 /// starts with a From_ line as the mbox splitter ([`crate::mime::mbox`]) defines it,
 /// followed by a header block; a message with a header block (lines that are a field
 /// `Name: value` or its continuation, up to a blank line, the first line that is
-/// neither, or the end of what was read) that has at least one mail or MIME field;
+/// neither, or the end of what was read) that has at least one mail or MIME field, or
+/// such a block after a line that is a length (Apple Mail's `.emlx`);
 /// anything else is HTML. A UTF-8 BOM first is
 /// allowed. An ARC file is a WARC here ([`Format::Warc`]); LZ4 data is read inside
 /// ([`crate::compress`]).
@@ -243,6 +246,8 @@ fn is_html_by_sniffing(head: &[u8]) -> bool {
 /// assert_eq!(detect(b"Subject: x\nX-Mailer Foo 1.0\nTo: y\n\n<p>"), Format::Mime);
 /// assert_eq!(detect(b"From the editor: welcome!<p><a href=\"news.html\">"), Format::Html);
 /// assert_eq!(detect(b"From the editor 2024\n<p><a href=\"news.html\">"), Format::Html);
+/// assert_eq!(detect(b"1543      \nReturn-Path: <a@b>\nSubject: x\n\n"), Format::Mime);
+/// assert_eq!(detect(b"2024\n<p><a href=\"news.html\">"), Format::Html);
 /// ```
 pub fn detect(head: &[u8]) -> Format {
     if is_warc(head) {
@@ -261,7 +266,7 @@ pub fn detect(head: &[u8]) -> Format {
         return Format::Mbox;
     }
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    if is_header_block(head) {
+    if is_header_block(head) || crate::mime::emlx::starts_emlx(head) {
         return Format::Mime;
     }
     Format::Html
@@ -439,7 +444,7 @@ const MAIL_FIELDS: [&str; 12] = [
 /// least one that is), as the MIME walk reads a heading (`walk::unended_heading`, as
 /// Python's email does): one damaged line (`X-Mailer Foo`) does not make a message, or a
 /// whole mbox, HTML.
-fn is_header_block(head: &[u8]) -> bool {
+pub(crate) fn is_header_block(head: &[u8]) -> bool {
     let mut mail_fields = 0;
     let mut lines = head.split(|&b| b == b'\n').peekable();
     let mut first = true;

@@ -321,7 +321,7 @@ fn run_source(
             Held::Message,
             options.max_held,
             &mut tally,
-            |message, sink| one_message(message, 1, &outer, &html, sink),
+            |file, sink| message_file(file, &outer, &html, sink),
         )?,
         Format::Mbox => messages = mbox(source, options.max_held, &outer, &html, &mut tally)?,
         Format::Warc | Format::Wacz | Format::WebArchive => {
@@ -1586,6 +1586,88 @@ fn warn_too_large_message(number: usize, size: u64, limit: u64, sink: &mut dyn S
     }));
     warning.location.message = Some(number);
     sink.warning(warning);
+}
+
+/// A file holding one message: an `.eml`, an MHTML page, or Apple Mail's `.emlx`
+/// ([`mime::emlx`]).
+fn message_file(
+    file: &[u8],
+    outer: &Base,
+    options: &html::Options,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
+    match mime::emlx::split(file) {
+        Some(emlx) => emlx_file(&emlx, outer, options, sink),
+        None => one_message(file, 1, outer, options, sink),
+    }
+}
+
+/// Apple Mail's `.emlx`: its message read as any, the rewrite's length written on its
+/// first line (spooled, as [`one_message`] spools a counted message), the property list
+/// after it passed through. A length past the file's end leaves the file as it is, its
+/// links listed from what there is.
+fn emlx_file(
+    emlx: &mime::emlx::Emlx<'_>,
+    outer: &Base,
+    options: &html::Options,
+    sink: &mut dyn Sink,
+) -> io::Result<()> {
+    let warn = |sink: &mut dyn Sink, warning| sink.warning(mime::located(1, warning));
+    if emlx.missing > 0 {
+        let held = emlx.message.len() as u64;
+        warn(sink, mime::Warning::EmlxCutShort(emlx.count, held));
+        one_message(emlx.message, 1, outer, options, &mut Unwritten(&mut *sink))?;
+        for part in [emlx.count_line, emlx.message] {
+            sink.output(part)?;
+        }
+        return Ok(());
+    }
+    if !mime::emlx::is_property_list(emlx.after) {
+        let at = (emlx.count_line.len() + emlx.message.len()) as u64;
+        warn(sink, mime::Warning::EmlxNoPropertyList(at));
+    }
+    if !sink.wants_output() {
+        return one_message(emlx.message, 1, outer, options, sink);
+    }
+    let mut spool = crate::spool::Spool::new(emlx.message);
+    let mut spooling = Spooling {
+        spool: &mut spool,
+        inner: &mut *sink,
+    };
+    one_message(emlx.message, 1, outer, options, &mut spooling)?;
+    if !spool.changed() {
+        for part in [emlx.count_line, emlx.message, emlx.after] {
+            sink.output(part)?;
+        }
+        return Ok(());
+    }
+    sink.output(&mime::emlx::count_line(emlx, spool.len()))?;
+    copy_chunks(spool.into_reader()?, |bytes| sink.output(bytes))?;
+    sink.output(emlx.after)
+}
+
+/// A sink whose output is dropped; links and warnings passed on.
+struct Unwritten<'a>(&'a mut dyn Sink);
+
+impl Sink for Unwritten<'_> {
+    fn output(&mut self, _: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+    fn link(&mut self, link: Link) {
+        self.0.link(link);
+    }
+    fn link_ref(&mut self, link: crate::links::LinkRef<'_>) {
+        self.0.link_ref(link);
+    }
+    fn warning(&mut self, warning: Warning) {
+        self.0.warning(warning);
+    }
+    fn wants_output(&self) -> bool {
+        false
+    }
+    fn wants_links(&self) -> bool {
+        self.0.wants_links()
+    }
 }
 
 /// Message `number`, its links and warnings located by its number and parts. The rewrite

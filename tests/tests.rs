@@ -29,6 +29,7 @@ mod html_rules;
 mod html_send;
 mod html_transcoded;
 mod mime_bytes;
+mod mime_emlx;
 mod mime_structure;
 mod resolve_corpus;
 mod resolve_properties;

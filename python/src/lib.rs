@@ -55,7 +55,7 @@ fn resolve(
 /// Makes every link of ``document`` absolute; returns the new bytes, every byte outside
 /// a changed URL unchanged.
 ///
-/// ``document`` is ``bytes``: an HTML page, a MIME message (``.eml``, MHTML), an mbox
+/// ``document`` is ``bytes``: an HTML page, a MIME message (``.eml``, ``.emlx``, MHTML), an mbox
 /// archive, a WARC file or a Safari web archive (each resource against its own
 /// ``WebResourceURL``: ``url`` only for one without), told apart by content
 /// (``format="auto"``) or named by

@@ -7,6 +7,7 @@
 //! rewritten by [`crate::html`], and encoded again the same way; a part whose links are
 //! already absolute comes out byte-identical.
 
+pub mod emlx;
 pub mod headers;
 pub mod mbox;
 pub mod transfer;
@@ -132,6 +133,23 @@ pub enum Warning {
     /// A warning from the HTML rewriter about a part.
     #[error("part {0}: {1}")]
     Html(String, html::Warning),
+    /// Apple Mail's `.emlx` whose first line gives the message's length (the first
+    /// number) past the file's end (the second: the bytes after that line): the message
+    /// is read from those, and the file is left as it is.
+    #[error(
+        "its first line gives the message's length as {0} bytes, but only {1} follow it \
+         (an .emlx cut short?): links listed from those, the file left as it is"
+    )]
+    EmlxCutShort(u64, u64),
+    /// Apple Mail's `.emlx` whose bytes after the message its first line counts (at this
+    /// byte offset of the file) are not the property list Mail writes there: they pass
+    /// through unchanged, and any links in them are not read.
+    #[error(
+        "the bytes from {0} on, after the message its first line counts, are not Apple \
+         Mail's property list: passed through unchanged, not read (is the length on its \
+         first line short?)"
+    )]
+    EmlxNoPropertyList(u64),
 }
 
 /// Every leaf part of `message` (multiparts walked, `message/rfc822` bodies walked as
