@@ -21,7 +21,9 @@ pub enum Format {
     /// An RFC 822/MIME message: an `.eml` message, an MHTML page, or Apple Mail's
     /// `.emlx` (a line with the message's length first, [`crate::mime::emlx`]).
     Mime,
-    /// An mbox archive: messages each after a `From ` separator line.
+    /// An mbox archive: messages each after a `From ` separator line; or an MMDF
+    /// mailbox, each message between two lines of four Control-A bytes
+    /// ([`crate::mime::mmdf`]).
     Mbox,
     /// A WARC file (ISO 28500): it starts with `WARC/`, or with a gzip member whose
     /// content does. An ARC file (the Internet Archive's format before WARC: a first
@@ -94,7 +96,7 @@ impl std::str::FromStr for Format {
 }
 
 /// The format a file name extension (any case, without the dot) names: `html`, `htm`,
-/// `xhtml`, `xht`, `shtml`; `eml`, `emlx`, `mht`, `mhtml`; `mbox`; `css`; `warc`, `arc` (a `.warc.gz`
+/// `xhtml`, `xht`, `shtml`; `eml`, `emlx`, `mht`, `mhtml`; `mbox`, `mmdf`; `css`; `warc`, `arc` (a `.warc.gz`
 /// file is named by its last two extensions: the caller passes `warc` for it); `wacz`; `atom`,
 /// `rss`, `rdf`; `webarchive`. `None` for any other.
 /// A message or page is still told apart from HTML by content ([`detect`]): the
@@ -111,7 +113,7 @@ impl std::str::FromStr for Format {
 /// assert_eq!(from_extension("php?id=3"), None);
 /// ```
 pub fn from_extension(extension: &str) -> Option<Format> {
-    const TABLE: [(&str, Format); 18] = [
+    const TABLE: [(&str, Format); 19] = [
         ("html", Format::Html),
         ("htm", Format::Html),
         ("xhtml", Format::Html),
@@ -123,6 +125,7 @@ pub fn from_extension(extension: &str) -> Option<Format> {
         ("mht", Format::Mime),
         ("mhtml", Format::Mime),
         ("mbox", Format::Mbox),
+        ("mmdf", Format::Mbox),
         ("warc", Format::Warc),
         ("arc", Format::Warc),
         ("wacz", Format::Wacz),
@@ -227,7 +230,8 @@ fn is_html_by_sniffing(head: &[u8]) -> bool {
 
 /// The format of a document from its first bytes (a few kilobytes are plenty): an mbox
 /// starts with a From_ line as the mbox splitter ([`crate::mime::mbox`]) defines it,
-/// followed by a header block; a message with a header block (lines that are a field
+/// followed by a header block (an MMDF mailbox with a line of four Control-A bytes,
+/// [`crate::mime::mmdf::starts_mmdf`]); a message with a header block (lines that are a field
 /// `Name: value` or its continuation, up to a blank line, the first line that is
 /// neither, or the end of what was read) that has at least one mail or MIME field, or
 /// such a block after a line that is a length (Apple Mail's `.emlx`);
@@ -248,6 +252,7 @@ fn is_html_by_sniffing(head: &[u8]) -> bool {
 /// assert_eq!(detect(b"From the editor 2024\n<p><a href=\"news.html\">"), Format::Html);
 /// assert_eq!(detect(b"1543      \nReturn-Path: <a@b>\nSubject: x\n\n"), Format::Mime);
 /// assert_eq!(detect(b"2024\n<p><a href=\"news.html\">"), Format::Html);
+/// assert_eq!(detect(b"\x01\x01\x01\x01\nSubject: x\n\n"), Format::Mbox);
 /// ```
 pub fn detect(head: &[u8]) -> Format {
     if is_warc(head) {
@@ -262,7 +267,7 @@ pub fn detect(head: &[u8]) -> Format {
     if crate::feed::is_feed(head) {
         return Format::Feed;
     }
-    if is_mbox(head) {
+    if is_mbox(head) || crate::mime::mmdf::starts_mmdf(head) {
         return Format::Mbox;
     }
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);

@@ -1538,11 +1538,17 @@ fn mbox(
     options: &html::Options,
     sink: &mut dyn Sink,
 ) -> io::Result<usize> {
-    let archive = io::BufReader::with_capacity(CHUNK, source.reader());
+    let mut archive = io::BufReader::with_capacity(CHUNK, source.reader());
+    // An MMDF mailbox starts with a line of Control-A bytes, which no mbox does.
+    let entries: Box<dyn Iterator<Item = io::Result<mime::mbox::Entry>>> =
+        match io::BufRead::fill_buf(&mut archive)?.first() {
+            Some(1) => Box::new(mime::mmdf::Messages::new(archive).with_limit(limit)),
+            _ => Box::new(mime::mbox::Messages::new(archive).with_limit(limit)),
+        };
     let mut last = 0;
     // The message too large to hold being passed through: its number, its size so far.
     let mut too_large: Option<(usize, u64)> = None;
-    for entry in mime::mbox::Messages::new(archive).with_limit(limit) {
+    for entry in entries {
         let mut entry = entry?;
         last = entry.number.unwrap_or(last);
         if !entry.continued

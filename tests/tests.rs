@@ -30,6 +30,7 @@ mod html_send;
 mod html_transcoded;
 mod mime_bytes;
 mod mime_emlx;
+mod mime_mmdf;
 mod mime_structure;
 mod resolve_corpus;
 mod resolve_properties;

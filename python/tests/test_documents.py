@@ -159,6 +159,36 @@ def test_an_mbox_numbers_its_messages():
     assert {l.message for l in absolve.links(archive, format="mbox")} == {1, 2}
 
 
+def test_an_mmdf_mailbox_python_writes_reads_back_rewritten(tmp_path):
+    import email.message
+    import mailbox
+
+    written = mailbox.MMDF(tmp_path / "in.mmdf", create=True)
+    for n in range(3):
+        message = email.message.EmailMessage()
+        message["Subject"] = f"message {n}"
+        message.set_content(f'<a href="p{n}.html">{n}</a>', subtype="html")
+        message["Content-Base"] = f"http://h{n}.example/d/"
+        written.add(message)
+    written.close()
+    rewritten = absolve.rewrite((tmp_path / "in.mmdf").read_bytes())
+    (tmp_path / "out.mmdf").write_bytes(rewritten)
+    read = mailbox.MMDF(tmp_path / "out.mmdf", create=False)
+    bodies = [m.get_payload().strip() for m in read]
+    assert bodies == [f'<a href="http://h{n}.example/d/p{n}.html">{n}</a>' for n in range(3)]
+    assert [m["Subject"] for m in read] == ["message 0", "message 1", "message 2"]
+
+
+def test_an_emlx_rewrite_keeps_the_length_mail_reads_it_by():
+    message = b"Subject: x\nContent-Type: text/html\nContent-Base: http://h.example/\n\n<a href=y>\n"
+    plist = b'<?xml version="1.0"?>\n<plist version="1.0"><dict/></plist>\n'
+    emlx = b"%-10d\n" % len(message) + message + plist
+    rewritten = absolve.rewrite(emlx)
+    length, rest = rewritten.split(b"\n", 1)
+    assert rest[: int(length)].endswith(b"<a href=http://h.example/y>\n")
+    assert rest[int(length) :] == plist and len(length) == 10
+
+
 def test_format_forces_html():
     message = b"Content-Type: text/html\r\nContent-Location: http://h/d/\r\n\r\n<a href=x>\r\n"
     assert absolve.links(message)[0].resolved == "http://h/d/x"

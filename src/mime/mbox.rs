@@ -487,7 +487,9 @@ impl<R: BufRead> Messages<R> {
     }
 }
 
-fn is_separator(line: &[u8], at_start: bool) -> bool {
+/// Whether `line` (one line, its end included) looks like a From_ line: `From `, a sender,
+/// then nothing or something with a digit ([the module's rules](self)).
+pub(crate) fn is_separator(line: &[u8], at_start: bool) -> bool {
     let line = if at_start {
         line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line)
     } else {

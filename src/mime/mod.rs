@@ -10,6 +10,7 @@
 pub mod emlx;
 pub mod headers;
 pub mod mbox;
+pub mod mmdf;
 pub mod transfer;
 pub mod walk;
 
@@ -150,6 +151,13 @@ pub enum Warning {
          first line short?)"
     )]
     EmlxNoPropertyList(u64),
+    /// The last message of an MMDF mailbox, which no line of four Control-A bytes ends:
+    /// read to the end of the file.
+    #[error(
+        "no line of four Control-A bytes ends it: read to the end of the mailbox (a file \
+         cut short?)"
+    )]
+    MmdfNotClosed,
 }
 
 /// Every leaf part of `message` (multiparts walked, `message/rfc822` bodies walked as
