@@ -326,11 +326,30 @@ pub enum Unreadable {
         "a binary property list that is not a Safari web archive (no WebMainResource key in its first 64 KiB): absolve does not read it; if it is a web archive, name it .webarchive or pass --format webarchive"
     )]
     PropertyList,
+    /// An OLE2 compound file (its signature `D0 CF 11 E0 A1 B1 1A E1`): an Outlook `.msg`
+    /// message or an Office 97-2003 document. An HTML body in it is a stream whose size
+    /// its directory gives: rewritten as text, the file is broken.
+    #[error(
+        "an OLE2 compound file (an Outlook .msg message, or an Office 97-2003 document): absolve does not read it; convert a .msg to an .eml (`msgconvert FILE`, Debian's libemail-outlook-message-perl), then run absolve on the .eml"
+    )]
+    CompoundFile,
+    /// An Outlook data file, `.pst` or `.ost` (its signature `!BDN`).
+    #[error(
+        "an Outlook data file (.pst, .ost): absolve does not read it; export its folders as mbox files (`readpst -r FILE`, Debian's pst-utils), then run `absolve rewrite -r` over them"
+    )]
+    OutlookDataFile,
+    /// A PDF document (`%PDF-`): its links are annotations, and its cross-reference table
+    /// gives byte offsets that a rewrite as text would move.
+    #[error(
+        "a PDF document: absolve does not read it (its links are PDF annotations, not HTML or CSS)"
+    )]
+    Pdf,
 }
 
 /// What an input absolve does not read is, by its first bytes: a tar archive
 /// ([`is_tar`]), a 7z or RAR archive (their signatures), a binary
-/// property list (`bplist00`) that is not a Safari web archive (which [`detect`] tells).
+/// property list (`bplist00`) that is not a Safari web archive (which [`detect`] tells),
+/// an OLE2 compound file (an Outlook `.msg`), an Outlook data file, a PDF document.
 /// `None` for anything else.
 ///
 /// ```
@@ -342,6 +361,9 @@ pub enum Unreadable {
 /// assert_eq!(unreadable(b"Rar!\x1A\x07\x01\x00"), Some(Unreadable::Rar));
 /// assert_eq!(unreadable(b"bplist00\xd1\x01\x02TName"), Some(Unreadable::PropertyList));
 /// assert_eq!(unreadable(b"bplist00\xd1\x01\x02_\x10\x0fWebMainResource"), None);
+/// assert_eq!(unreadable(b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1\0\0"), Some(Unreadable::CompoundFile));
+/// assert_eq!(unreadable(b"!BDN\x8a\x41"), Some(Unreadable::OutlookDataFile));
+/// assert_eq!(unreadable(b"%PDF-1.7\n"), Some(Unreadable::Pdf));
 /// assert_eq!(unreadable(b"WARC/1.1\r\n"), None);
 /// assert_eq!(unreadable(b"<p>filedesc://"), None);
 /// ```
@@ -355,9 +377,41 @@ pub fn unreadable(head: &[u8]) -> Option<Unreadable> {
     if head.starts_with(b"Rar!\x1A\x07\x00") || head.starts_with(b"Rar!\x1A\x07\x01\x00") {
         return Some(Unreadable::Rar);
     }
+    if head.starts_with(b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1") {
+        return Some(Unreadable::CompoundFile);
+    }
+    if head.starts_with(b"!BDN") {
+        return Some(Unreadable::OutlookDataFile);
+    }
+    if head.starts_with(b"%PDF-") {
+        return Some(Unreadable::Pdf);
+    }
     let property_list = head.starts_with(crate::webarchive::BINARY_MAGIC)
         && !crate::webarchive::is_webarchive(head);
     property_list.then_some(Unreadable::PropertyList)
+}
+
+impl Unreadable {
+    /// Whether a file of this kind found in a tree (`-r`) is worth a warning as it is
+    /// skipped, given its name's extension: an archive, a property list or an Outlook
+    /// file holds messages or pages; a PDF, or an Office document that is no `.msg`,
+    /// is one of the many files of a site that are no documents, skipped as images are.
+    ///
+    /// ```
+    /// use absolve::format::Unreadable;
+    ///
+    /// assert!(Unreadable::CompoundFile.warned_in_a_tree(Some("MSG")));
+    /// assert!(!Unreadable::CompoundFile.warned_in_a_tree(Some("doc")));
+    /// assert!(!Unreadable::Pdf.warned_in_a_tree(Some("pdf")));
+    /// assert!(Unreadable::Tar.warned_in_a_tree(None));
+    /// ```
+    pub fn warned_in_a_tree(self, extension: Option<&str>) -> bool {
+        match self {
+            Unreadable::Pdf => false,
+            Unreadable::CompoundFile => extension.is_some_and(|e| e.eq_ignore_ascii_case("msg")),
+            _ => true,
+        }
+    }
 }
 
 /// Whether `head` starts with a tar header block (POSIX.1-2001 `pax`/ustar, GNU tar): the

@@ -239,9 +239,10 @@ fn not_a_warc() {
     );
 }
 
-/// Without `--format`, a tar archive (plain or gzipped), a 7z and a RAR archive, and a
+/// Without `--format`, a tar archive (plain or gzipped), a 7z and a RAR archive, a
 /// binary property list that is no Safari web archive (no `WebMainResource` key, no
-/// `.webarchive` name: its strings' lengths are written before them) are refused as
+/// `.webarchive` name: its strings' lengths are written before them), an Outlook message
+/// or data file and a PDF document are refused as
 /// `--format warc` refuses them, saying what they are (status 1), where they were read as
 /// HTML: `links` listed "URLs" out of their bytes, `rewrite` broke a tar member's size (its
 /// file then cut short on extraction), `-i` in place. (ARC files and LZ4 data are read:
@@ -266,6 +267,23 @@ fn auto_refuses_file_archives() {
             "settings.plist",
             b"bplist00\xd1\x01\x02TPageO\x10\x0a<a href=x>".to_vec(),
             "a binary property list that is not a Safari web archive",
+        ),
+        // An Outlook message's HTML body is a stream of its compound file, its size in
+        // the file's directory: rewritten as text, Outlook could no longer open it.
+        (
+            "offer.msg",
+            b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1\0\0<a href=x>".to_vec(),
+            "an OLE2 compound file (an Outlook .msg message",
+        ),
+        (
+            "outlook.pst",
+            b"!BDN\x8a\x41\0\0<a href=x>".to_vec(),
+            "an Outlook data file (.pst, .ost)",
+        ),
+        (
+            "paper.pdf",
+            b"%PDF-1.4\n1 0 obj <</Type /Catalog>> endobj\n<a href=x>\n".to_vec(),
+            "a PDF document",
         ),
     ] {
         let path = dir.path().join(name);

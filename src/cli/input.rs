@@ -436,7 +436,9 @@ fn by_name_or_content(
         None => {
             let head = read_head(path)?;
             if let Some(what) = format::unreadable(&head) {
-                unreadable.push((path.to_path_buf(), what));
+                if what.warned_in_a_tree(extension) {
+                    unreadable.push((path.to_path_buf(), what));
+                }
                 return Ok(None);
             }
             format::sniff(&head).map(Some)
