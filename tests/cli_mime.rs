@@ -7,7 +7,9 @@
 //! consistent Content-Length keeps an unquoted From_ line in its body; a From_ line that
 //! no blank line precedes starts a message when a heading follows it; a base header the
 //! URL Standard rejects is passed over with a warning naming the part; a `text/xml` part
-//! is read as a feed when its root element, past any prolog, is a feed's.
+//! is read as a feed when its root element, past any prolog, is a feed's; an Outlook TNEF
+//! attachment, an S/MIME body and a PGP/MIME encrypted one, which absolve does not read,
+//! are named in a warning.
 
 use crate::common::{absolve, alternating, stderr};
 
@@ -452,4 +454,53 @@ fn a_text_xml_feed_after_a_long_prolog_is_read() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains(r#""resolved":"http://h/d/a/""#), "{text}");
     assert!(text.contains(r#""resolved":"http://h/d/b.html""#), "{text}");
+}
+
+/// Outlook sends a message's body in a TNEF attachment (`winmail.dat`) with only a plain
+/// text part beside it: the links in it are not read, and a warning says so, naming the
+/// part. Before: nothing was said, and the message seemed to have no links.
+#[test]
+fn an_outlook_tnef_attachment_is_said_to_be_unread() {
+    let message = b"MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n\
+--b\r\nContent-Type: text/plain\r\n\r\nsee the offer\r\n\
+--b\r\nContent-Type: application/ms-tnef; name=\"winmail.dat\"\r\n\
+Content-Transfer-Encoding: base64\r\n\r\neJ8+IgAAAQaQCAAEAAAAAAABAAEAAQeQBgAIAAAA5AQAAAAAAADoAAEIgAcAGAAAAElQTS5NaWNy\r\n\
+--b--\r\n";
+    for command in ["links", "rewrite"] {
+        let out = absolve(&[command], message);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("message 1: part 2: an Outlook TNEF attachment (winmail.dat)"),
+            "{command}: {}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(absolve(&["rewrite"], message).stdout, message);
+}
+
+/// S/MIME and PGP/MIME hold the message inside: a warning names the part, and the message
+/// passes through unchanged. Before: nothing was said.
+#[test]
+fn s_mime_and_pgp_mime_bodies_are_said_to_be_unread() {
+    let smime = b"MIME-Version: 1.0\r\nContent-Type: application/pkcs7-mime; smime-type=enveloped-data; name=smime.p7m\r\n\
+Content-Transfer-Encoding: base64\r\n\r\nMIAGCSqGSIb3DQEHA6CAMIACAQAxggFO\r\n";
+    let pgp = b"MIME-Version: 1.0\r\nContent-Type: multipart/encrypted; protocol=\"application/pgp-encrypted\"; boundary=b\r\n\r\n\
+--b\r\nContent-Type: application/pgp-encrypted\r\n\r\nVersion: 1\r\n\
+--b\r\nContent-Type: application/octet-stream\r\n\r\n-----BEGIN PGP MESSAGE-----\r\n\r\nhQEMA\r\n-----END PGP MESSAGE-----\r\n\
+--b--\r\n";
+    for (message, said) in [
+        (
+            &smime[..],
+            "message 1: part 1: an S/MIME body (application/pkcs7-mime)",
+        ),
+        (
+            &pgp[..],
+            "message 1: part 1: a PGP/MIME message (multipart/encrypted)",
+        ),
+    ] {
+        let out = absolve(&["rewrite"], message);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(stderr(&out).contains(said), "{}", stderr(&out));
+        assert_eq!(out.stdout, message);
+    }
 }

@@ -158,6 +158,14 @@ pub enum Warning {
          cut short?)"
     )]
     MmdfNotClosed,
+    /// A part (by its number) that may hold the message's body in a form absolve does not
+    /// read (what it is; what to do): Outlook's TNEF (`winmail.dat`), S/MIME, PGP/MIME
+    /// encryption. It passes through unchanged.
+    #[error(
+        "part {0}: {1}: absolve does not read it, its links are neither listed nor \
+         rewritten ({2})"
+    )]
+    NotRead(String, &'static str, &'static str),
 }
 
 /// Every leaf part of `message` (multiparts walked, `message/rfc822` bodies walked as
@@ -300,6 +308,10 @@ struct MessageRewrite<'m, 's> {
 
 impl walk::Visitor for MessageRewrite<'_, '_> {
     fn part(&mut self, part: Part) {
+        if let Some((what, to_do)) = unread_body(&part.mime_type) {
+            let warning = Warning::NotRead(part.path.clone(), what, to_do);
+            self.sink.warning(located(self.number, warning));
+        }
         let Some(kind) = kind_of(&part, self.message).filter(|_| self.error.is_none()) else {
             return;
         };
@@ -335,6 +347,29 @@ pub(crate) fn located(number: usize, warning: Warning) -> crate::Warning {
             ..Location::default()
         },
         problem: crate::Problem::Mime(warning),
+    }
+}
+
+/// What a part of this media type is, and what to do, when it may hold the message's body
+/// (and its links) in a form absolve does not read: Outlook's TNEF (`winmail.dat`: the
+/// body as RTF or HTML, beside a plain text part), S/MIME (RFC 8551 §3.2: signed or
+/// encrypted content inside), PGP/MIME encryption (RFC 3156 §4: its first part).
+fn unread_body(media_type: &str) -> Option<(&'static str, &'static str)> {
+    match media_type {
+        "application/ms-tnef" | "application/vnd.ms-tnef" => Some((
+            "an Outlook TNEF attachment (winmail.dat) may hold the message's body",
+            "extract it with `tnef` or `ytnef`, then run absolve on what it holds",
+        )),
+        "application/pkcs7-mime" | "application/x-pkcs7-mime" => Some((
+            "an S/MIME body (application/pkcs7-mime) holds the message, signed or encrypted",
+            "unwrap it with `openssl cms -verify -noverify` or `-decrypt`, then run absolve \
+             on the message it holds",
+        )),
+        "application/pgp-encrypted" => Some((
+            "a PGP/MIME message (multipart/encrypted) holds its body encrypted",
+            "decrypt it with `gpg --decrypt`, then run absolve on the message it holds",
+        )),
+        _ => None,
     }
 }
 
