@@ -504,3 +504,22 @@ Content-Transfer-Encoding: base64\r\n\r\nMIAGCSqGSIb3DQEHA6CAMIACAQAxggFO\r\n";
         assert_eq!(out.stdout, message);
     }
 }
+
+/// AMP for Email sends a `text/x-amp-html` part beside the `text/html` one: an HTML
+/// document, its links listed and rewritten as the other part's. Before: not read.
+#[test]
+fn an_amp_for_email_part_is_html() {
+    let message = b"MIME-Version: 1.0\r\nContent-Base: http://h.example/news/\r\n\
+Content-Type: multipart/alternative; boundary=b\r\n\r\n\
+--b\r\nContent-Type: text/x-amp-html; charset=utf-8\r\n\r\n<!doctype html><html \xE2\x9A\xA14email><a href=offer.html>o</a></html>\r\n\
+--b\r\nContent-Type: text/html\r\n\r\n<a href=offer.html>o</a>\r\n--b--\r\n";
+    let out = absolve(&["rewrite"], message);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text.matches("<a href=http://h.example/news/offer.html>")
+            .count(),
+        2,
+        "{text}"
+    );
+}

@@ -393,11 +393,12 @@ pub(crate) fn media_type(content_type: &str) -> String {
 }
 
 /// The kind of document a media type (lower case, without parameters) names, if absolve
-/// rewrites it: HTML, XHTML, CSS, a feed's type, or XML whose root element in `body` is a
+/// rewrites it: HTML, XHTML, AMP for Email's HTML, CSS, a feed's type, or XML whose root element in `body` is a
 /// feed's. The same choice for a MIME part and a web archive's resource.
 pub(crate) fn kind_of_type(media_type: &str, body: &[u8]) -> Option<Kind> {
     match media_type {
-        "text/html" | "application/xhtml+xml" => Some(Kind::Html),
+        // AMP for Email's part (`text/x-amp-html`, beside `text/html`) is an HTML document.
+        "text/html" | "application/xhtml+xml" | "text/x-amp-html" => Some(Kind::Html),
         "text/css" => Some(Kind::Css),
         "application/atom+xml" | "application/rss+xml" | "application/rdf+xml" => Some(Kind::Feed),
         // Past a long prolog too (comments, a DOCTYPE): up to feed::SNIFF_LIMIT.
