@@ -338,6 +338,12 @@ pub enum Unreadable {
         "an Outlook data file (.pst, .ost): absolve does not read it; export its folders as mbox files (`readpst -r FILE`, Debian's pst-utils), then run `absolve rewrite -r` over them"
     )]
     OutlookDataFile,
+    /// An Emacs Babyl mailbox (RMAIL before Emacs 23: its first line `BABYL OPTIONS:`):
+    /// each message's heading is there twice, around an `*** EOOH ***` line.
+    #[error(
+        "an Emacs Babyl mailbox (RMAIL): absolve does not read it; convert it to an mbox (visit it in Emacs 23 or later, which converts it; or copy its messages with Python's mailbox module, mailbox.Babyl to mailbox.mbox), then run absolve on the mbox"
+    )]
+    Babyl,
     /// A PDF document (`%PDF-`): its links are annotations, and its cross-reference table
     /// gives byte offsets that a rewrite as text would move.
     #[error(
@@ -349,7 +355,8 @@ pub enum Unreadable {
 /// What an input absolve does not read is, by its first bytes: a tar archive
 /// ([`is_tar`]), a 7z or RAR archive (their signatures), a binary
 /// property list (`bplist00`) that is not a Safari web archive (which [`detect`] tells),
-/// an OLE2 compound file (an Outlook `.msg`), an Outlook data file, a PDF document.
+/// an OLE2 compound file (an Outlook `.msg`), an Outlook data file, an Emacs Babyl
+/// mailbox, a PDF document.
 /// `None` for anything else.
 ///
 /// ```
@@ -364,6 +371,7 @@ pub enum Unreadable {
 /// assert_eq!(unreadable(b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1\0\0"), Some(Unreadable::CompoundFile));
 /// assert_eq!(unreadable(b"!BDN\x8a\x41"), Some(Unreadable::OutlookDataFile));
 /// assert_eq!(unreadable(b"%PDF-1.7\n"), Some(Unreadable::Pdf));
+/// assert_eq!(unreadable(b"BABYL OPTIONS: -*- rmail -*-\n"), Some(Unreadable::Babyl));
 /// assert_eq!(unreadable(b"WARC/1.1\r\n"), None);
 /// assert_eq!(unreadable(b"<p>filedesc://"), None);
 /// ```
@@ -385,6 +393,9 @@ pub fn unreadable(head: &[u8]) -> Option<Unreadable> {
     }
     if head.starts_with(b"%PDF-") {
         return Some(Unreadable::Pdf);
+    }
+    if head.starts_with(b"BABYL OPTIONS:") {
+        return Some(Unreadable::Babyl);
     }
     let property_list = head.starts_with(crate::webarchive::BINARY_MAGIC)
         && !crate::webarchive::is_webarchive(head);

@@ -242,7 +242,7 @@ fn not_a_warc() {
 /// Without `--format`, a tar archive (plain or gzipped), a 7z and a RAR archive, a
 /// binary property list that is no Safari web archive (no `WebMainResource` key, no
 /// `.webarchive` name: its strings' lengths are written before them), an Outlook message
-/// or data file and a PDF document are refused as
+/// or data file, an Emacs Babyl mailbox and a PDF document are refused as
 /// `--format warc` refuses them, saying what they are (status 1), where they were read as
 /// HTML: `links` listed "URLs" out of their bytes, `rewrite` broke a tar member's size (its
 /// file then cut short on extraction), `-i` in place. (ARC files and LZ4 data are read:
@@ -279,6 +279,11 @@ fn auto_refuses_file_archives() {
             "outlook.pst",
             b"!BDN\x8a\x41\0\0<a href=x>".to_vec(),
             "an Outlook data file (.pst, .ost)",
+        ),
+        (
+            "RMAIL",
+            b"BABYL OPTIONS: -*- rmail -*-\nVersion: 5\n\x1f\x0c\n0, unseen,,\n*** EOOH ***\nContent-Type: text/html\n\n<a href=x>\n\x1f".to_vec(),
+            "an Emacs Babyl mailbox (RMAIL)",
         ),
         (
             "paper.pdf",
