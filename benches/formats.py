@@ -4,14 +4,18 @@
 - `links --spec whatwg` against the default RFC 1808 mode, on the real pages of
   ../shared/corpus/html/ (goal: >= 0.8x);
 - `links` on a gzipped mbox against `zcat | absolve links` (goal: >= 0.9x);
-- `links` on a WACZ against `unzip -p | absolve links` over its WARC members (>= 0.9x).
+- `links` on a WACZ against `unzip -p | absolve links` over its WARC members (>= 0.9x);
+- `links` on an MMDF mailbox against the same messages as an mbox (>= 0.9x);
+- `links -r` over a folder of Apple Mail `.emlx` files against the same messages as `.eml`
+  files (>= 0.9x).
 
     cargo build --release && python3 benches/formats.py [ROUNDS]
 
 Inputs are made in a temporary directory from the corpus and the repository's fixtures
 (the mbox: the MIME corpus's mboxes and the fixture mbox, concatenated to ~20 MB; the
 WACZ: fixtures/warc/*.warc repeated to ~20 MB, zipped by the `zip` module as py-wacz
-does, stored). Each figure is the best of ROUNDS (default 5) runs, by CPU time (user +
+does, stored; the MMDF mailbox and the `.emlx` folder: benches/generate.py's HTML
+messages, ~20 MB, framed each way). Each figure is the best of ROUNDS (default 5) runs, by CPU time (user +
 system of the processes: the fairer measure on a shared machine) and by wall time.
 """
 
@@ -100,11 +104,53 @@ def wacz(tmp):
     report("links x.wacz vs unzip -p | links", ours, peer, 0.9)
 
 
+def generated_messages(total):
+    """benches/generate.py's messages (HTML, quoted-printable and base64), their From_
+    lines apart, up to `total` bytes."""
+    sys.path.insert(0, str(REPO / "benches"))
+    import generate
+
+    html, size, index = generate.sample_html(), 0, 0
+    while size < total:
+        message = generate.message(index, html)
+        separator, rest = message.split(b"\r\n", 1)
+        yield separator + b"\r\n", rest
+        size += len(message)
+        index += 1
+
+
+def mmdf(tmp):
+    mbox, mmdf = tmp / "mail.mbox", tmp / "mail.mmdf"
+    with mbox.open("wb") as plain, mmdf.open("wb") as framed:
+        for separator, message in generated_messages(20_000_000):
+            plain.write(separator + message)
+            # As Python's mailbox.MMDF writes one: a From_ line after the opening line.
+            framed.write(b"\x01\x01\x01\x01\r\n" + separator + message + b"\x01\x01\x01\x01\r\n")
+    ours = best([ABSOLVE, "links", str(mmdf)])
+    peer = best([ABSOLVE, "links", str(mbox)])
+    report("links x.mmdf vs the same messages as x.mbox", ours, peer, 0.9)
+
+
+def emlx(tmp):
+    emls, emlxs = tmp / "eml", tmp / "emlx"
+    emls.mkdir()
+    emlxs.mkdir()
+    plist = b'<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0">\n<dict/>\n</plist>\n'
+    for n, (_, message) in enumerate(generated_messages(20_000_000)):
+        (emls / f"{n}.eml").write_bytes(message)
+        (emlxs / f"{n}.emlx").write_bytes(b"%-10d\n" % len(message) + message + plist)
+    ours = best([ABSOLVE, "links", "-r", "-j", "1", str(emlxs)])
+    peer = best([ABSOLVE, "links", "-r", "-j", "1", str(emls)])
+    report("links -r over .emlx files vs the same messages as .eml", ours, peer, 0.9)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         whatwg(tmp)
         gzipped_mbox(tmp)
+        mmdf(tmp)
+        emlx(tmp)
         if shutil.which("unzip"):
             wacz(tmp)
         else:
