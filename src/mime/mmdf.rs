@@ -34,6 +34,9 @@ fn is_delimiter(line: &[u8]) -> bool {
 /// assert!(!starts_mmdf(b"Subject: x\n\n"));
 /// ```
 pub fn starts_mmdf(head: &[u8]) -> bool {
+    if !head.starts_with(DELIMITER) {
+        return false;
+    }
     let Some(end) = memchr::memchr(b'\n', head) else {
         return false;
     };
