@@ -2,7 +2,8 @@
 //! between records; a wrong, absurd or missing `Content-Length`; a header block over
 //! 1 MiB; an HTTP head over 256 KiB; a decompression bomb), the records around it are read,
 //! a warning says where, and `rewrite` copies the damaged bytes as they are (a file whose
-//! links are all absolute comes out byte for byte). The inputs are made in each test.
+//! links are all absolute comes out byte for byte); a record its crawler cut short
+//! (`WARC-Truncated`) is named too. The inputs are made in each test.
 
 use crate::common::warc::{self, noise};
 use crate::common::{absolve, stderr};
@@ -1548,5 +1549,60 @@ fn a_file_named_warc_gz_that_is_not_gzip_is_said() {
         stderr(&out).contains("saved.warc.gz: its name says gzip, but it is not gzip data"),
         "{}",
         stderr(&out)
+    );
+}
+
+/// A page its crawler cut short (`WARC-Truncated: length`), its `<style>` ending inside a
+/// `url(`: the links of what was kept are listed, the partial URL among them, as a browser
+/// replaying the record would load it; a warning names the record and the reason, so that
+/// neither the missing links nor the partial one pass unsaid. Before: no word.
+#[test]
+fn a_record_its_crawler_cut_short_is_named() {
+    let cut = warc::http_ok(
+        "Content-Type: text/html\r\n",
+        b"<a href=kept.html>k</a><style>p { background: url(images/ban",
+    );
+    let whole = warc::http_ok("Content-Type: text/html\r\n", b"<a href=whole.html>w</a>");
+    let fields = |id| {
+        [
+            ("WARC-Type", "response"),
+            ("WARC-Record-ID", id),
+            ("WARC-Target-URI", "http://h.example/d/"),
+            ("WARC-Truncated", "length"),
+            ("Content-Type", "application/http; msgtype=response"),
+        ]
+    };
+    let file = [
+        warc::record(&fields("<urn:uuid:cut>"), &cut),
+        warc::response("whole", "http://h.example/e/", &whole),
+    ]
+    .concat();
+    for command in ["links", "rewrite"] {
+        let out = absolve(&[command], &file);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let said = stderr(&out);
+        assert!(
+            said.contains("record 1 <urn:uuid:cut> (at byte 0): WARC-Truncated: length: its crawler kept only the start of the payload"),
+            "{command}: {said}"
+        );
+        assert_eq!(
+            said.matches("WARC-Truncated").count(),
+            1,
+            "{command}: {said}"
+        );
+    }
+    let out = absolve(&["links"], &file);
+    let resolved: Vec<_> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["resolved"].clone())
+        .collect();
+    assert_eq!(
+        resolved,
+        [
+            "http://h.example/d/kept.html",
+            "http://h.example/d/images/ban",
+            "http://h.example/e/whole.html"
+        ]
     );
 }

@@ -286,6 +286,18 @@ pub enum Warning {
         /// The record.
         record: RecordRef,
     },
+    /// A document record its crawler cut short: `WARC-Truncated` (WARC 1.1, the field of
+    /// that name: `length`, `time`, `disconnect`, `unspecified`) gives the reason. Its
+    /// payload is only the start of the resource.
+    #[error(
+        "{record}: WARC-Truncated: {reason}: its crawler kept only the start of the payload: links past it are not in the archive, and a URL it ends inside is cut short"
+    )]
+    TruncatedByCrawler {
+        /// The record.
+        record: RecordRef,
+        /// The field's value.
+        reason: String,
+    },
     /// A chunk (RFC 7230 §4.1) whose size is larger than the data left: the data is used.
     #[error("{record}: a chunk of {size} bytes with only {left} bytes left: the body is cut short")]
     ShortChunk {

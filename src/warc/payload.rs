@@ -645,11 +645,18 @@ fn warn_truncated<R: Read>(
 
 /// The payload of a record whose block is read: the HTTP body with its transfer coding
 /// and content codings undone (or a `resource` record's block). `None` (with a warning)
-/// when a coding cannot be undone.
+/// when a coding cannot be undone. A record its crawler cut short (`WARC-Truncated`) is
+/// warned about.
 pub(crate) fn payload<'a>(
     analysis: &'a Analysis,
     warn: &mut dyn FnMut(Warning),
 ) -> Option<Payload<'a>> {
+    if let Some(reason) = analysis.head.field("WARC-Truncated") {
+        warn(Warning::TruncatedByCrawler {
+            record: analysis.head.record.clone(),
+            reason: reason.to_owned(),
+        });
+    }
     let whole = |body| {
         Some(Payload {
             body,
