@@ -189,20 +189,11 @@ fn is_name_byte(b: u8) -> bool {
 }
 
 /// [`is_name_byte`] of every byte, looked up: names are most of a stylesheet's bytes.
-static NAME_BYTES: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        let byte = b as u8;
-        table[b] = byte.is_ascii_alphanumeric()
-            || byte == b'_'
-            || byte == b'-'
-            || byte >= 0x80
-            || byte == 0;
-        b += 1;
-    }
-    table
-};
+static NAME_BYTES: [bool; 256] = byte_table!(|byte| byte.is_ascii_alphanumeric()
+    || byte == b'_'
+    || byte == b'-'
+    || byte >= 0x80
+    || byte == 0);
 
 /// Whether a backslash at `pos` starts a valid escape (§4.3.8): not one before a newline.
 fn valid_escape(css: &[u8], pos: usize) -> bool {

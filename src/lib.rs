@@ -53,6 +53,21 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+/// A table of a byte predicate for every byte, built at compile time, for scanners that
+/// ask it of each byte of their input (`byte_table!(|b| b.is_ascii_digit())`).
+macro_rules! byte_table {
+    (|$byte:ident| $predicate:expr) => {{
+        let mut table = [false; 256];
+        let mut index = 0;
+        while index < 256 {
+            let $byte = index as u8;
+            table[index] = $predicate;
+            index += 1;
+        }
+        table
+    }};
+}
+
 pub mod base;
 pub mod compress;
 pub mod css;

@@ -1609,7 +1609,7 @@ fn message_file(
 }
 
 /// Apple Mail's `.emlx`: its message read as any, the rewrite's length written on its
-/// first line (spooled, as [`one_message`] spools a counted message), the property list
+/// first line (the rewrite [`spooled`], as a counted message's is), the property list
 /// after it passed through. A length past the file's end leaves the file as it is, its
 /// links listed from what there is.
 fn emlx_file(
@@ -1618,62 +1618,35 @@ fn emlx_file(
     options: &html::Options,
     sink: &mut dyn Sink,
 ) -> io::Result<()> {
-    let warn = |sink: &mut dyn Sink, warning| sink.warning(mime::located(1, warning));
-    if emlx.missing > 0 {
+    let warning = if emlx.missing > 0 {
         let held = emlx.message.len() as u64;
-        warn(sink, mime::Warning::EmlxCutShort(emlx.count, held));
-        one_message(emlx.message, 1, outer, options, &mut Unwritten(&mut *sink))?;
-        for part in [emlx.count_line, emlx.message] {
-            sink.output(part)?;
-        }
-        return Ok(());
-    }
-    if !mime::emlx::is_property_list(emlx.after) {
+        Some(mime::Warning::EmlxCutShort(emlx.count, held))
+    } else if !mime::emlx::is_property_list(emlx.after) {
         let at = (emlx.count_line.len() + emlx.message.len()) as u64;
-        warn(sink, mime::Warning::EmlxNoPropertyList(at));
+        Some(mime::Warning::EmlxNoPropertyList(at))
+    } else {
+        None
+    };
+    if let Some(warning) = warning {
+        sink.warning(mime::located(1, warning));
     }
     if !sink.wants_output() {
         return one_message(emlx.message, 1, outer, options, sink);
     }
-    let mut spool = crate::spool::Spool::new(emlx.message);
-    let mut spooling = Spooling {
-        spool: &mut spool,
-        inner: &mut *sink,
-    };
-    one_message(emlx.message, 1, outer, options, &mut spooling)?;
-    if !spool.changed() {
-        for part in [emlx.count_line, emlx.message, emlx.after] {
-            sink.output(part)?;
+    let rewrite = |spooling: &mut dyn Sink| one_message(emlx.message, 1, outer, options, spooling);
+    match spooled(emlx.message, sink, rewrite)? {
+        // A file cut short is written as it is.
+        Some((len, rewritten)) if emlx.missing == 0 => {
+            sink.output(&mime::emlx::count_line(emlx, len))?;
+            copy_chunks(rewritten, |bytes| sink.output(bytes))?;
         }
-        return Ok(());
+        _ => {
+            for part in [emlx.count_line, emlx.message] {
+                sink.output(part)?;
+            }
+        }
     }
-    sink.output(&mime::emlx::count_line(emlx, spool.len()))?;
-    copy_chunks(spool.into_reader()?, |bytes| sink.output(bytes))?;
     sink.output(emlx.after)
-}
-
-/// A sink whose output is dropped; links and warnings passed on.
-struct Unwritten<'a>(&'a mut dyn Sink);
-
-impl Sink for Unwritten<'_> {
-    fn output(&mut self, _: &[u8]) -> io::Result<()> {
-        Ok(())
-    }
-    fn link(&mut self, link: Link) {
-        self.0.link(link);
-    }
-    fn link_ref(&mut self, link: crate::links::LinkRef<'_>) {
-        self.0.link_ref(link);
-    }
-    fn warning(&mut self, warning: Warning) {
-        self.0.warning(warning);
-    }
-    fn wants_output(&self) -> bool {
-        false
-    }
-    fn wants_links(&self) -> bool {
-        self.0.wants_links()
-    }
 }
 
 /// Message `number`, its links and warnings located by its number and parts. The rewrite
@@ -1690,17 +1663,35 @@ fn one_message(
     if !mime::mbox::has_content_length(message) || !sink.wants_output() {
         return mime::write_message(message, number, outer, options, sink);
     }
-    let mut spool = crate::spool::Spool::new(message);
-    let mut spooling = Spooling {
-        spool: &mut spool,
-        inner: &mut *sink,
-    };
-    mime::write_message(message, number, outer, options, &mut spooling)?;
-    if !spool.changed() {
-        return sink.output(message);
+    let rewrite =
+        |spooling: &mut dyn Sink| mime::write_message(message, number, outer, options, spooling);
+    match spooled(message, sink, rewrite)? {
+        Some((len, rewritten)) => {
+            let grown = len as i64 - message.len() as i64;
+            write_counted(message, rewritten, grown, sink)
+        }
+        None => sink.output(message),
     }
-    let grown = spool.len() as i64 - message.len() as i64;
-    write_counted(message, spool.into_reader()?, grown, sink)
+}
+
+/// `original`'s rewrite by `rewrite`, spooled (in memory while small, then in a temporary
+/// file: never held beside it) so that a count before it can be written first: its
+/// length and bytes, `None` when it is the same as `original`. Links and warnings go to
+/// `sink` as they are found.
+fn spooled(
+    original: &[u8],
+    sink: &mut dyn Sink,
+    rewrite: impl FnOnce(&mut dyn Sink) -> io::Result<()>,
+) -> io::Result<Option<(u64, crate::spool::SpoolReader)>> {
+    let mut spool = crate::spool::Spool::new(original);
+    rewrite(&mut Spooling {
+        spool: &mut spool,
+        inner: sink,
+    })?;
+    match spool.changed() {
+        true => Ok(Some((spool.len(), spool.into_reader()?))),
+        false => Ok(None),
+    }
 }
 
 /// A message's rewrite, read back from `rewritten`, its `Content-Length` moved by `grown`

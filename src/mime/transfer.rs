@@ -224,16 +224,8 @@ pub(crate) fn is_base64_alphabet(byte: u8) -> bool {
 }
 
 /// [`is_base64_alphabet`] for each byte: a look-up, as the bytes of a body are many.
-const BASE64_ALPHABET: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut byte = 0;
-    while byte < 256 {
-        let b = byte as u8;
-        table[byte] = b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
-        byte += 1;
-    }
-    table
-};
+const BASE64_ALPHABET: [bool; 256] =
+    byte_table!(|byte| byte.is_ascii_alphanumeric() || byte == b'+' || byte == b'/');
 
 /// Quoted-printable (RFC 2045 §6.7) in pieces that end at a hard line break: the decoder
 /// reads line by line, and a line with no soft break carries nothing over to the next.
