@@ -1623,3 +1623,65 @@ fn a_utf16_feed_is_detected_by_the_command_line() {
         "{text}"
     );
 }
+
+/// An `xml-stylesheet` instruction (Associating Style Sheets with XML documents §2) in
+/// the prolog names a style sheet by its `href`, resolved against the document's base,
+/// never an element's `xml:base`; one after the root element is no instruction and is
+/// left alone; pseudo-attributes that are not well-formed are said, left as written (a
+/// browser reads no style sheet from them). The instruction was passed through relative:
+/// a saved feed lost its XSLT.
+#[test]
+fn an_xml_stylesheet_instruction_is_resolved_against_the_document() {
+    let feed = br#"<?xml-stylesheet type="text/xsl" href="s.xsl?a=1&amp;b=&quot;q&quot;"?><?xml-stylesheet href="x.css" type=text/css?><rss xml:base="http://other/"><channel><link>l</link></channel></rss><?xml-stylesheet href="after.css"?>"#;
+    let second = 71;
+    assert!(feed[second..].starts_with(b"<?xml-stylesheet href=\"x.css"));
+    for chunk in [1, 5, feed.len()] {
+        let done = in_chunks_with(feed, chunk, &Options::default());
+        let dir = "http://feeds.example.com/dir/";
+        let expected = String::from_utf8(feed.to_vec())
+            .unwrap()
+            .replace("\"s.xsl", &format!("\"{dir}s.xsl"))
+            .replace("<link>l", "<link>http://other/l");
+        assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+        let found: Vec<_> = done
+            .links
+            .iter()
+            .map(|l| {
+                (
+                    l.element.as_str(),
+                    l.attribute.as_deref(),
+                    l.resolved.as_str(),
+                )
+            })
+            .collect();
+        let xsl = format!("{dir}s.xsl?a=1&b=\"q\"");
+        assert_eq!(
+            found,
+            [
+                ("xml-stylesheet", Some("href"), xsl.as_str()),
+                ("link", None, "http://other/l")
+            ]
+        );
+        assert_eq!(done.links[0].offset, 39);
+        assert_eq!(
+            done.links[0].base_from,
+            absolve::base::BaseSource::RetrievalUrl
+        );
+        assert_eq!(
+            feed_warnings(&done.warnings),
+            [Warning::NotWellFormed {
+                offset: second as u64 + 2,
+                reason: "a pseudo-attribute of <?xml-stylesheet?> without a quoted value"
+            }]
+        );
+    }
+    // XML 1.0 §2.6: an instruction ends at its first `?>`, which a value writes escaped.
+    let feed = br#"<?xml-stylesheet href="s?&gt;"?><rss/>"#;
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let expected = br#"<?xml-stylesheet href="http://feeds.example.com/dir/s?&gt;"?><rss/>"#;
+    assert_eq!(
+        String::from_utf8_lossy(&done.output),
+        String::from_utf8_lossy(expected)
+    );
+    assert_eq!(done.links[0].resolved, "http://feeds.example.com/dir/s?>");
+}

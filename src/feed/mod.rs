@@ -9,8 +9,9 @@
 //! What is rewritten:
 //! - the feed's own URLs ([`vocabulary`]: Atom `link/@href`, `content/@src`, `icon`,
 //!   `logo`, person `uri`, `generator/@uri`; RSS `link`, `comments`, `docs`,
-//!   `enclosure/@url`, `source/@url`, `image/url`; `wfw:`, `media:`, `itunes:` ones),
-//!   spliced into the original bytes: every byte outside a changed URL passes through
+//!   `enclosure/@url`, `source/@url`, `image/url`; `wfw:`, `media:`, `itunes:` ones, and
+//!   the `href` of an `xml-stylesheet` instruction in the prolog, against the document's
+//!   base), spliced into the original bytes: every byte outside a changed URL passes through
 //!   unchanged, and rewriting twice changes nothing;
 //! - the HTML inside (Atom text constructs of `type="html"` or `"xhtml"`, RSS
 //!   `description`, `content:encoded`, `xhtml:body`, an unprefixed `body` or a

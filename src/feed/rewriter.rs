@@ -18,7 +18,7 @@ use encoding_rs::Encoding;
 use quick_xml::Reader;
 use quick_xml::errors::{Error as XmlError, SyntaxError};
 use quick_xml::events::attributes::AttrError;
-use quick_xml::events::{BytesStart, Event};
+use quick_xml::events::{BytesPI, BytesStart, Event};
 use quick_xml::name::QName;
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -697,6 +697,9 @@ impl<S: Sink> Machine<S> {
             Event::CData(cdata) => self.piece(PieceKind::CData, cdata, window, pending),
             // Read by `doctype::end` before quick-xml sees one; kept for safety.
             Event::DocType(doctype) => self.doctype(doctype, at),
+            Event::PI(pi) if !self.root_seen && pi.target() == b"xml-stylesheet" => {
+                self.stylesheet_instruction(pi, window, pending)
+            }
             Event::PI(_) | Event::Comment(_) => {
                 if let Some(held) = &mut self.held {
                     let from = (at - held.content_start) as usize;
@@ -1011,6 +1014,67 @@ impl<S: Sink> Machine<S> {
         }
         let resolved = resolved.into_owned();
         self.report(element, Some(name), original, resolved, base, offset, kept);
+    }
+
+    /// Associating Style Sheets with XML documents 1.0 (Second Edition) §2
+    /// (<https://www.w3.org/TR/xml-stylesheet/#the-xml-stylesheet-processing-instruction>):
+    /// "The xml-stylesheet processing instruction is allowed only in the prolog of an XML
+    /// document", and its `href` pseudo-attribute is a URI reference; its base is the
+    /// document's (XML Base §4.2: a processing instruction's base URI is its parent's,
+    /// here the document entity's), never an element's `xml:base`. A feed's XSLT
+    /// (`<?xml-stylesheet href="/pretty-feed.xsl"?>`) and an SVG image's CSS are named so.
+    /// Pseudo-attributes that are not well-formed are left as written, with a warning.
+    fn stylesheet_instruction(&mut self, pi: &BytesPI, window: &[u8], pending: &[u8]) {
+        let at = self.offset_of(window, pi, pending);
+        // Browsers read no style sheet from a list with an error anywhere in it.
+        let mut href = None;
+        for attribute in pi.attributes().with_checks(false) {
+            match attribute {
+                Ok(attribute) if attribute.key.as_ref() == b"href" => href = Some(attribute.value),
+                Ok(_) => {}
+                Err(error) => {
+                    return self.warn(Warning::NotWellFormed {
+                        offset: at,
+                        reason: pseudo_attribute_error(&error),
+                    });
+                }
+            }
+        }
+        let Some(Cow::Borrowed(raw)) = href else {
+            return;
+        };
+        let offset = self.offset_of(window, raw, pending);
+        let in_window = raw.as_ptr() as usize - window.as_ptr() as usize;
+        let quote = window
+            .get(in_window.wrapping_sub(1))
+            .copied()
+            .filter(|q| *q == b'\'')
+            .unwrap_or(b'"');
+        let original = match escape::read_value(raw, self.encoding) {
+            Ok(value) => value,
+            Err(unreadable) => {
+                return self.unreadable(unreadable, offset..offset + raw.len() as u64);
+            }
+        };
+        let base = self.outer.clone();
+        let (resolved, kept) = self.resolve(&original, &base, offset);
+        if resolved != original && self.wants_output {
+            // XML 1.0 §2.6: the instruction ends at the first `?>`.
+            let text = escape::attribute(&resolved, quote).replace("?>", "?&gt;");
+            let written = escape::encode(&text, self.encoding);
+            self.splice(offset..offset + raw.len() as u64, &written, pending);
+        }
+        let resolved = resolved.into_owned();
+        let element = b"xml-stylesheet";
+        self.report(
+            element,
+            Some("href"),
+            original,
+            resolved,
+            &base,
+            offset,
+            kept,
+        );
     }
 
     /// An XHTML start tag whose content (name and attributes) is at `offset`, of an
@@ -1540,6 +1604,19 @@ impl<'a> UniqueNames<'a> {
             self.many.extend(self.few.drain(..));
         }
         self.many.insert(name)
+    }
+}
+
+/// Why an `xml-stylesheet` instruction's pseudo-attributes are not read (its §2: they
+/// follow the grammar of attributes, `href="..."`).
+fn pseudo_attribute_error(error: &AttrError) -> &'static str {
+    match error {
+        AttrError::ExpectedEq(_) => "a pseudo-attribute of <?xml-stylesheet?> without `=`",
+        AttrError::ExpectedValue(_) | AttrError::UnquotedValue(_) => {
+            "a pseudo-attribute of <?xml-stylesheet?> without a quoted value"
+        }
+        AttrError::ExpectedQuote(..) => "a pseudo-attribute of <?xml-stylesheet?> not closed",
+        _ => "the pseudo-attributes of <?xml-stylesheet?> are not well-formed",
     }
 }
 
