@@ -7,7 +7,9 @@
 - `links` on a WACZ against `unzip -p | absolve links` over its WARC members (>= 0.9x);
 - `links` on an MMDF mailbox against the same messages as an mbox (>= 0.9x);
 - `links -r` over a folder of Apple Mail `.emlx` files against the same messages as `.eml`
-  files (>= 0.9x).
+  files (>= 0.9x);
+- `links` on an SVG image against the same SVG inline in an HTML page (>= 0.7x: the XML
+  reader hands each tag that may hold a URL to the HTML rewriter on its own).
 
     cargo build --release && python3 benches/formats.py [ROUNDS]
 
@@ -15,7 +17,8 @@ Inputs are made in a temporary directory from the corpus and the repository's fi
 (the mbox: the MIME corpus's mboxes and the fixture mbox, concatenated to ~20 MB; the
 WACZ: fixtures/warc/*.warc repeated to ~20 MB, zipped by the `zip` module as py-wacz
 does, stored; the MMDF mailbox and the `.emlx` folder: benches/generate.py's HTML
-messages, ~20 MB, framed each way). Each figure is the best of ROUNDS (default 5) runs, by CPU time (user +
+messages, ~20 MB, framed each way; the SVG: a generated map of ~20 MB, paths with
+`fill="url(#...)"` and `style`, tiles as `<image xlink:href>`, `<use>` and `<a>`). Each figure is the best of ROUNDS (default 5) runs, by CPU time (user +
 system of the processes: the fairer measure on a shared machine) and by wall time.
 """
 
@@ -144,6 +147,39 @@ def emlx(tmp):
     report("links -r over .emlx files vs the same messages as .eml", ours, peer, 0.9)
 
 
+def svg_map(shapes, gradient_every):
+    """An SVG map of `shapes` shapes, as drawing programs write them: most attributes hold
+    no URL, every `gradient_every`th shape's fill a fragment (`url(#g)`), a few a file."""
+    parts = ['<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+             'viewBox="0 0 1000 1000">\n<defs><linearGradient id="g"><stop offset="0" '
+             'stop-color="#fff"/></linearGradient><path id="pin" d="M0 0l5 10l5-10z"/></defs>\n']
+    for i in range(shapes):
+        x, y = i % 997, i % 991
+        fill = "url(#g)" if i % gradient_every == 0 else f"#{i % 4096:03x}"
+        parts.append(f'<path id="p{i}" d="M{x} {y}l10 0l0 10l-10 0z" fill="{fill}" '
+                     f'stroke="#333" stroke-width="0.5" style="opacity:0.9"/>\n')
+        if i % 10 == 0:
+            parts.append(f'<use xlink:href="#pin" x="{x}" y="{y}"/>\n')
+        if i % 50 == 0:
+            parts.append(f'<image xlink:href="tiles/{i}.png" x="{x}" y="{y}" width="10" height="10"/>\n')
+        if i % 100 == 0:
+            parts.append(f'<a xlink:href="places/{i}.html"><text x="{x}" y="{y}">{i}</text></a>\n')
+    parts.append('</svg>\n')
+    return "".join(parts).encode()
+
+
+def svg(tmp):
+    # Typical: one shape in 20 filled with a gradient. Worst: every one.
+    for what, gradient_every in (("1 fill in 20 a url(#g)", 20), ("every fill a url(#g)", 1)):
+        image = svg_map(150_000, gradient_every)
+        (tmp / "map.svg").write_bytes(b'<?xml version="1.0" encoding="UTF-8"?>\n' + image)
+        (tmp / "map.html").write_bytes(b"<!DOCTYPE html>\n<html><body>\n" + image + b"</body></html>\n")
+        url = ["--url", "https://example.com/maps/map.svg"]
+        ours = best([ABSOLVE, "links", *url, str(tmp / "map.svg")])
+        peer = best([ABSOLVE, "links", *url, str(tmp / "map.html")])
+        report(f"links map.svg ({len(image) >> 20} MB, {what}) vs the same SVG in HTML", ours, peer, 0.7)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
@@ -151,6 +187,7 @@ def main():
         gzipped_mbox(tmp)
         mmdf(tmp)
         emlx(tmp)
+        svg(tmp)
         if shutil.which("unzip"):
             wacz(tmp)
         else:

@@ -41,11 +41,16 @@ pub enum Format {
     /// names `WebMainResource` ([`webarchive::is_webarchive`](crate::webarchive::is_webarchive));
     /// its HTML and CSS resources, each against its own URL.
     WebArchive,
+    /// An SVG image: an XML document whose root is SVG's `svg`
+    /// ([`feed::is_svg`](crate::feed::is_svg)), read by the feed's XML rewriter with XML
+    /// Base: each element's `href` and `xlink:href`, `style` and `<style>`, and the
+    /// `xml-stylesheet` instruction, as the same SVG inline in HTML.
+    Svg,
 }
 
 impl Format {
     /// Every format, in the order the CLI lists them.
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 9] = [
         Format::Html,
         Format::Mime,
         Format::Mbox,
@@ -54,10 +59,11 @@ impl Format {
         Format::Warc,
         Format::Wacz,
         Format::WebArchive,
+        Format::Svg,
     ];
 
     /// The format's name: `html`, `mime`, `mbox`, `css`, `feed`, `warc`, `wacz`,
-    /// `webarchive`.
+    /// `webarchive`, `svg`.
     pub fn name(self) -> &'static str {
         match self {
             Format::Html => "html",
@@ -68,6 +74,7 @@ impl Format {
             Format::Wacz => "wacz",
             Format::Feed => "feed",
             Format::WebArchive => "webarchive",
+            Format::Svg => "svg",
         }
     }
 }
@@ -98,7 +105,8 @@ impl std::str::FromStr for Format {
 /// The format a file name extension (any case, without the dot) names: `html`, `htm`,
 /// `xhtml`, `xht`, `shtml`; `eml`, `emlx`, `mht`, `mhtml`; `mbox`, `mmdf`; `css`; `warc`, `arc` (a `.warc.gz`
 /// file is named by its last two extensions: the caller passes `warc` for it); `wacz`; `atom`,
-/// `rss`, `rdf`; `webarchive`. `None` for any other.
+/// `rss`, `rdf`; `webarchive`; `svg`, `svgz` (gzipped SVG, decompressed by content).
+/// `None` for any other.
 /// A message or page is still told apart from HTML by content ([`detect`]): the
 /// extension only says the file is a document.
 ///
@@ -113,7 +121,7 @@ impl std::str::FromStr for Format {
 /// assert_eq!(from_extension("php?id=3"), None);
 /// ```
 pub fn from_extension(extension: &str) -> Option<Format> {
-    const TABLE: [(&str, Format); 19] = [
+    const TABLE: [(&str, Format); 21] = [
         ("html", Format::Html),
         ("htm", Format::Html),
         ("xhtml", Format::Html),
@@ -133,6 +141,8 @@ pub fn from_extension(extension: &str) -> Option<Format> {
         ("rss", Format::Feed),
         ("rdf", Format::Feed),
         ("webarchive", Format::WebArchive),
+        ("svg", Format::Svg),
+        ("svgz", Format::Svg),
     ];
     TABLE
         .iter()
@@ -142,7 +152,7 @@ pub fn from_extension(extension: &str) -> Option<Format> {
 
 /// Whether a file name extension names a type that is not a document here, so that a
 /// file so named is not sniffed: text, scripts, data and XML types (`txt`, `md`, `js`,
-/// `json`, `xml`, `svg`, `csv`, ...), whose servers send them with a MIME type that the
+/// `json`, `xml`, `csv`, ...), whose servers send them with a MIME type that the
 /// MIME Sniffing standard never sniffs as HTML (its "unknown type" rules, §7.1, apply only
 /// to a missing or unknown type).
 ///
@@ -151,16 +161,16 @@ pub fn from_extension(extension: &str) -> Option<Format> {
 /// assert!(!absolve::format::is_not_a_document("aspx"));
 /// ```
 pub fn is_not_a_document(extension: &str) -> bool {
-    const TYPES: [&str; 18] = [
+    const TYPES: [&str; 17] = [
         "txt", "text", "md", "markdown", "rst", "csv", "tsv", "log", "js", "mjs", "cjs", "json",
-        "map", "xml", "xsl", "svg", "ics", "vcf",
+        "map", "xml", "xsl", "ics", "vcf",
     ];
     TYPES.iter().any(|t| t.eq_ignore_ascii_case(extension))
 }
 
-/// What the first bytes of a file of unknown type are, if a document at all: a feed by
-/// its root element ([`crate::feed::is_feed`], first, since a feed's prolog may start
-/// with `<!--`); HTML by the
+/// What the first bytes of a file of unknown type are, if a document at all: a feed or
+/// an SVG image by its root element ([`crate::feed::is_feed`], [`crate::feed::is_svg`],
+/// first, since an XML prolog may start with `<!--`); HTML by the
 /// MIME Sniffing standard's HTML patterns (§7.1 "rules for identifying an unknown MIME
 /// type": after whitespace, `<!DOCTYPE HTML`, `<HTML`, `<HEAD`, `<SCRIPT`, `<IFRAME`, `<H1`,
 /// `<DIV`, `<FONT`, `<TABLE`, `<A`, `<STYLE`, `<TITLE`, `<B`, `<BODY`, `<BR`, `<P` or
@@ -182,6 +192,9 @@ pub fn sniff(head: &[u8]) -> Option<Format> {
     // element tells first, as in [`detect`].
     if crate::feed::is_feed(head) {
         return Some(Format::Feed);
+    }
+    if crate::feed::is_svg(head) {
+        return Some(Format::Svg);
     }
     let bom_free = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     if is_html_by_sniffing(bom_free) {
@@ -228,7 +241,8 @@ fn is_html_by_sniffing(head: &[u8]) -> bool {
     })
 }
 
-/// The format of a document from its first bytes (a few kilobytes are plenty): an mbox
+/// The format of a document from its first bytes (a few kilobytes are plenty): a feed or
+/// an SVG image by its root element; an mbox
 /// starts with a From_ line as the mbox splitter ([`crate::mime::mbox`]) defines it,
 /// followed by a header block (an MMDF mailbox with a line of four Control-A bytes,
 /// [`crate::mime::mmdf::starts_mmdf`]); a message with a header block (lines that are a field
@@ -266,6 +280,9 @@ pub fn detect(head: &[u8]) -> Format {
     }
     if crate::feed::is_feed(head) {
         return Format::Feed;
+    }
+    if crate::feed::is_svg(head) {
+        return Format::Svg;
     }
     if is_mbox(head) || crate::mime::mmdf::starts_mmdf(head) {
         return Format::Mbox;

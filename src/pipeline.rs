@@ -315,7 +315,9 @@ fn run_source(
             &mut tally,
             |css, sink| document(Kind::Css, Body::Memory(css), &outer, &html, sink),
         )?,
-        Format::Feed => document(Kind::Feed, source.into_body(), &outer, &html, &mut tally)?,
+        Format::Feed | Format::Svg => {
+            document(Kind::Xml, source.into_body(), &outer, &html, &mut tally)?
+        }
         Format::Mime => held_whole(
             source,
             Held::Message,
@@ -1238,8 +1240,9 @@ pub(crate) enum Kind {
     Html,
     /// A CSS stylesheet.
     Css,
-    /// An Atom or RSS feed.
-    Feed,
+    /// An XML document of a vocabulary absolve reads: an Atom or RSS feed, an SVG image
+    /// (one rewriter, [`feed::Rewriter`](crate::feed::Rewriter), reads both).
+    Xml,
 }
 
 /// Rewrites (or lists) one document of kind `kind` against `base` (its outer base: a
@@ -1255,7 +1258,7 @@ pub(crate) fn document(
     match kind {
         Kind::Html => html_document(body, base, options, sink),
         Kind::Css => stylesheet(body, base, options, sink),
-        Kind::Feed => feed_document(body, base, options, sink),
+        Kind::Xml => feed_document(body, base, options, sink),
     }
 }
 

@@ -1685,3 +1685,28 @@ fn an_xml_stylesheet_instruction_is_resolved_against_the_document() {
     );
     assert_eq!(done.links[0].resolved, "http://feeds.example.com/dir/s?>");
 }
+
+/// A `&` that starts no reference in an inline XHTML (or SVG) value is not well-formed
+/// XML (§4.1): the value is left as written, its URL not listed, with a warning naming
+/// the `&`, as for a feed URL. The HTML rewriter read it as text and the value was
+/// rewritten with the bare `&` in it, without a word.
+#[test]
+fn a_bare_ampersand_in_an_xhtml_value_leaves_it_as_written() {
+    let feed = br#"<feed xmlns="http://www.w3.org/2005/Atom"><entry><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><a href="s?q=a&b">x</a><a href="t?q=a&amp;b">y</a></div></content></entry></feed>"#;
+    let done = feed::rewrite(feed, &base(), &Options::default(), None);
+    let dir = "http://feeds.example.com/dir/";
+    let expected = String::from_utf8(feed.to_vec())
+        .unwrap()
+        .replace("\"t?q", &format!("\"{dir}t?q"));
+    assert_eq!(String::from_utf8(done.output).unwrap(), expected);
+    let resolved: Vec<_> = done.links.iter().map(|l| l.resolved.clone()).collect();
+    assert_eq!(resolved, [format!("{dir}t?q=a&b")]);
+    let ampersand = feed.windows(3).position(|w| w == b"a&b").unwrap() as u64 + 1;
+    assert_eq!(
+        feed_warnings(&done.warnings),
+        [Warning::NotWellFormed {
+            offset: ampersand,
+            reason: "a `&` that starts no reference (XML 1.0 §4.1)"
+        }]
+    );
+}

@@ -40,6 +40,7 @@ mod snapshots_html;
 mod snapshots_mime;
 mod snapshots_resolve;
 mod snapshots_webarchive;
+mod svg;
 mod wacz;
 mod warc_cli;
 mod warc_corpus;

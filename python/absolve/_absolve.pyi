@@ -21,7 +21,7 @@ if typing.TYPE_CHECKING:
 
 _Rfc = Union[Literal[1808, 3986], Literal["1808", "3986"]]
 _Spec = str  # "rfc1808", "rfc3986" or "whatwg", in any case
-_Format = str  # "auto", "html", "mime", "mbox", "css", "feed", "warc", "wacz", "webarchive", in any case
+_Format = str  # "auto", "html", "mime", "mbox", "css", "feed", "warc", "wacz", "webarchive", "svg", in any case
 _Bytes = Union[bytes, bytearray, memoryview]
 _Document = Union[_Bytes, "os.PathLike[str]"]
 _HeaderValue = Union[str, bytes, Iterable[Union[str, bytes]]]

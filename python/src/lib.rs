@@ -59,7 +59,7 @@ fn resolve(
 /// archive, a WARC file or a Safari web archive (each resource against its own
 /// ``WebResourceURL``: ``url`` only for one without), told apart by content
 /// (``format="auto"``) or named by
-/// ``format="html"|"mime"|"mbox"|"warc"|"css"|"feed"|"webarchive"`` (a stylesheet is only
+/// ``format="html"|"mime"|"mbox"|"warc"|"css"|"feed"|"webarchive"|"svg"`` (a stylesheet is only
 /// ever named). ``url`` is the URL it was retrieved from
 /// (RFC 1808 §3.3), the base when the document gives none; without it, references the
 /// document does not anchor stay relative (§3.4). ``charset`` (a WHATWG label) or the

@@ -66,7 +66,7 @@ def test_format_in_any_case_as_on_the_command_line(name):
 
 
 def test_an_unknown_format_names_every_format():
-    with pytest.raises(ValueError, match=r'^format: invalid value "pdf": expected one of "auto", "html", "mime", "mbox", "css", "feed", "warc", "wacz", "webarchive"$'):
+    with pytest.raises(ValueError, match=r'^format: invalid value "pdf": expected one of "auto", "html", "mime", "mbox", "css", "feed", "warc", "wacz", "webarchive", "svg"$'):
         absolve.links(b"", format="pdf")
 
 

@@ -44,6 +44,10 @@ pub enum Format {
     /// WebResourceURL; --url only for a resource without one. `rewrite` writes the
     /// archive back in its form (binary stays binary), every other key kept.
     Webarchive,
+    /// An SVG image (.svg, .svgz, and .xml files whose root is SVG's svg): the href and
+    /// xlink:href of its elements, its style attributes and <style> elements, as the same
+    /// SVG inline in HTML, each against its xml:base.
+    Svg,
 }
 
 impl Format {
@@ -59,6 +63,7 @@ impl Format {
             Format::Wacz => Some(format::Format::Wacz),
             Format::Feed => Some(format::Format::Feed),
             Format::Webarchive => Some(format::Format::WebArchive),
+            Format::Svg => Some(format::Format::Svg),
         }
     }
 }
@@ -407,7 +412,8 @@ fn document_format(
 
 /// A file's format by its extension (a compression's `.gz`, `.bz2`, `.xz`, `.zst`, `.lz4`
 /// taken off first), else by its first bytes (decompressed). `.txt` files are taken when they
-/// start like an mbox (Mailman's pipermail archives), `.xml` files when they are feeds. A
+/// start like an mbox (Mailman's pipermail archives), `.xml` files when they are feeds or
+/// SVG images, `.svg` files when they are SVG images. A
 /// WACZ is only listed: `rewrite -r` copies it as it is. A file sniffed that absolve does
 /// not read (a tar archive: [`format::unreadable`]) is not a document: it is added to
 /// `unreadable`.
@@ -422,9 +428,15 @@ fn by_name_or_content(
         let mbox = absolve::mailfolder::looks_like_mbox_text(&read_head(path)?);
         return Ok(mbox.then_some(Some(format::Format::Mbox)));
     }
-    if is("xml") {
-        let feed = absolve::feed::is_feed(&read_head(path)?);
-        return Ok(feed.then_some(Some(format::Format::Feed)));
+    if is("xml") || is("svg") {
+        // Taken only when the root element tells: other XML, and an `<svg>` in no
+        // namespace (no image in a browser), is no document here.
+        let head = read_head(path)?;
+        return Ok(if absolve::feed::is_feed(&head) {
+            Some(Some(format::Format::Feed))
+        } else {
+            absolve::feed::is_svg(&head).then_some(Some(format::Format::Svg))
+        });
     }
     if extension.is_some_and(format::is_not_a_document) {
         return Ok(None);

@@ -54,11 +54,36 @@ pub fn ends_in_prolog(head: &[u8]) -> bool {
     root(head) == Root::Cut
 }
 
+/// Whether `head` (bytes past [`SNIFF_LIMIT`] not read) starts an SVG image: after the
+/// prolog, as [`is_feed`] reads it, a root element `svg` in the SVG namespace
+/// (`http://www.w3.org/2000/svg`, told by its URI, whatever the prefix). An `<svg>` in no
+/// namespace is no SVG image: a browser shows it as an XML tree.
+///
+/// ```
+/// use absolve::feed::is_svg;
+///
+/// assert!(is_svg(b"<?xml version='1.0'?>\n<!DOCTYPE svg PUBLIC '-//W3C//DTD SVG 1.1//EN' 'x.dtd'>\n<svg xmlns='http://www.w3.org/2000/svg'>"));
+/// assert!(is_svg(br#"<s:svg xmlns:s="http://www.w3.org/2000/svg">"#));
+/// assert!(!is_svg(b"<svg>"));
+/// assert!(!is_svg(b"<html><svg xmlns='http://www.w3.org/2000/svg'>"));
+/// ```
+pub fn is_svg(head: &[u8]) -> bool {
+    root(head) == Root::Svg
+}
+
+/// Whether `head` starts a feed or an SVG image ([`is_feed`] or [`is_svg`]), its prolog
+/// read once.
+pub(crate) fn is_feed_or_svg(head: &[u8]) -> bool {
+    matches!(root(head), Root::Feed | Root::Svg)
+}
+
 /// What the root element of a document's head is.
 #[derive(Debug, PartialEq, Eq)]
 enum Root {
     /// A feed's.
     Feed,
+    /// An SVG image's.
+    Svg,
     /// Another's, or the head is not an XML prolog.
     Other,
     /// The head ends before the root's name does.
@@ -96,12 +121,12 @@ fn root(head: &[u8]) -> Root {
         match reader.read_event() {
             Ok(Event::Decl(_) | Event::Comment(_) | Event::PI(_) | Event::DocType(_)) => {}
             Ok(Event::Text(text)) if text.iter().all(u8::is_ascii_whitespace) => {}
-            Ok(Event::Start(root) | Event::Empty(root)) => return told(is_feed_root(&root)),
+            Ok(Event::Start(root) | Event::Empty(root)) => return root_of(&root),
             // The root's start tag goes on past `head` (thousands of namespace
             // declarations): told by its name and the attributes `head` holds whole.
             Err(Error::Syntax(SyntaxError::UnclosedTag)) => {
                 return match cut_root(&head[before..]) {
-                    CutRoot::Named(root) => told(is_feed_root(&root)),
+                    CutRoot::Named(root) => root_of(&root),
                     CutRoot::NotUtf8 => Root::Other,
                     CutRoot::NameCut => Root::Cut,
                 };
@@ -132,27 +157,22 @@ fn is_cut_markup(error: &SyntaxError) -> bool {
     )
 }
 
-/// [`Root::Feed`] or [`Root::Other`].
-fn told(feed: bool) -> Root {
-    if feed { Root::Feed } else { Root::Other }
-}
-
-/// Whether the root element's start tag is a feed's.
-fn is_feed_root(root: &BytesStart) -> bool {
+/// What a root element's start tag is: a feed's, an SVG image's, or another's.
+fn root_of(root: &BytesStart) -> Root {
     // Told as the rewriter tells namespaces: a declaration's references read (Namespaces
     // in XML 1.0 §3: the namespace name is the attribute's normalized value).
     let mut namespaces = Namespaces::default();
     if namespaces.push(root).is_err() {
-        return false;
+        return Root::Other;
     }
     match (
         namespaces.of_element(root.name()),
         root.local_name().as_ref(),
     ) {
-        (Ns::Atom10 | Ns::Atom03, b"feed") => true,
-        (Ns::None, b"rss") => true,
-        (Ns::Rdf, b"RDF") => binds_rss(root),
-        _ => false,
+        (Ns::Atom10 | Ns::Atom03, b"feed") | (Ns::None, b"rss") => Root::Feed,
+        (Ns::Rdf, b"RDF") if binds_rss(root) => Root::Feed,
+        (Ns::Svg, b"svg") => Root::Svg,
+        _ => Root::Other,
     }
 }
 

@@ -47,7 +47,8 @@ mod rewriter;
 pub mod vocabulary;
 mod xhtml;
 
-pub use detect::{SNIFF_LIMIT, ends_in_prolog, is_feed};
+pub(crate) use detect::is_feed_or_svg;
+pub use detect::{SNIFF_LIMIT, ends_in_prolog, is_feed, is_svg};
 pub use rewriter::Rewriter;
 
 use crate::base::Base;
@@ -78,7 +79,9 @@ pub enum Warning {
     /// The feed's charset is the replacement encoding (labels such as `iso-2022-kr`), which
     /// decodes any feed to one U+FFFD: passed through. (UTF-16 and ISO-2022-JP, which
     /// cannot be tokenized as ASCII either, are read through UTF-8.)
-    #[error("feeds in {charset} are not supported: passed through unchanged (byte {offset})")]
+    #[error(
+        "XML documents in {charset} are not supported: passed through unchanged (byte {offset})"
+    )]
     UnsupportedCharset {
         /// Where (0: the feed's start).
         offset: u64,
@@ -159,7 +162,7 @@ pub enum Warning {
     /// each of these kinds: later ones of the same kind are not (a byte sequence inside a
     /// value reported [`Warning::Undecodable`] is not reported again).
     #[error(
-        "the feed is not well-formed XML at byte {offset} ({reason}): left as written, the rest read on (later ones of this kind not reported)"
+        "the document is not well-formed XML at byte {offset} ({reason}): left as written, the rest read on (later ones of this kind not reported)"
     )]
     IllFormed {
         /// Where the offending bytes start.
@@ -178,7 +181,9 @@ pub enum Warning {
         found: String,
     },
     /// The feed ended with elements open.
-    #[error("the feed ends with {open} element(s) open, the innermost <{name}> at byte {offset}")]
+    #[error(
+        "the document ends with {open} element(s) open, the innermost <{name}> at byte {offset}"
+    )]
     Unclosed {
         /// The innermost open element's start tag offset.
         offset: u64,

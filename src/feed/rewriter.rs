@@ -1091,7 +1091,7 @@ impl<S: Sink> Machine<S> {
         if !self
             .attrs
             .iter()
-            .any(|a| xhtml::may_hold_url(&window[a.key.clone()]))
+            .any(|a| xhtml::may_hold_url(&window[a.key.clone()], &window[a.value.clone()]))
         {
             return;
         }

@@ -33,7 +33,7 @@ pub enum Ns {
     Itunes,
     /// `http://www.w3.org/1999/xhtml`.
     Xhtml,
-    /// `http://www.w3.org/2000/svg` (in inline XHTML).
+    /// `http://www.w3.org/2000/svg` (an SVG image, or SVG in inline XHTML).
     Svg,
     /// `http://www.w3.org/1998/Math/MathML` (in inline XHTML).
     MathMl,
@@ -83,7 +83,8 @@ pub enum Value {
     /// An Atom text construct (RFC 4287 §3.1): its `type` (and Atom 0.3 `mode`) says
     /// whether it is text, escaped HTML or inline XHTML.
     TextConstruct,
-    /// The element is XHTML, and so is everything in it (`xhtml:body` in RSS).
+    /// The element is XHTML, and so is everything in it (`xhtml:body` in RSS); or SVG,
+    /// read as in HTML (the root of an SVG image).
     XhtmlBody,
 }
 
@@ -145,6 +146,9 @@ const RULES: &[Rule] = &[
     rule(&[Ns::Media], "thumbnail", None, Value::Attribute("url")),
     rule(&[Ns::Itunes], "image", None, Value::Attribute("href")),
     rule(&[Ns::Xhtml], "body", None, Value::XhtmlBody),
+    // An SVG image (the root of an `.svg` file, or SVG inline in Atom content of an XML
+    // type, RFC 4287 §4.1.3.3): its elements are read as the same elements in HTML.
+    rule(&[Ns::Svg], "svg", None, Value::XhtmlBody),
 ];
 
 const fn rule(

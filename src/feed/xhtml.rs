@@ -43,7 +43,8 @@ pub(crate) struct Done {
     pub attributes: Option<Vec<u8>>,
     pub links: Vec<Link>,
     pub warnings: Vec<html::Warning>,
-    /// Values left as written because they use an entity that is not expanded.
+    /// Values left as written because they use an entity that is not expanded, or a `&`
+    /// that starts no reference.
     pub feed_warnings: Vec<Warning>,
 }
 
@@ -115,9 +116,10 @@ pub(crate) fn rewrite(
     done
 }
 
-/// The values (by index) that refer to an entity that is not expanded, and whether they
-/// have been warned about. As a feed URL that uses one, such a value is left as written
-/// and its URL not listed, with a warning, when it holds a URL.
+/// The values (by index) that refer to an entity that is not expanded or hold a `&` that
+/// starts no reference (XML 1.0 §4.1; the HTML rewriter reads `q=a&b` as text), and
+/// whether they have been warned about. As a feed URL that does, such a value is left as
+/// written and its URL not listed, with a warning, when it holds a URL.
 fn unexpanded(tag: &Tag, encoding: &'static Encoding, done: &mut Done) -> Vec<(usize, bool)> {
     let Some(values) = values_of(tag.start) else {
         return Vec::new();
@@ -125,21 +127,33 @@ fn unexpanded(tag: &Tag, encoding: &'static Encoding, done: &mut Done) -> Vec<(u
     let mut found = Vec::new();
     for (index, (_, value)) in values.into_iter().enumerate() {
         let raw = &tag.start[value.clone()];
-        let Some(reason) = unexpanded_entity(raw, encoding) else {
+        let at = tag.offset + value.start as u64;
+        let Some(warning) = left_as_written(raw, at, encoding) else {
             continue;
         };
-        let at = tag.offset + value.start as u64;
         let holds = at..=at + raw.len() as u64;
         let listed = done.links.len();
         done.links.retain(|l| !holds.contains(&l.offset));
         let warned = done.links.len() < listed;
         if warned {
-            done.feed_warnings
-                .push(Warning::Entity { offset: at, reason });
+            done.feed_warnings.push(warning);
         }
         found.push((index, warned));
     }
     found
+}
+
+/// Why a value at `at` is left as written, if it is: a `&` that starts no reference, or a
+/// reference to an entity that is not expanded.
+fn left_as_written(raw: &[u8], at: u64, encoding: &'static Encoding) -> Option<Warning> {
+    if let Some(ampersand) = escape::bare_ampersand(raw) {
+        return Some(Warning::NotWellFormed {
+            offset: at + ampersand as u64,
+            reason: escape::BARE_AMPERSAND,
+        });
+    }
+    let reason = unexpanded_entity(raw, encoding)?;
+    Some(Warning::Entity { offset: at, reason })
 }
 
 /// The name of the first entity `raw` (an attribute value) refers to that is neither one
@@ -197,11 +211,9 @@ fn as_xml(
             continue;
         }
         if let Some(&(_, warned)) = unexpanded.iter().find(|(i, _)| *i == index) {
-            if !warned && let Some(reason) = unexpanded_entity(old_raw, encoding) {
-                done.feed_warnings.push(Warning::Entity {
-                    offset: tag.offset + old_value.start as u64,
-                    reason,
-                });
+            let at = tag.offset + old_value.start as u64;
+            if !warned && let Some(warning) = left_as_written(old_raw, at, encoding) {
+                done.feed_warnings.push(warning);
             }
             continue;
         }
@@ -250,15 +262,23 @@ fn written_value(old: &[u8], new: &[u8], quote: u8, encoding: &'static Encoding)
     })
 }
 
-/// Whether an attribute named `key` (qualified, as written) may hold a URL on some
-/// element: a cheap filter before the HTML rewriter is started for a tag.
-pub(crate) fn may_hold_url(key: &[u8]) -> bool {
+/// Whether an attribute named `key` (qualified, as written) with the raw value `value`
+/// may hold a URL on some element: a cheap filter before the HTML rewriter is started for
+/// a tag. A CSS value (`style`, SVG's `fill="#333"`, `stroke`) without a `(` holds none
+/// (CSS Syntax §4.3.4: a URL is a `url(` token or a string in a function), unless a
+/// reference writes one (`&#40;`): an SVG's thousands of shapes start no rewriter for
+/// their colours.
+pub(crate) fn may_hold_url(key: &[u8], value: &[u8]) -> bool {
     let local = key.rsplit(|&b| b == b':').next().unwrap_or(key);
     let whole = if key.starts_with(b"xlink:") {
         key
     } else {
         local
     };
-    std::str::from_utf8(whole)
-        .is_ok_and(|name| attributes::may_hold_url(&name.to_ascii_lowercase()))
+    let Ok(name) = std::str::from_utf8(whole) else {
+        return false;
+    };
+    let name = name.to_ascii_lowercase();
+    attributes::may_hold_url(&name)
+        && (memchr::memchr2(b'(', b'&', value).is_some() || !attributes::is_css_only(&name))
 }

@@ -159,6 +159,20 @@ pub fn may_hold_url(attribute: &str) -> bool {
     rows(attribute).is_some()
 }
 
+/// Whether `attribute` is CSS on every element that carries it as a URL attribute
+/// (`style`, SVG's presentation attributes `fill`, `stroke`, ...): a value of it holds a
+/// URL only inside a function (`url(`, `image-set(`), so only if it has a `(`.
+///
+/// ```
+/// use absolve::html::attributes::is_css_only;
+///
+/// assert!(is_css_only("fill") && is_css_only("style"));
+/// assert!(!is_css_only("href") && !is_css_only("class"));
+/// ```
+pub fn is_css_only(attribute: &str) -> bool {
+    rows(attribute).is_some_and(|rows| rows.iter().all(|row| row.2 == Syntax::Css))
+}
+
 /// The rows for one attribute name: a prefilter on its first byte and length rejects
 /// almost every attribute of a page (`class`, `id`, `data-*`) with one lookup; the rest
 /// are found among the few names of the same length, by their first byte, then whole.

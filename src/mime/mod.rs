@@ -393,18 +393,28 @@ pub(crate) fn media_type(content_type: &str) -> String {
 }
 
 /// The kind of document a media type (lower case, without parameters) names, if absolve
-/// rewrites it: HTML, XHTML, AMP for Email's HTML, CSS, a feed's type, or XML whose root element in `body` is a
-/// feed's. The same choice for a MIME part and a web archive's resource.
+/// rewrites it: HTML, XHTML, AMP for Email's HTML, CSS, a feed's type, SVG, or XML whose
+/// root element in `body` is a feed's or SVG's ([`is_xml_document`]). The same choice
+/// for a MIME part, a WARC record's payload and a web archive's resource.
 pub(crate) fn kind_of_type(media_type: &str, body: &[u8]) -> Option<Kind> {
     match media_type {
         // AMP for Email's part (`text/x-amp-html`, beside `text/html`) is an HTML document.
         "text/html" | "application/xhtml+xml" | "text/x-amp-html" => Some(Kind::Html),
         "text/css" => Some(Kind::Css),
-        "application/atom+xml" | "application/rss+xml" | "application/rdf+xml" => Some(Kind::Feed),
+        "application/atom+xml" | "application/rss+xml" | "application/rdf+xml" => Some(Kind::Xml),
+        // An SVG image (an MHTML page's icons, a web archive's): its links as in HTML.
+        "image/svg+xml" => Some(Kind::Xml),
         // Past a long prolog too (comments, a DOCTYPE): up to feed::SNIFF_LIMIT.
-        "text/xml" | "application/xml" => crate::feed::is_feed(body).then_some(Kind::Feed),
+        "text/xml" | "application/xml" => is_xml_document(body).then_some(Kind::Xml),
         _ => None,
     }
+}
+
+/// Whether XML (`text/xml`, `application/xml`) is a document absolve reads: its root
+/// element, past a prolog of up to [`feed::SNIFF_LIMIT`](crate::feed::SNIFF_LIMIT), is a
+/// feed's or an SVG image's.
+pub(crate) fn is_xml_document(body: &[u8]) -> bool {
+    crate::feed::is_feed_or_svg(body)
 }
 
 /// Where a part goes: its place, the part, the sink.

@@ -20,7 +20,10 @@ pub(crate) enum DocKind {
     Html,
     Css,
     Feed,
-    /// `text/xml` or `application/xml`: a feed if its root element is a feed's.
+    /// `image/svg+xml`.
+    Svg,
+    /// `text/xml` or `application/xml`: a feed if its root element is a feed's, an SVG
+    /// image if it is SVG's `svg`.
     Xml,
     /// No `Content-Type`: HTML if it sniffs as HTML.
     Untyped,
@@ -73,6 +76,7 @@ fn doc_kind(content_type: Option<&str>) -> Option<DocKind> {
         "application/atom+xml" | "application/rss+xml" | "application/rdf+xml" => {
             Some(DocKind::Feed)
         }
+        "image/svg+xml" => Some(DocKind::Svg),
         "text/xml" | "application/xml" => Some(DocKind::Xml),
         "" => Some(DocKind::Untyped),
         _ => None,
@@ -728,13 +732,13 @@ pub(crate) struct Payload<'a> {
 }
 
 /// Whether a payload of kind `kind` is a document absolve reads: an untyped one if it
-/// sniffs as HTML, an XML one if its root element is a feed's.
+/// sniffs as HTML, an XML one if its root element is a feed's or SVG's.
 pub(crate) fn is_document(kind: DocKind, body: &[u8]) -> bool {
     match kind {
         DocKind::Untyped => sniffs_as_html(body),
         // Past a long prolog too (comments, a DOCTYPE): up to feed::SNIFF_LIMIT.
-        DocKind::Xml => crate::feed::is_feed(body),
-        DocKind::Html | DocKind::Css | DocKind::Feed => true,
+        DocKind::Xml => crate::mime::is_xml_document(body),
+        DocKind::Html | DocKind::Css | DocKind::Feed | DocKind::Svg => true,
     }
 }
 
@@ -906,7 +910,7 @@ pub(crate) fn process(
     };
     let kind = match kind {
         DocKind::Css => Kind::Css,
-        DocKind::Feed | DocKind::Xml => Kind::Feed,
+        DocKind::Feed | DocKind::Svg | DocKind::Xml => Kind::Xml,
         DocKind::Html | DocKind::Untyped => Kind::Html,
     };
     let mut sink = RecordSink {
