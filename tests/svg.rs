@@ -233,3 +233,46 @@ fn a_css_value_written_with_references_is_read() {
         ]
     );
 }
+
+/// Adobe Illustrator writes its namespaces as entities its DOCTYPE declares
+/// (`xmlns="&ns_svg;"`), which browsers expand: such a file is an SVG image, told and
+/// read so (fixtures/svg/illustrator-entity-namespaces.svg). `-r` skipped it and a file
+/// given was read as HTML. An entity is read one level deep, its literal value: one that
+/// names another, and a "billion laughs" one, name no namespace, in bounded time and
+/// memory.
+#[test]
+fn namespaces_written_as_declared_entities_are_read() {
+    let illustrator = std::fs::read("fixtures/svg/illustrator-entity-namespaces.svg").unwrap();
+    assert!(absolve::feed::is_svg(&illustrator));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("logo.svg"), &illustrator).unwrap();
+    let out = run(&["links", "-r", "--url", "http://h/img/", arg(dir.path())]);
+    let resolved: Vec<_> = json_lines(&out.stdout)
+        .iter()
+        .map(|l| l["resolved"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        resolved,
+        ["http://h/img/logo-bitmap.png", "http://h/index.html"]
+    );
+
+    let plain = br#"<!DOCTYPE svg [<!ENTITY svgns "http://www.w3.org/2000/svg">]><svg xmlns="&svgns;"><image href="a.png"/></svg>"#;
+    let options = Options::new().with_url("http://h/d/").unwrap();
+    let found = document::links(plain, &options).unwrap();
+    assert_eq!(
+        (found.format, found.links[0].resolved.as_str()),
+        (Format::Svg, "http://h/d/a.png")
+    );
+    // One level: an entity an entity names is not read.
+    let nested = br#"<!DOCTYPE svg [<!ENTITY w3 "http://www.w3.org"><!ENTITY svgns "&w3;/2000/svg">]><svg xmlns="&svgns;"/>"#;
+    assert!(!absolve::feed::is_svg(nested));
+
+    let mut laughs = String::from("<!DOCTYPE svg [<!ENTITY l0 \"http://www.w3.org/2000/svg\">");
+    for i in 1..10 {
+        laughs += &format!("<!ENTITY l{i} \"{}\">", format!("&l{};", i - 1).repeat(10));
+    }
+    laughs += "]><svg xmlns=\"&l9;\"><image href=\"a.png\"/></svg>";
+    assert!(!absolve::feed::is_svg(laughs.as_bytes()));
+    let done = document::rewrite(laughs.as_bytes(), &options).unwrap();
+    assert_ne!(done.format, Format::Svg);
+}

@@ -105,6 +105,7 @@ fn root(head: &[u8]) -> Root {
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     // Where in `head` the reader's input starts (past a DOCTYPE read here).
     let mut start = 0;
+    let mut doctype = None;
     let mut reader = reader_of(head);
     loop {
         let before = start + reader.buffer_position() as usize;
@@ -112,6 +113,7 @@ fn root(head: &[u8]) -> Root {
         match super::doctype::end(&head[before..]) {
             Scan::NotDoctype => {}
             Scan::Ends(len) => {
+                doctype = Some(&head[before..before + len]);
                 start = before + len;
                 reader = reader_of(&head[start..]);
                 continue;
@@ -121,12 +123,12 @@ fn root(head: &[u8]) -> Root {
         match reader.read_event() {
             Ok(Event::Decl(_) | Event::Comment(_) | Event::PI(_) | Event::DocType(_)) => {}
             Ok(Event::Text(text)) if text.iter().all(u8::is_ascii_whitespace) => {}
-            Ok(Event::Start(root) | Event::Empty(root)) => return root_of(&root),
+            Ok(Event::Start(root) | Event::Empty(root)) => return root_of(&root, doctype),
             // The root's start tag goes on past `head` (thousands of namespace
             // declarations): told by its name and the attributes `head` holds whole.
             Err(Error::Syntax(SyntaxError::UnclosedTag)) => {
                 return match cut_root(&head[before..]) {
-                    CutRoot::Named(root) => root_of(&root),
+                    CutRoot::Named(root) => root_of(&root, doctype),
                     CutRoot::NotUtf8 => Root::Other,
                     CutRoot::NameCut => Root::Cut,
                 };
@@ -157,11 +159,16 @@ fn is_cut_markup(error: &SyntaxError) -> bool {
     )
 }
 
-/// What a root element's start tag is: a feed's, an SVG image's, or another's.
-fn root_of(root: &BytesStart) -> Root {
+/// What a root element's start tag is: a feed's, an SVG image's, or another's; `doctype`
+/// the document's DOCTYPE, if it has one.
+fn root_of(root: &BytesStart, doctype: Option<&[u8]>) -> Root {
     // Told as the rewriter tells namespaces: a declaration's references read (Namespaces
-    // in XML 1.0 §3: the namespace name is the attribute's normalized value).
+    // in XML 1.0 §3: the namespace name is the attribute's normalized value), those to
+    // the entities the DOCTYPE declares too.
     let mut namespaces = Namespaces::default();
+    if let Some(doctype) = doctype.filter(|d| super::doctype::declares_entities(d)) {
+        namespaces.declare_entities(doctype);
+    }
     if namespaces.push(root).is_err() {
         return Root::Other;
     }

@@ -101,8 +101,11 @@ pub enum Warning {
         label: String,
     },
     /// The DOCTYPE declares entities: they are not expanded (XML's five and character
-    /// references only), and values using them are left as written.
-    #[error("the DOCTYPE at byte {offset} declares entities: they are not expanded")]
+    /// references only), and values using them are left as written; but in a namespace
+    /// declaration (Adobe Illustrator's `xmlns="&ns_svg;"`), which names the namespace.
+    #[error(
+        "the DOCTYPE at byte {offset} declares entities: they are not expanded (but in a namespace declaration)"
+    )]
     EntityDeclarations {
         /// The DOCTYPE's offset.
         offset: u64,

@@ -6,7 +6,7 @@
 //! checks each tag's declarations (the reserved `xml` and `xmlns` prefixes, §3); the
 //! bindings are kept here, by prefix.
 
-use super::escape;
+use super::escape::{self, Unreadable};
 use super::vocabulary::Ns;
 use quick_xml::events::BytesStart;
 use quick_xml::name::{NamespaceError, NamespaceResolver, PrefixDeclaration, QName};
@@ -24,6 +24,8 @@ pub(crate) struct Namespaces {
     prefixes: Vec<u8>,
     /// Where each open declaring element's bindings start in `bindings`.
     levels: Vec<usize>,
+    /// The DOCTYPE, when it declares entities: a namespace declaration may use them.
+    doctype: Option<Box<[u8]>>,
 }
 
 struct Binding {
@@ -36,6 +38,12 @@ struct Binding {
 }
 
 impl Namespaces {
+    /// Takes the DOCTYPE `bytes` (which declare entities) for the namespace declarations
+    /// that use its entities ([`namespace_name_in`]).
+    pub(crate) fn declare_entities(&mut self, bytes: &[u8]) {
+        self.doctype = Some(bytes.into());
+    }
+
     /// Opens a level with the namespace declarations of `start` (its `xmlns` and
     /// `xmlns:p` attributes); an error when a declaration binds a reserved prefix or
     /// namespace (§3), and then nothing is opened.
@@ -52,7 +60,7 @@ impl Namespaces {
             };
             // `xmlns:p=""` (XML Namespaces 1.1) unbinds the prefix: its elements are in no
             // namespace this module knows.
-            let ns = match namespace_name(&attribute.value) {
+            let ns = match namespace_name_in(&attribute.value, self.doctype.as_deref()) {
                 Ns::None if !prefix.is_empty() => Ns::Other,
                 ns => ns,
             };
@@ -118,13 +126,60 @@ impl Namespaces {
 /// UTF-8) names no namespace this module knows: every known name is ASCII, which every
 /// charset the rewriter reads writes as in UTF-8.
 pub(crate) fn namespace_name(raw: &[u8]) -> Ns {
+    namespace_name_in(raw, None)
+}
+
+/// [`namespace_name`], the entities `doctype` declares read too (XML 1.0 §4.4.5: an
+/// internal entity is "included in literal" in an attribute value). Adobe Illustrator
+/// writes its SVG's namespace so: `<!ENTITY ns_svg "http://www.w3.org/2000/svg">` in the
+/// DOCTYPE, then `<svg xmlns="&ns_svg;">`, which browsers read as SVG. The value is read
+/// by the `xml` crate's parser over the DOCTYPE and one attribute: an entity's literal
+/// value, an entity it names not expanded (one level: no "billion laughs"), at most
+/// [`MAX_EXPANSION`] characters.
+pub(crate) fn namespace_name_in(raw: &[u8], doctype: Option<&[u8]>) -> Ns {
     if !raw.contains(&b'&') {
         return Ns::from_uri(raw);
     }
-    match escape::read_value(raw, encoding_rs::UTF_8) {
-        Ok(name) => Ns::from_uri(name.as_bytes()),
-        Err(_) => Ns::Other,
+    match (escape::read_value(raw, encoding_rs::UTF_8), doctype) {
+        (Ok(name), _) => Ns::from_uri(name.as_bytes()),
+        (Err(Unreadable::Entity(_)), Some(doctype)) => {
+            declared_value(doctype, raw).map_or(Ns::Other, |name| Ns::from_uri(name.as_bytes()))
+        }
+        (Err(_), _) => Ns::Other,
     }
+}
+
+/// The most characters an entity in a namespace declaration expands to: every namespace
+/// name absolve knows is shorter.
+pub(crate) const MAX_EXPANSION: usize = 1024;
+
+/// The value of an attribute written `raw`, the entities `doctype` declares expanded, as
+/// an XML parser reads it in a document of that DOCTYPE; `None` when it cannot be read.
+fn declared_value(doctype: &[u8], raw: &[u8]) -> Option<String> {
+    use xml::reader::{ParserConfig, XmlEvent};
+    let quote = if raw.contains(&b'"') { b'\'' } else { b'"' };
+    let mut document = Vec::with_capacity(doctype.len() + raw.len() + 12);
+    document.extend_from_slice(doctype);
+    document.extend_from_slice(b"<x a=");
+    document.push(quote);
+    document.extend_from_slice(raw);
+    document.push(quote);
+    document.extend_from_slice(b"/>");
+    let reader = ParserConfig::new()
+        .max_entity_expansion_length(MAX_EXPANSION)
+        .max_entity_expansion_depth(1)
+        .create_reader(&document[..]);
+    for event in reader {
+        match event.ok()? {
+            XmlEvent::StartElement { attributes, .. } => {
+                let value = attributes.into_iter().next()?.value;
+                return (!value.contains('&')).then_some(value);
+            }
+            XmlEvent::EndDocument => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 #[cfg(test)]

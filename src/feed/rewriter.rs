@@ -647,6 +647,7 @@ impl<S: Sink> Machine<S> {
         // comment, a processing instruction or a literal of the subset.
         if doctype::declares_entities(bytes) {
             self.warn(Warning::EntityDeclarations { offset: at });
+            self.namespaces.declare_entities(bytes);
         }
     }
 
