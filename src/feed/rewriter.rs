@@ -119,6 +119,14 @@ enum HeldKind {
     Base64Html,
 }
 
+/// An attribute value as written (its references unread), the quote around it, and
+/// whether it is a processing instruction's pseudo-attribute.
+struct Quoted<'w> {
+    raw: &'w [u8],
+    quote: u8,
+    in_instruction: bool,
+}
+
 /// An attribute of the tag being read: ranges in the current window.
 #[derive(Debug, Clone)]
 struct Attr {
@@ -1001,6 +1009,28 @@ impl<S: Sink> Machine<S> {
             return;
         };
         let raw = &window[attr.value.clone()];
+        let value = Quoted {
+            raw,
+            quote: attr.quote,
+            in_instruction: false,
+        };
+        self.attribute_value(element, name, value, base, window, pending);
+    }
+
+    /// The URL in the attribute (or pseudo-attribute) `name` of `element`, whose value is
+    /// `value` in the window: read, resolved against `base`, written back escaped for its
+    /// quote where it changed (in an instruction a `?>` too: XML 1.0 §2.6, it ends at the
+    /// first one), and reported.
+    fn attribute_value(
+        &mut self,
+        element: &[u8],
+        name: &str,
+        value: Quoted,
+        base: &Base,
+        window: &[u8],
+        pending: &[u8],
+    ) {
+        let raw = value.raw;
         let offset = self.offset_of(window, raw, pending);
         let original = match escape::read_value(raw, self.encoding) {
             Ok(value) => value,
@@ -1010,7 +1040,11 @@ impl<S: Sink> Machine<S> {
         };
         let (resolved, kept) = self.resolve(&original, base, offset);
         if resolved != original && self.wants_output {
-            let written = escape::encode(&escape::attribute(&resolved, attr.quote), self.encoding);
+            let mut text = escape::attribute(&resolved, value.quote);
+            if value.in_instruction {
+                text = text.replace("?>", "?&gt;");
+            }
+            let written = escape::encode(&text, self.encoding);
             self.splice(offset..offset + raw.len() as u64, &written, pending);
         }
         let resolved = resolved.into_owned();
@@ -1044,38 +1078,19 @@ impl<S: Sink> Machine<S> {
         let Some(Cow::Borrowed(raw)) = href else {
             return;
         };
-        let offset = self.offset_of(window, raw, pending);
         let in_window = raw.as_ptr() as usize - window.as_ptr() as usize;
         let quote = window
             .get(in_window.wrapping_sub(1))
             .copied()
             .filter(|q| *q == b'\'')
             .unwrap_or(b'"');
-        let original = match escape::read_value(raw, self.encoding) {
-            Ok(value) => value,
-            Err(unreadable) => {
-                return self.unreadable(unreadable, offset..offset + raw.len() as u64);
-            }
-        };
         let base = self.outer.clone();
-        let (resolved, kept) = self.resolve(&original, &base, offset);
-        if resolved != original && self.wants_output {
-            // XML 1.0 §2.6: the instruction ends at the first `?>`.
-            let text = escape::attribute(&resolved, quote).replace("?>", "?&gt;");
-            let written = escape::encode(&text, self.encoding);
-            self.splice(offset..offset + raw.len() as u64, &written, pending);
-        }
-        let resolved = resolved.into_owned();
-        let element = b"xml-stylesheet";
-        self.report(
-            element,
-            Some("href"),
-            original,
-            resolved,
-            &base,
-            offset,
-            kept,
-        );
+        let value = Quoted {
+            raw,
+            quote,
+            in_instruction: true,
+        };
+        self.attribute_value(b"xml-stylesheet", "href", value, &base, window, pending);
     }
 
     /// An XHTML start tag whose content (name and attributes) is at `offset`, of an
