@@ -2,6 +2,9 @@
 //! archive and a stylesheet apart: by content ([`detect`], [`sniff`]) and by file name
 //! extension ([`from_extension`]).
 
+use crate::compress::Compression;
+use std::path::Path;
+
 /// What an input is: a document (HTML, a stylesheet) or a container of documents (a
 /// message, an mbox, a WARC file). Its name ([`Format::name`], [`FromStr`](std::str::FromStr))
 /// is the CLI's `--format` value and Python's `format=`.
@@ -148,6 +151,53 @@ pub fn from_extension(extension: &str) -> Option<Format> {
         .iter()
         .find(|(name, _)| name.eq_ignore_ascii_case(extension))
         .map(|&(_, format)| format)
+}
+
+/// A file's extension once a compression's (`.gz`, `.bz2`, `.xz`, `.zst`, `.lz4`) is
+/// taken off, without the dot: `x.mbox.gz` is an `mbox`, `page.HTML` an `HTML`. Read
+/// from the name's bytes, so that a name that is not UTF-8 (`caf\xE9.css`, Latin-1) still
+/// has its extension; `None` when there is none, or it is not UTF-8 itself.
+///
+/// ```
+/// use std::path::Path;
+/// use absolve::format::extension_of;
+///
+/// assert_eq!(extension_of(Path::new("a/crawl.warc.GZ")), Some("warc"));
+/// assert_eq!(extension_of(Path::new("page.html")), Some("html"));
+/// assert_eq!(extension_of(Path::new(".gz")), None);
+/// assert_eq!(extension_of(Path::new("x.gz")), None);
+/// ```
+pub fn extension_of(path: &Path) -> Option<&str> {
+    let (stem, extension) = split_extension(path.file_name()?.as_encoded_bytes())?;
+    match Compression::from_extension(extension) {
+        Some(_) => split_extension(stem).map(|(_, extension)| extension),
+        None => Some(extension),
+    }
+}
+
+/// The compression a file's name ends with (`.gz`, `.bz2`, `.xz`, `.zst`, `.lz4`, any
+/// case), read from its bytes as [`extension_of`] reads them.
+///
+/// ```
+/// use std::path::Path;
+/// use absolve::compress::Compression;
+/// use absolve::format::compression_named;
+///
+/// assert_eq!(compression_named(Path::new("box.mbox.xz")), Some(Compression::Xz));
+/// assert_eq!(compression_named(Path::new("page.html")), None);
+/// assert_eq!(compression_named(Path::new(".gz")), None);
+/// ```
+pub fn compression_named(path: &Path) -> Option<Compression> {
+    let (_, extension) = split_extension(path.file_name()?.as_encoded_bytes())?;
+    Compression::from_extension(extension)
+}
+
+/// A file name's bytes before its last dot, and its extension after it, as
+/// [`Path::extension`] splits a name (a name that starts with its only dot has none).
+fn split_extension(name: &[u8]) -> Option<(&[u8], &str)> {
+    let dot = memchr::memrchr(b'.', name).filter(|&dot| dot > 0)?;
+    let extension = std::str::from_utf8(&name[dot + 1..]).ok()?;
+    Some((&name[..dot], extension))
 }
 
 /// Whether a file name extension names a type that is not a document here, so that a
@@ -574,6 +624,23 @@ pub(crate) fn field_name(line: &[u8]) -> Option<&[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A name that is not UTF-8 (Latin-1's `café.css`) has its extension: it is read from
+    /// the name's bytes.
+    #[cfg(unix)]
+    #[test]
+    fn extensions_of_names_that_are_not_utf8() {
+        use std::os::unix::ffi::OsStrExt;
+        let path = |name: &[u8]| Path::new(std::ffi::OsStr::from_bytes(name)).to_path_buf();
+        assert_eq!(extension_of(&path(b"d/caf\xE9.css")), Some("css"));
+        assert_eq!(extension_of(&path(b"caf\xE9.mbox.GZ")), Some("mbox"));
+        assert_eq!(
+            compression_named(&path(b"caf\xE9.mbox.GZ")),
+            Some(Compression::Gzip)
+        );
+        assert_eq!(extension_of(&path(b"caf.\xE9")), None);
+        assert_eq!(extension_of(&path(b"\xE9")), None);
+    }
 
     #[test]
     fn sniffing_follows_the_html_patterns() {

@@ -35,19 +35,17 @@ use std::path::Path;
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub fn is_maildir_message(path: &Path) -> bool {
-    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+    // Read as bytes: a name that is not UTF-8 is a message file all the same.
+    let Some(name) = path.file_name() else {
         return false;
     };
-    if name.starts_with('.') {
+    if name.as_encoded_bytes().starts_with(b".") {
         return false;
     }
     let Some(folder) = path.parent() else {
         return false;
     };
-    let in_cur_or_new = folder
-        .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n == "cur" || n == "new");
+    let in_cur_or_new = folder.file_name().is_some_and(|n| n == "cur" || n == "new");
     let Some(maildir) = folder.parent() else {
         return false;
     };

@@ -432,9 +432,7 @@ fn read_on_after_damage(format: Format) -> bool {
 /// The format [`read_on_after_damage`] a compressed file's name says (`folder.mbox.xz`,
 /// `crawl.warc.zst`), if any.
 fn sequence_by_name(path: Option<&Path>) -> Option<Format> {
-    let name = path?.file_name()?.to_str()?;
-    let (stem, _) = crate::mailfolder::strip_compression_extension(name);
-    let format = format::from_extension(Path::new(stem).extension()?.to_str()?)?;
+    let format = format::from_extension(format::extension_of(path?)?)?;
     read_on_after_damage(format).then_some(format)
 }
 
@@ -957,10 +955,8 @@ fn webarchive_file(
 /// some other writer made, and a damaged one (its magic number changed) is refused as
 /// one rather than read as HTML (its binary data rewritten as text).
 fn webarchive_by_name(name: Option<&Path>) -> Option<Format> {
-    let name = name?.file_name()?.to_str()?;
-    let (name, _) = crate::mailfolder::strip_compression_extension(name);
-    let extension = Path::new(name).extension()?.to_str()?;
-    format::from_extension(extension).filter(|&format| format == Format::WebArchive)
+    format::from_extension(format::extension_of(name?)?)
+        .filter(|&format| format == Format::WebArchive)
 }
 
 /// What stopped the reading of a WACZ member, if it was the member's data (a damaged
@@ -1063,12 +1059,8 @@ fn detect(head: &[u8]) -> Format {
 /// start: its content cannot tell, its name does (a damaged WARC, read with warnings and
 /// copied as it is, not a damaged gzip of some other document).
 fn damaged_warc_by_name(head: &[u8], name: Option<&Path>) -> Option<Format> {
-    let name = name?.file_name()?.to_str()?;
-    let (name, _) = crate::mailfolder::strip_compression_extension(name);
-    let named_warc = Path::new(name)
-        .extension()
-        .and_then(|e| format::from_extension(e.to_str()?))
-        == Some(Format::Warc);
+    let named_warc =
+        format::extension_of(name?).and_then(format::from_extension) == Some(Format::Warc);
     let mut start = [0; 5];
     let unreadable = head.starts_with(&[0x1f, 0x8b])
         && flate2::read::GzDecoder::new(head)
@@ -1088,14 +1080,10 @@ fn magic_damaged(head: &[u8]) -> bool {
 /// it is read from that member on; else it is read as it is, with a warning (a file saved
 /// decompressed under its compressed name). A gzipped WARC is left to the WARC container.
 fn named_compression(head: &[u8], name: Option<&Path>, sink: &mut dyn Sink) -> Option<Compression> {
-    let name = name?.file_name()?.to_str()?;
-    let (stem, compression) = crate::mailfolder::strip_compression_extension(name);
-    let compression = compression?;
+    let name = name?;
+    let compression = format::compression_named(name)?;
     let warc_gzip = compression == Compression::Gzip
-        && Path::new(stem)
-            .extension()
-            .and_then(|e| format::from_extension(e.to_str()?))
-            == Some(Format::Warc);
+        && format::extension_of(name).and_then(format::from_extension) == Some(Format::Warc);
     if warc_gzip {
         // The WARC container reads gzip itself, a damaged magic number too: data that is
         // no gzip at all is said, as for any other compressed name.
@@ -1838,15 +1826,20 @@ fn names_local_file(directory: &Path, reference: &str) -> bool {
         return false;
     }
     let decoded: Vec<u8> = percent_encoding::percent_decode_str(path).collect();
-    #[cfg(unix)]
-    let decoded = {
-        use std::os::unix::ffi::OsStrExt;
-        PathBuf::from(std::ffi::OsStr::from_bytes(&decoded))
-    };
-    #[cfg(not(unix))]
-    let decoded = PathBuf::from(String::from_utf8_lossy(&decoded).into_owned());
-    let named = directory.join(decoded);
+    let named = directory.join(path_from_bytes(&decoded));
     named.is_file() || (named.is_dir() && named.join("index.html").is_file())
+}
+
+/// A path from its bytes: as they are on Unix, where a name is any bytes; elsewhere read
+/// as UTF-8 (a byte that is not, U+FFFD).
+fn path_from_bytes(bytes: &[u8]) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+    }
+    #[cfg(not(unix))]
+    PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
 }
 
 /// The saved page a file belongs to, if it is inside the folder a browser saved beside
@@ -1854,11 +1847,15 @@ fn names_local_file(directory: &Path, reference: &str) -> bool {
 /// stylesheets in `NAME_files/`): such a file has no URL of its own.
 fn saved_page_of(path: &Path) -> Option<PathBuf> {
     path.ancestors().skip(1).find_map(|folder| {
-        let name = folder.file_name()?.to_str()?;
-        let page = name.strip_suffix("_files")?;
+        // The name's bytes: a page named in Latin-1 has its folder all the same.
+        let name = folder.file_name()?.as_encoded_bytes();
+        let page = name.strip_suffix(b"_files")?;
         ["html", "htm", "xhtml", "shtml"]
             .iter()
-            .map(|extension| folder.with_file_name(format!("{page}.{extension}")))
+            .map(|extension| {
+                let file_name = [page, b".", extension.as_bytes()].concat();
+                folder.with_file_name(path_from_bytes(&file_name))
+            })
             .find(|candidate| candidate.is_file())
     })
 }
@@ -1934,6 +1931,21 @@ pub(crate) fn is_relative(reference: &str) -> bool {
 mod tests {
     use super::*;
     use crate::Collected;
+
+    /// A page saved under a name that is not UTF-8 (Latin-1's `pé.html`) owns its
+    /// `pé_files/` folder as any other: its files have no URL of their own.
+    #[cfg(unix)]
+    #[test]
+    fn a_saved_page_named_in_latin1_owns_its_folder() {
+        use std::os::unix::ffi::OsStrExt;
+        let temp = tempfile::tempdir().unwrap();
+        let named = |name: &[u8]| temp.path().join(std::ffi::OsStr::from_bytes(name));
+        std::fs::create_dir(named(b"p\xE9_files")).unwrap();
+        std::fs::write(named(b"p\xE9.html"), "<p>").unwrap();
+        let css = named(b"p\xE9_files/style.css");
+        assert_eq!(saved_page_of(&css), Some(named(b"p\xE9.html")));
+        assert_eq!(saved_page_of(&named(b"other/style.css")), None);
+    }
 
     /// A limit of one byte is "1 byte" (it said "1 bytes").
     #[test]

@@ -1,8 +1,9 @@
 //! `-r` over directory trees: the summary's counts (a signed message is unchanged, what
 //! was skipped and what copied), archives and Outlook files skipped with a warning (PDFs
 //! without one), the `-o` target checked before any work, and one file
-//! under two names rewritten once, and many pages listed without the kernel faulting
-//! each page's buffers in afresh, into a pipe widened to 1 MiB.
+//! under two names rewritten once, many pages listed without the kernel faulting
+//! each page's buffers in afresh, into a pipe widened to 1 MiB, and names that are not
+//! UTF-8.
 
 use crate::common::{absolve, arg, gzipped, stderr, tar_file};
 use std::fs;
@@ -437,4 +438,42 @@ fn feeds_after_a_long_prolog_are_taken() {
         "{}",
         stderr(&out)
     );
+}
+
+/// A file name that is not UTF-8 (Latin-1's `café`, as an old Windows or Samba share
+/// wrote it) has its extension all the same: `.css` is taken, `.txt` is not sniffed. Its
+/// JSON `file` writes the byte `\xE9` (U+FFFD would make two names one), with a warning.
+#[cfg(unix)]
+#[test]
+fn names_that_are_not_utf8_keep_their_extension_and_their_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let temp = tempfile::tempdir().unwrap();
+    let named = |name: &[u8]| temp.path().join(std::ffi::OsStr::from_bytes(name));
+    fs::write(named(b"caf\xE9.css"), "a { background: url(i.png) }").unwrap();
+    fs::write(named(b"caf\xE8.css"), "a { background: url(j.png) }").unwrap();
+    fs::write(named(b"caf\xE9.txt"), "<p><a href=x>a page?</a>").unwrap();
+    let out = absolve(
+        &["links", "-r", "--url", "http://h/", arg(temp.path())],
+        b"",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = crate::common::json_lines(&out.stdout);
+    let files: Vec<(&str, &str)> = lines
+        .iter()
+        .map(|l| (l["file"].as_str().unwrap(), l["resolved"].as_str().unwrap()))
+        .collect();
+    let root = arg(temp.path());
+    assert_eq!(
+        files,
+        [
+            (&*format!("{root}/caf\\xE8.css"), "http://h/j.png"),
+            (&*format!("{root}/caf\\xE9.css"), "http://h/i.png"),
+        ]
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("caf\\xE9.css: the file's name is not UTF-8: \"file\" writes each byte"),
+        "{err}"
+    );
+    assert!(err.contains("2 files processed"), "{err}");
 }

@@ -107,8 +107,8 @@ pub struct InputArgs {
     /// The older spelling of --spec: 1808 or 3986.
     #[arg(long = "rfc", value_name = "1808|3986", value_parser = super::resolve::parse_rfc)]
     pub rfc: Option<Standard>,
-    /// The input format (any case): auto, html, mime, mbox, css, warc, wacz, feed or
-    /// webarchive.
+    /// The input format (any case): auto, html, mime, mbox, css, warc, wacz, feed,
+    /// webarchive or svg.
     #[arg(long, value_enum, default_value = "auto", ignore_case = true)]
     pub format: Format,
     /// WARC: also take the HTTP Content-Base and Content-Location header fields as bases
@@ -126,10 +126,13 @@ pub struct InputArgs {
     #[arg(long, value_enum, default_value = "plain", value_name = "LAYOUT")]
     pub layout: Layout,
     /// Process the documents under each DIRECTORY: files named .html .htm .xhtml .xht
-    /// .shtml .css .eml .mht .mhtml .mbox .warc .warc.gz .arc .arc.gz .webarchive, and files of other or
-    /// no extension whose first bytes are HTML, a message, an mbox or a Safari web archive
-    /// (not .txt .js .json .xml .svg and other text and data types). With a --format other than auto, only the documents of that
-    /// format. Every other file is skipped (symbolic links too; a tar archive with a
+    /// .shtml .css .eml .emlx .mht .mhtml .mbox .mmdf .warc .arc .atom .rss .rdf .svg .svgz
+    /// .webarchive (and .wacz, for `links`), each also compressed (.gz .bz2 .xz .zst .lz4);
+    /// .xml files whose root is a feed's or SVG's; .txt files that start as an mbox; a
+    /// Maildir's messages; and files of other or no extension whose first bytes are HTML, a
+    /// feed, an SVG image, a message, an mbox or a Safari web archive (not .js .json and
+    /// other text and data types). With a --format other than auto, only the documents of
+    /// that format. Every other file is skipped (symbolic links too; a tar archive with a
     /// warning); a summary line ends the run.
     #[arg(short, long)]
     pub recursive: bool,
@@ -324,7 +327,7 @@ impl Input {
 fn by_name(path: &Path) -> Option<format::Format> {
     // `style.css.gz` is a stylesheet, as under `-r` (a compression's extension is not the
     // document's).
-    let extension = extension_of(path)?;
+    let extension = format::extension_of(path)?;
     format::from_extension(extension).filter(|&f| f == format::Format::Css)
 }
 
@@ -422,7 +425,7 @@ fn by_name_or_content(
     listing: bool,
     unreadable: &mut Vec<(PathBuf, format::Unreadable)>,
 ) -> Result<Option<Option<format::Format>>, Problem> {
-    let extension = extension_of(path);
+    let extension = format::extension_of(path);
     let is = |name: &str| extension.is_some_and(|e| e.eq_ignore_ascii_case(name));
     if is("txt") {
         let mbox = absolve::mailfolder::looks_like_mbox_text(&read_head(path)?);
@@ -458,18 +461,10 @@ fn by_name_or_content(
     })
 }
 
-/// A file name's extension once a compression's (`.gz`, `.bz2`, `.xz`, `.zst`, `.lz4`) is taken
-/// off: `x.mbox.gz` is an `mbox`.
-fn extension_of(path: &Path) -> Option<&str> {
-    let name = path.file_name()?.to_str()?;
-    let (name, _) = absolve::mailfolder::strip_compression_extension(name);
-    Path::new(name).extension()?.to_str()
-}
-
 /// With a `--format`, a document whose content will tell is taken only when its name
 /// names that format.
 fn matches_wanted_name(path: &Path, wanted: Format) -> bool {
-    let named = extension_of(path).and_then(format::from_extension);
+    let named = format::extension_of(path).and_then(format::from_extension);
     named.is_some_and(|named| wanted.forced().is_none_or(|w| w == named))
 }
 

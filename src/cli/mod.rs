@@ -21,8 +21,9 @@ use clap::{Parser, Subcommand};
 use std::io;
 use std::process::ExitCode;
 
-/// Makes every link in HTML pages, stylesheets, MIME messages (.eml, MHTML), mbox archives,
-/// WARC web archives and Safari .webarchive files absolute, as RFC 1808 defines it.
+/// Makes every link in web pages, stylesheets, feeds, SVG images, mail messages (.eml,
+/// MHTML, mbox) and web archives (WARC, WACZ, Safari .webarchive) absolute, as RFC 1808
+/// defines it.
 #[derive(Debug, Parser)]
 #[command(
     name = "absolve",
@@ -49,12 +50,12 @@ struct Cli {
 enum Command {
     /// Resolve references against a base URL (RFC 1808 §4), one result per line.
     Resolve(resolve::ResolveArgs),
-    /// Make every link in HTML pages, stylesheets, MIME messages, mbox archives, WARC
-    /// files and Safari web archives absolute.
+    /// Make every link in HTML pages, stylesheets, feeds, SVG images, MIME messages, mbox
+    /// archives, WARC files and Safari web archives absolute.
     Rewrite(process::RewriteArgs),
-    /// List every link of HTML pages, stylesheets, MIME messages, mbox archives, WARC
-    /// files and Safari web archives as JSON Lines, with its resolved form and effective
-    /// base.
+    /// List every link of HTML pages, stylesheets, feeds, SVG images, MIME messages, mbox
+    /// archives, WARC and WACZ files and Safari web archives as JSON Lines, with its
+    /// resolved form and effective base.
     Links(process::LinksArgs),
 }
 

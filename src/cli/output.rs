@@ -11,9 +11,32 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// The name an input is reported by.
+/// The name an input is reported by (in warnings, and `links`' `file`): its path, or `-`
+/// for standard input. A byte of the path that is not UTF-8 is written `\xNN`, as
+/// [`escaped`] writes a control character, not U+FFFD: two such names stay apart, and the
+/// name can be typed back (`$'caf\xE9.html'` in bash).
 pub fn label(path: Option<&Path>) -> String {
-    path.map_or_else(|| "-".to_owned(), |p| p.display().to_string())
+    path.map_or_else(
+        || "-".to_owned(),
+        |p| escaped_path(p.as_os_str().as_encoded_bytes()),
+    )
+}
+
+/// The bytes of a path as text: UTF-8 as it is, every other byte `\xNN`.
+fn escaped_path(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        for byte in chunk.invalid() {
+            text.push_str(&format!("\\x{byte:02X}"));
+        }
+    }
+    text
+}
+
+/// Whether a path is not UTF-8, so that its [`label`] is not its name as it is.
+pub fn is_not_utf8(path: &Path) -> bool {
+    path.to_str().is_none()
 }
 
 /// How many warnings were printed, for the summary of `-r`.

@@ -713,6 +713,12 @@ fn run<S: CliSink>(input: &Input, checked: &Checked, mut sink: S) -> io::Result<
             &"--keep-local: standard input has no place on disk: no reference is kept local",
         );
     }
+    if sink.wants_links() && path.is_some_and(output::is_not_utf8) {
+        output::warn(
+            sink.label(),
+            &"the file's name is not UTF-8: \"file\" writes each byte of it that is not as \\xNN",
+        );
+    }
     let source = match path {
         Some(path) => pipeline::Input::File(path),
         None => pipeline::Input::Reader(Box::new(io::stdin().lock())),
