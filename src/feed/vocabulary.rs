@@ -3,13 +3,16 @@
 //! Sources: Atom 1.0 (RFC 4287 §3.1 text constructs, §3.2 person constructs, §4.2),
 //! Atom 0.3 (draft-nottingham-atom-format-02: `url`, `generator/@url`, `mode`), RSS 2.0
 //! (<https://www.rssboard.org/rss-specification>), RSS 0.91, RSS 1.0 (`rdf:RDF`) and its
-//! content module, the Well-Formed Web comment API, Media RSS and Apple's podcast tags;
-//! and, as feedparser reads them, RSS's unprefixed `body` (XHTML) and `fullitem`
-//! (escaped HTML).
+//! content module, the Well-Formed Web comment API, Media RSS
+//! (<https://www.rssboard.org/media-rss>), Apple's podcast tags, the Podcast Namespace
+//! (<https://podcastindex.org/namespace/1.0>), Atom Threading (RFC 4685) and
+//! FeedBurner's original links; and, as feedparser reads them, RSS's unprefixed `body`
+//! (XHTML) and `fullitem` (escaped HTML).
 //! Atom `id` and RSS `guid` are identifiers, not locations: they are not listed.
 
 /// A namespace a rule is about, told by its URI (never by a prefix).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Ns {
     /// No namespace: RSS 0.91, 0.92 and 2.0 elements.
     None,
@@ -31,6 +34,13 @@ pub enum Ns {
     Media,
     /// `http://www.itunes.com/dtds/podcast-1.0.dtd`.
     Itunes,
+    /// `https://podcastindex.org/namespace/1.0` (the Podcast Namespace; its document's
+    /// URL on GitHub names it too).
+    Podcast,
+    /// `http://purl.org/syndication/thread/1.0` (Atom Threading Extensions, RFC 4685).
+    Thread,
+    /// `http://rssnamespace.org/feedburner/ext/1.0` (FeedBurner's `origLink`).
+    Feedburner,
     /// `http://www.w3.org/1999/xhtml`.
     Xhtml,
     /// `http://www.w3.org/2000/svg` (an SVG image, or SVG in inline XHTML).
@@ -42,7 +52,7 @@ pub enum Ns {
 }
 
 /// The namespace URIs this module knows.
-const URIS: [(&[u8], Ns); 13] = [
+const URIS: [(&[u8], Ns); 17] = [
     (b"http://www.w3.org/2005/Atom", Ns::Atom10),
     (b"http://purl.org/atom/ns#", Ns::Atom03),
     (b"http://purl.org/rss/1.0/", Ns::Rss10),
@@ -53,6 +63,16 @@ const URIS: [(&[u8], Ns); 13] = [
     (b"http://search.yahoo.com/mrss/", Ns::Media),
     (b"http://search.yahoo.com/mrss", Ns::Media),
     (b"http://www.itunes.com/dtds/podcast-1.0.dtd", Ns::Itunes),
+    (b"https://podcastindex.org/namespace/1.0", Ns::Podcast),
+    (
+        b"https://github.com/Podcastindex-org/podcast-namespace/blob/main/docs/1.0.md",
+        Ns::Podcast,
+    ),
+    (b"http://purl.org/syndication/thread/1.0", Ns::Thread),
+    (
+        b"http://rssnamespace.org/feedburner/ext/1.0",
+        Ns::Feedburner,
+    ),
     (b"http://www.w3.org/1999/xhtml", Ns::Xhtml),
     (b"http://www.w3.org/2000/svg", Ns::Svg),
     (b"http://www.w3.org/1998/Math/MathML", Ns::MathMl),
@@ -142,9 +162,63 @@ const RULES: &[Rule] = &[
     rule(&[Ns::Content], "encoded", None, Value::Html),
     rule(&[Ns::Wfw], "comment", None, Value::Text),
     rule(&[Ns::Wfw], "commentRss", None, Value::Text),
+    // Media RSS 1.5.1: the URLs of media, players, licences, peer-to-peer links and
+    // pages linking to the media; `media:title` and `media:description` hold HTML when
+    // their `type` says `html` (else `plain`).
     rule(&[Ns::Media], "content", None, Value::Attribute("url")),
     rule(&[Ns::Media], "thumbnail", None, Value::Attribute("url")),
+    rule(&[Ns::Media], "player", None, Value::Attribute("url")),
+    rule(&[Ns::Media], "embed", None, Value::Attribute("url")),
+    rule(&[Ns::Media], "license", None, Value::Attribute("href")),
+    rule(&[Ns::Media], "peerLink", None, Value::Attribute("href")),
+    rule(&[Ns::Media], "price", None, Value::Attribute("info")),
+    rule(&[Ns::Media], "backLink", None, Value::Text),
+    rule(&[Ns::Media], "title", None, Value::TextConstruct),
+    rule(&[Ns::Media], "description", None, Value::TextConstruct),
+    // Apple's podcast tags: the artwork, and the URL a feed has moved to.
     rule(&[Ns::Itunes], "image", None, Value::Attribute("href")),
+    rule(&[Ns::Itunes], "new-feed-url", None, Value::Text),
+    // The Podcast Namespace 1.0: transcripts, chapters, funding, people's pages and
+    // pictures, trailers, licences, alternate enclosures' sources, content links,
+    // social interactions and other feeds (`remoteItem`'s `feedUrl`).
+    rule(&[Ns::Podcast], "transcript", None, Value::Attribute("url")),
+    rule(&[Ns::Podcast], "chapters", None, Value::Attribute("url")),
+    rule(&[Ns::Podcast], "funding", None, Value::Attribute("url")),
+    rule(&[Ns::Podcast], "person", None, Value::Attribute("href")),
+    rule(&[Ns::Podcast], "person", None, Value::Attribute("img")),
+    rule(&[Ns::Podcast], "trailer", None, Value::Attribute("url")),
+    rule(&[Ns::Podcast], "license", None, Value::Attribute("url")),
+    rule(&[Ns::Podcast], "source", None, Value::Attribute("uri")),
+    rule(
+        &[Ns::Podcast],
+        "contentLink",
+        None,
+        Value::Attribute("href"),
+    ),
+    rule(
+        &[Ns::Podcast],
+        "socialInteract",
+        None,
+        Value::Attribute("uri"),
+    ),
+    rule(
+        &[Ns::Podcast],
+        "remoteItem",
+        None,
+        Value::Attribute("feedUrl"),
+    ),
+    // RFC 4685 §3: the entry replied to (`href`) and its feed (`source`), IRIs that
+    // resolve against xml:base; its `ref` is an identifier, as `atom:id` is.
+    rule(&[Ns::Thread], "in-reply-to", None, Value::Attribute("href")),
+    rule(
+        &[Ns::Thread],
+        "in-reply-to",
+        None,
+        Value::Attribute("source"),
+    ),
+    // FeedBurner's copies of an item's link and enclosure before it rewrote them.
+    rule(&[Ns::Feedburner], "origLink", None, Value::Text),
+    rule(&[Ns::Feedburner], "origEnclosureLink", None, Value::Text),
     rule(&[Ns::Xhtml], "body", None, Value::XhtmlBody),
     // An SVG image (the root of an `.svg` file, or SVG inline in Atom content of an XML
     // type, RFC 4287 §4.1.3.3): its elements are read as the same elements in HTML.
@@ -179,6 +253,11 @@ const fn rule(
 /// assert_eq!(values(Ns::None, b"fullitem", b"item").collect::<Vec<_>>(), [Value::Html]);
 /// assert_eq!(values(Ns::None, b"body", b"html").count(), 0);
 /// assert_eq!(values(Ns::Atom10, b"body", b"entry").count(), 0);
+/// assert_eq!(
+///     values(Ns::Thread, b"in-reply-to", b"entry").collect::<Vec<_>>(),
+///     [Value::Attribute("href"), Value::Attribute("source")],
+/// );
+/// assert_eq!(Ns::from_uri(b"https://podcastindex.org/namespace/1.0"), Ns::Podcast);
 /// ```
 pub fn values<'a>(ns: Ns, local: &'a [u8], parent: &'a [u8]) -> impl Iterator<Item = Value> + 'a {
     RULES
