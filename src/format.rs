@@ -356,6 +356,77 @@ fn is_mbox(head: &[u8]) -> bool {
     is_from_line && is_header_block(rest)
 }
 
+/// What an input is by its signature when it is an image, audio or video, a font or a
+/// program: none holds HTML or CSS, and read as HTML one could be broken where its bytes
+/// happen to look like a tag. The signatures are the MIME Sniffing Standard's (§6.1
+/// images, §6.2 audio and video, §6.3 fonts), those it names with fewer than four bytes
+/// left out (BMP's `BM`, MP3 frames without an ID3 tag), and WebAssembly's, ELF's and
+/// SQLite's. `None` for anything else.
+///
+/// ```
+/// use absolve::format::binary_kind;
+///
+/// assert_eq!(binary_kind(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"), Some("a PNG image"));
+/// assert_eq!(binary_kind(b"\0\0\0\x20ftypavif\0\0\0\0"), Some("an ISO media file (MP4, MOV, M4A, HEIF or AVIF)"));
+/// assert_eq!(binary_kind(b"wOF2\0\x01\0\0"), Some("a WOFF2 font"));
+/// assert_eq!(binary_kind(b"<!DOCTYPE html>"), None);
+/// assert_eq!(binary_kind(b"GIF is a format"), None);
+/// ```
+pub fn binary_kind(head: &[u8]) -> Option<&'static str> {
+    const SIGNATURES: [(&[u8], &str); 19] = [
+        (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+        (b"\xFF\xD8\xFF", "a JPEG image"),
+        (b"GIF87a", "a GIF image"),
+        (b"GIF89a", "a GIF image"),
+        (b"\0\0\x01\0", "a Windows icon"),
+        (b"\0\0\x02\0", "a Windows cursor"),
+        (b"\x1A\x45\xDF\xA3", "a WebM or Matroska file"),
+        (b"OggS\0", "an Ogg audio or video file"),
+        (b"MThd\0\0\0\x06", "a MIDI file"),
+        (b"fLaC", "a FLAC audio file"),
+        (b"\0\x01\0\0", "a TrueType font"),
+        (b"OTTO", "an OpenType font"),
+        (b"ttcf", "a font collection"),
+        (b"wOFF", "a WOFF font"),
+        (b"wOF2", "a WOFF2 font"),
+        (b"\0asm", "a WebAssembly module"),
+        (b"\x7FELF", "an ELF executable"),
+        (b"SQLite format 3\0", "an SQLite database"),
+        (b"%!PS-Adobe-", "a PostScript document"),
+    ];
+    if let Some(&(_, kind)) = SIGNATURES.iter().find(|(s, _)| head.starts_with(s)) {
+        return Some(kind);
+    }
+    if let Some(kind) = riff_or_form_kind(head) {
+        return Some(kind);
+    }
+    // An ID3v2 tag (version 2, 3 or 4) before MP3 frames.
+    if head.starts_with(b"ID3") && head.get(3).is_some_and(|v| (2..=4).contains(v)) {
+        return Some("an MP3 audio file");
+    }
+    // An ISO base media file's first box, `ftyp` (ISO/IEC 14496-12 §4.3; MIME Sniffing
+    // §6.2.1 "matches the signature for MP4"): its size, a multiple of 4, at least 8.
+    let size = head
+        .get(..4)
+        .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+    if head.get(4..8) == Some(b"ftyp") && size.is_some_and(|n| n >= 8 && n % 4 == 0) {
+        return Some("an ISO media file (MP4, MOV, M4A, HEIF or AVIF)");
+    }
+    None
+}
+
+/// A RIFF (WebP, WAVE, AVI) or IFF (AIFF) file, by the form type after the chunk's size.
+fn riff_or_form_kind(head: &[u8]) -> Option<&'static str> {
+    let form = head.get(8..12)?;
+    match (&head[..4], form) {
+        (b"RIFF", b"WEBP") => Some("a WebP image"),
+        (b"RIFF", b"WAVE") => Some("a WAVE audio file"),
+        (b"RIFF", b"AVI ") => Some("an AVI video"),
+        (b"FORM", b"AIFF") => Some("an AIFF audio file"),
+        _ => None,
+    }
+}
+
 /// A web archive in a form absolve does not read, told by its first bytes
 /// ([`unreadable`]): an input without a `--format` is refused with what it is and what
 /// to do ([`Error::Unreadable`](crate::Error::Unreadable)), never read as HTML (its

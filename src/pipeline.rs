@@ -231,6 +231,9 @@ fn run_source(
     if let (None, None, Some(unreadable)) = (options.format, by_name, format::unreadable(head)) {
         return Err(Error::Unreadable(unreadable));
     }
+    if let (None, None, Some(kind)) = (options.format, by_name, format::binary_kind(head)) {
+        return not_a_document(kind, source, sink);
+    }
     let format = options
         .format
         .or(by_name)
@@ -739,6 +742,24 @@ fn decompressed(
         encoder.finish()?;
     }
     Ok(summary)
+}
+
+/// An image, a font or a program ([`format::binary_kind`]) given with no format: said,
+/// and passed through as it is (nothing in it is read as HTML).
+fn not_a_document(
+    kind: &'static str,
+    source: Source<'_>,
+    sink: &mut dyn Sink,
+) -> Result<Summary, Error> {
+    sink.warning(Warning::new(Problem::NotADocument(kind)));
+    if sink.wants_output() {
+        copy_chunks(source.reader(), |bytes| sink.output(bytes))?;
+    }
+    Ok(Summary {
+        format: Format::Html,
+        changed: false,
+        messages: 0,
+    })
 }
 
 /// A compressed input inside [`MAX_COMPRESSION_LAYERS`] layers already: not undone but

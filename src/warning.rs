@@ -127,6 +127,13 @@ pub enum Problem {
         "its name says {0}, but it is not {0} data and holds none: read as it is (saved decompressed?)"
     )]
     NotCompressed(crate::compress::Compression),
+    /// The input is an image, audio or video, a font or a program
+    /// ([`format::binary_kind`](crate::format::binary_kind)), not a document: it is passed
+    /// through as it is, never read as HTML.
+    #[error(
+        "{0}, not a document: passed through unchanged (to read it as HTML all the same, give the format html)"
+    )]
+    NotADocument(&'static str),
 }
 
 impl Warning {

@@ -314,6 +314,87 @@ fn auto_refuses_file_archives() {
     }
 }
 
+/// Without `--format`, an image, an audio or video file, a font or a program (told by
+/// its signature, as the MIME Sniffing Standard tells them) is no document: it is passed
+/// through as it is, with a warning saying what it is (status 0), where it was read as
+/// HTML in silence: `links` listed "URLs" out of its bytes and `rewrite` changed them.
+/// `--format html` still reads it as a page.
+#[test]
+fn auto_passes_images_media_and_fonts_through_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let riff = |form: &[u8]| [b"RIFF\x24\0\0\0", form].concat();
+    for (name, head, what) in [
+        (
+            "logo.png",
+            b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec(),
+            "a PNG image",
+        ),
+        (
+            "photo.jpg",
+            b"\xFF\xD8\xFF\xE0\0\x10JFIF".to_vec(),
+            "a JPEG image",
+        ),
+        ("anim.gif", b"GIF89a\x01\0\x01\0".to_vec(), "a GIF image"),
+        ("photo.webp", riff(b"WEBPVP8 "), "a WebP image"),
+        (
+            "favicon.ico",
+            b"\0\0\x01\0\x01\0".to_vec(),
+            "a Windows icon",
+        ),
+        (
+            "clip.mp4",
+            b"\0\0\0\x18ftypmp42\0\0\0\0".to_vec(),
+            "an ISO media file",
+        ),
+        (
+            "clip.webm",
+            b"\x1A\x45\xDF\xA3\x9f".to_vec(),
+            "a WebM or Matroska file",
+        ),
+        (
+            "song.mp3",
+            b"ID3\x04\0\0\0\0\0\0".to_vec(),
+            "an MP3 audio file",
+        ),
+        ("sound.wav", riff(b"WAVEfmt "), "a WAVE audio file"),
+        ("font.woff2", b"wOF2\0\x01\0\0".to_vec(), "a WOFF2 font"),
+        ("font.ttf", b"\0\x01\0\0\0\x0f".to_vec(), "a TrueType font"),
+        (
+            "app.wasm",
+            b"\0asm\x01\0\0\0".to_vec(),
+            "a WebAssembly module",
+        ),
+    ] {
+        let bytes = [&head[..], b"<a href=x>\n"].concat();
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let listed = absolve(&["links", "--url", "http://h/", arg(&path)], b"");
+        assert!(listed.status.success(), "{name}: {}", stderr(&listed));
+        assert!(listed.stdout.is_empty(), "{name}");
+        let said = format!("{name}: {what}");
+        assert!(
+            stderr(&listed).contains(&said),
+            "{name}: {}",
+            stderr(&listed)
+        );
+        let rewritten = absolve(&["rewrite", "--url", "http://h/", arg(&path)], b"");
+        assert!(rewritten.status.success(), "{name}");
+        assert_eq!(rewritten.stdout, bytes, "{name}");
+        let forced = absolve(
+            &[
+                "links",
+                "--format",
+                "html",
+                "--url",
+                "http://h/",
+                arg(&path),
+            ],
+            b"",
+        );
+        assert_eq!(json_lines(&forced.stdout).len(), 1, "{name}");
+    }
+}
+
 #[test]
 fn a_wrong_content_length_is_a_warning() {
     let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>";

@@ -344,3 +344,14 @@ def test_a_fifo_path_is_read_and_ctrl_c_stops_the_wait_for_its_writer(tmp_path, 
         unblock.cancel()
         # The open() left waiting ends once a writer comes.
         writer_comes()
+
+
+def test_an_image_body_is_passed_through_with_a_warning():
+    # A crawler hands every body it fetched: an image's bytes are no page, and none of
+    # them is read as a link or changed (format="html" still reads them as one).
+    png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR<a href=x>"
+    with pytest.warns(absolve.AbsolveWarning, match="a PNG image, not a document"):
+        assert absolve.links(png, URL) == []
+    with pytest.warns(absolve.AbsolveWarning, match="a PNG image"):
+        assert absolve.rewrite(png, URL) == png
+    assert [link.original for link in absolve.links(png, URL, format="html")] == ["x"]
