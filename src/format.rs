@@ -356,6 +356,33 @@ fn is_mbox(head: &[u8]) -> bool {
     is_from_line && is_header_block(rest)
 }
 
+/// Whether `head`, the first bytes of an input, is JSON (RFC 8259): an object or an array
+/// (after whitespace and a UTF-8 BOM) whose bytes are JSON as far as they go, as
+/// serde_json reads them. HTML in its strings is escaped as JSON escapes it
+/// (`<a href=\"x\">`): read as HTML, the quotes' backslashes would be taken into the
+/// URLs and the JSON broken. A template's `{{ name }}` and text in brackets are no JSON.
+///
+/// ```
+/// use absolve::format::is_json;
+///
+/// assert!(is_json(br#" {"version": "https://jsonfeed.org/version/1.1", "items": [{"con"#));
+/// assert!(is_json(b"[1, 2"));
+/// assert!(!is_json(b"{{ title }}<a href=x>"));
+/// assert!(!is_json(b"[Intro] <a href=x>"));
+/// assert!(!is_json(b"42"));
+/// ```
+pub fn is_json(head: &[u8]) -> bool {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let start = head.iter().position(|b| !b.is_ascii_whitespace());
+    if !start.is_some_and(|i| matches!(head[i], b'{' | b'[')) {
+        return false;
+    }
+    match serde_json::from_slice::<serde::de::IgnoredAny>(head) {
+        Ok(_) => true,
+        Err(error) => error.is_eof(),
+    }
+}
+
 /// What an input is by its signature when it is an image, audio or video, a font or a
 /// program: none holds HTML or CSS, and read as HTML one could be broken where its bytes
 /// happen to look like a tag. The signatures are the MIME Sniffing Standard's (§6.1

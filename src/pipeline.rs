@@ -49,6 +49,7 @@ use crate::wacz::Wacz;
 use crate::warning::{Problem, Warning};
 use crate::{css, mime, retrieval, warc};
 use encoding_rs::Encoding;
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -232,7 +233,7 @@ fn run_source(
         return Err(Error::Unreadable(unreadable));
     }
     if let (None, None, Some(kind)) = (options.format, by_name, format::binary_kind(head)) {
-        return not_a_document(kind, source, sink);
+        return not_a_document(kind.into(), source, sink);
     }
     let format = options
         .format
@@ -252,6 +253,12 @@ fn run_source(
             return too_many_layers(compression, source, format, sink);
         }
         return compressed(compression, source, layers, options, sink);
+    }
+    if options.format.is_none()
+        && format == Format::Html
+        && let Some(kind) = no_document_told_html(head, name)
+    {
+        return not_a_document(kind, source, sink);
     }
     warn_on_forced_format(options.format, head, sink);
     warn_on_long_prolog(options.format, format, head, sink);
@@ -744,10 +751,24 @@ fn decompressed(
     Ok(summary)
 }
 
-/// An image, a font or a program ([`format::binary_kind`]) given with no format: said,
-/// and passed through as it is (nothing in it is read as HTML).
+/// What an input [`detect`] tells HTML (its content names no other format) is when it
+/// is no document: JSON ([`format::is_json`]), or a file named as a script, data or text
+/// ([`format::is_not_a_document`]: `app.js`, `notes.txt`, `sitemap.xml`), which a tree's
+/// walk skips for its name and a file given alone was read as HTML for.
+fn no_document_told_html(head: &[u8], name: Option<&Path>) -> Option<Cow<'static, str>> {
+    if format::is_json(head) {
+        return Some("JSON data".into());
+    }
+    let extension = format::extension_of(name?)?;
+    format::is_not_a_document(extension)
+        .then(|| format!("a .{} file (by its name)", extension.to_ascii_lowercase()).into())
+}
+
+/// An image, a font or a program ([`format::binary_kind`]), or what
+/// [`no_document_told_html`] finds, given with no format: said, and passed through as it
+/// is (nothing in it is read as HTML).
 fn not_a_document(
-    kind: &'static str,
+    kind: Cow<'static, str>,
     source: Source<'_>,
     sink: &mut dyn Sink,
 ) -> Result<Summary, Error> {

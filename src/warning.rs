@@ -128,12 +128,14 @@ pub enum Problem {
     )]
     NotCompressed(crate::compress::Compression),
     /// The input is an image, audio or video, a font or a program
-    /// ([`format::binary_kind`](crate::format::binary_kind)), not a document: it is passed
-    /// through as it is, never read as HTML.
+    /// ([`format::binary_kind`](crate::format::binary_kind)), JSON
+    /// ([`format::is_json`](crate::format::is_json)), or named as a script, data or text
+    /// ([`format::is_not_a_document`](crate::format::is_not_a_document)) with nothing in
+    /// it a document's: not a document, it is passed through as it is, never read as HTML.
     #[error(
         "{0}, not a document: passed through unchanged (to read it as HTML all the same, give the format html)"
     )]
-    NotADocument(&'static str),
+    NotADocument(std::borrow::Cow<'static, str>),
 }
 
 impl Warning {

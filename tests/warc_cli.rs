@@ -395,6 +395,51 @@ fn auto_passes_images_media_and_fonts_through_with_a_warning() {
     }
 }
 
+/// Without `--format`, JSON (a JSON Feed, an API's answer), whose strings escape HTML's
+/// quotes (`<a href=\"x\">`), and a file named as a script, data or text that holds no
+/// mbox, message or feed are no documents: passed through as they are, with a warning.
+/// Read as HTML, the JSON came out broken (the backslashes taken into the URL) and a
+/// script's string rewritten. A pipermail archive named `.txt` is still read as an mbox.
+#[test]
+fn auto_passes_json_and_scripts_through_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = br#"{"version": "https://jsonfeed.org/version/1.1", "items": [{"url": "p/1", "content_html": "<a href=\"p/2\">two</a>"}]}"#;
+    let script = b"document.write(\"<a href=\\\"x\\\">\");\n";
+    let notes = b"See <a href=\"notes.html\">the notes</a>.\n";
+    for (name, bytes, what) in [
+        ("feed.json", &json[..], "JSON data"),
+        ("feed", &json[..], "JSON data"),
+        ("app.js", &script[..], "a .js file (by its name)"),
+        ("README.TXT", &notes[..], "a .txt file (by its name)"),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let rewritten = absolve(&["rewrite", "--url", "http://h/", arg(&path)], b"");
+        assert!(rewritten.status.success(), "{name}");
+        assert_eq!(rewritten.stdout, bytes, "{name}");
+        let said = format!("{name}: {what}, not a document: passed through unchanged");
+        assert!(
+            stderr(&rewritten).contains(&said),
+            "{name}: {}",
+            stderr(&rewritten)
+        );
+        let listed = absolve(&["links", "--url", "http://h/", arg(&path)], b"");
+        assert!(listed.stdout.is_empty(), "{name}");
+    }
+    let piped = absolve(&["links", "--url", "http://h/"], json);
+    assert!(piped.stdout.is_empty());
+    assert!(stderr(&piped).contains("-: JSON data, not a document"));
+    let pipermail = dir.path().join("2024-January.txt");
+    std::fs::write(
+        &pipermail,
+        "From a at b.example  Mon Jan  1 00:00:00 2024\nFrom: a at b.example\nSubject: x\n\
+         Content-Type: text/html\n\n<a href=\"y\">y</a>\n",
+    )
+    .unwrap();
+    let listed = absolve(&["links", "--url", "http://h/", arg(&pipermail)], b"");
+    assert_eq!(json_lines(&listed.stdout)[0]["resolved"], "http://h/y");
+}
+
 #[test]
 fn a_wrong_content_length_is_a_warning() {
     let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>";

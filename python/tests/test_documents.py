@@ -355,3 +355,11 @@ def test_an_image_body_is_passed_through_with_a_warning():
     with pytest.warns(absolve.AbsolveWarning, match="a PNG image"):
         assert absolve.rewrite(png, URL) == png
     assert [link.original for link in absolve.links(png, URL, format="html")] == ["x"]
+
+
+def test_a_json_body_is_passed_through_with_a_warning():
+    # A JSON Feed or an API's answer escapes HTML's quotes in its strings: read as HTML,
+    # the backslashes went into the URLs and the JSON came out broken.
+    body = b'{"items": [{"content_html": "<a href=\\"p/2\\">two</a>"}]}'
+    with pytest.warns(absolve.AbsolveWarning, match="JSON data, not a document"):
+        assert absolve.rewrite(body, URL) == body
