@@ -15,12 +15,15 @@ use std::path::{Path, PathBuf};
 #[value(rename_all = "lower")]
 pub enum Format {
     /// Tell them apart by content: `WARC/` (plain or in a gzip member) is a WARC file; a
-    /// ZIP, a WACZ; an XML document whose root is Atom's feed, rss or rdf:RDF, a feed; a
-    /// From_ line then a header block, an mbox; a header block with a mail or MIME field,
-    /// a message; a property list naming WebMainResource (or named .webarchive), a Safari
-    /// web archive; anything else, HTML. A stylesheet only by its `.css` name. Compressed
-    /// input (gzip, bzip2, xz, zstd, lz4) is looked inside. An ARC file is read as a WARC;
-    /// a tar, 7z or RAR archive is refused, saying what it is.
+    /// ZIP, a WACZ; an XML document whose root is Atom's feed, rss or rdf:RDF, a feed; whose
+    /// root is SVG's svg, an SVG image; a From_ line then a header block, an mbox; a header
+    /// block with a mail or MIME field, a message; a property list naming WebMainResource
+    /// (or named .webarchive), a Safari web archive; anything else, HTML. A stylesheet only
+    /// by its `.css` name. Compressed input (gzip, bzip2, xz, zstd, lz4) is looked inside.
+    /// An ARC file is read as a WARC; a tar, 7z or RAR archive and a PDF are refused, saying
+    /// what they are; an image, audio, video, a font, JSON, and a file named .js, .json,
+    /// .txt and the like that is none of these are passed through unchanged, with a
+    /// warning.
     Auto,
     /// An HTML document.
     Html,
