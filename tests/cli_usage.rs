@@ -225,6 +225,21 @@ fn a_long_prolog_is_no_format_mismatch() {
         "{}",
         stderr(&past)
     );
+    // Named `.xml` (a name `-r` skips unless the root tells), it is not passed through as
+    // no document: its root is not known yet.
+    let dir = tempfile::tempdir().unwrap();
+    let named = dir.path().join("feed.xml");
+    std::fs::write(&named, feed_after_prolog(70 * 1024)).unwrap();
+    let out = absolve(
+        &["links", "--url", "http://h/", crate::common::arg(&named)],
+        b"",
+    );
+    assert!(
+        stderr(&out).contains("its first 64 KiB are an XML prolog"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("not a document"), "{}", stderr(&out));
 }
 
 /// "From " starting a page is not enough for an mbox.
