@@ -759,14 +759,11 @@ fn no_document_told_html(head: &[u8], name: Option<&Path>) -> Option<Cow<'static
     if format::is_json(head) {
         return Some("JSON data".into());
     }
+    let extension = format::extension_of(name?)?;
     // A head that is all XML prolog may be a feed's or an SVG's whose root comes later:
     // read as HTML with the warning that says so ([`warn_on_long_prolog`]).
-    if crate::feed::ends_in_prolog(head) {
-        return None;
-    }
-    let extension = format::extension_of(name?)?;
-    format::is_not_a_document(extension)
-        .then(|| format!("a .{} file (by its name)", extension.to_ascii_lowercase()).into())
+    let named = format::is_not_a_document(extension) && !crate::feed::ends_in_prolog(head);
+    named.then(|| format!("a .{} file (by its name)", extension.to_ascii_lowercase()).into())
 }
 
 /// An image, a font or a program ([`format::binary_kind`]), or what
