@@ -774,12 +774,22 @@ fn not_a_document(
     source: Source<'_>,
     sink: &mut dyn Sink,
 ) -> Result<Summary, Error> {
-    sink.warning(Warning::new(Problem::NotADocument(kind)));
+    passed_through(Problem::NotADocument(kind), source, Format::Html, sink)
+}
+
+/// An input not read, its `problem` said: its bytes copied as they are.
+fn passed_through(
+    problem: Problem,
+    source: Source<'_>,
+    format: Format,
+    sink: &mut dyn Sink,
+) -> Result<Summary, Error> {
+    sink.warning(Warning::new(problem));
     if sink.wants_output() {
         copy_chunks(source.reader(), |bytes| sink.output(bytes))?;
     }
     Ok(Summary {
-        format: Format::Html,
+        format,
         changed: false,
         messages: 0,
     })
@@ -799,15 +809,7 @@ fn too_many_layers(
         reason: crate::compress::DamageReason::TooManyLayers(compression, MAX_COMPRESSION_LAYERS),
         resumed_at: None,
     };
-    sink.warning(Warning::new(Problem::Compression(damage)));
-    if sink.wants_output() {
-        copy_chunks(source.reader(), |bytes| sink.output(bytes))?;
-    }
-    Ok(Summary {
-        format,
-        changed: false,
-        messages: 0,
-    })
+    passed_through(Problem::Compression(damage), source, format, sink)
 }
 
 /// After the decompressed stream: its `damage` said (where, what), what became of zstd
